@@ -1,0 +1,57 @@
+// Package buildinfo reports the version of the running binary from the Go
+// build information: the module version and the VCS revision it was built
+// from.
+package buildinfo
+
+import (
+	"runtime/debug"
+	"strings"
+)
+
+// stamped can be set at link time (-ldflags "-X .../buildinfo.stamped=v1.2.3")
+// by release builds that want a fixed version string.
+var stamped string
+
+// Version returns a string such as "v0.3.0 (rev 1a2b3c4d5e6f)" or
+// "devel (rev 1a2b3c4d5e6f, modified)". It is "unknown" when the binary
+// carries no build information at all.
+func Version() string {
+	if stamped != "" {
+		return stamped
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	return format(info)
+}
+
+func format(info *debug.BuildInfo) string {
+	version := info.Main.Version
+	if version == "" || version == "(devel)" {
+		version = "devel"
+	}
+	var rev string
+	var modified bool
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return version
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	var b strings.Builder
+	b.WriteString(version + " (rev " + rev)
+	if modified {
+		b.WriteString(", modified")
+	}
+	b.WriteString(")")
+	return b.String()
+}

@@ -1,0 +1,30 @@
+// Command rmsd is the rack management daemon: it serves the RMS gRPC API
+// (rack_manager.RackManager and rack_manager_v2.RackManagerV2) on one port
+// and drives rack hardware over Redfish, NVUE, SSH and SFTP.
+//
+// Usage:
+//
+//	rmsd [--config /etc/rms/config.toml]
+//
+// SIGINT or SIGTERM starts a graceful shutdown; the exit code is 0 after a
+// clean shutdown and 1 when start-up fails.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, runOptions{
+		Args:    os.Args[1:],
+		Environ: os.Environ(),
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+	})
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// lockedBuffer collects a writer's output safely across goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const insecureLoopback = `
+port = 0
+[server]
+bind_address = "127.0.0.1"
+[metrics]
+port = 0
+[tls]
+insecure = true
+`
+
+func TestRunServesGetVersionAndShutsDownWithExitZero(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan net.Addr, 1)
+	var stdout, stderr lockedBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, runOptions{
+			Args:    []string{"--config", writeFile(t, insecureLoopback)},
+			Environ: []string{"RMS_ALLOW_INSECURE=1"},
+			Stdout:  &stdout,
+			Stderr:  &stderr,
+			Ready:   func(a net.Addr) { ready <- a },
+		})
+	}()
+	var addr net.Addr
+	select {
+	case addr = <-ready:
+	case code := <-exit:
+		t.Fatalf("run exited %d before serving: %s", code, stderr.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("daemon not ready within 10s")
+	}
+
+	conn, err := grpc.NewClient(addr.String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rpcCtx, rpcCancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer rpcCancel()
+	resp, err := rmspb.NewRackManagerClient(conn).GetVersion(rpcCtx, &rmspb.GetVersionRequest{})
+	if err != nil || resp.GetVersion() == "" {
+		t.Fatalf("GetVersion = %v, %v", resp, err)
+	}
+
+	cancel()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Fatalf("exit code %d after shutdown, stderr: %s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("daemon did not stop within 10s of shutdown")
+	}
+	for _, want := range []string{`"message":"rmsd serving"`, `"message":"shutdown requested: draining"`, `"message":"rmsd stopped"`} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("log lacks %s:\n%s", want, stdout.String())
+		}
+	}
+}
+
+func TestRunRefusesToStart(t *testing.T) {
+	tests := []struct {
+		name    string
+		config  string
+		environ []string
+		want    string
+	}{
+		{"insecure without RMS_ALLOW_INSECURE", insecureLoopback, nil, "RMS_ALLOW_INSECURE=1"},
+		{"RMS_ALLOW_INSECURE without tls.insecure", "port = 0\n", []string{"RMS_ALLOW_INSECURE=1"}, "refusing to start gRPC server without mTLS"},
+		{"neither mTLS nor insecure", "port = 0\n", nil, "refusing to start gRPC server without mTLS"},
+		{"invalid configuration", "port = \"x\"\nbogus = 1\n", nil, `unknown key "bogus"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr lockedBuffer
+			code := run(context.Background(), runOptions{
+				Args:    []string{"--config", writeFile(t, tt.config)},
+				Environ: tt.environ,
+				Stdout:  &stdout,
+				Stderr:  &stderr,
+				Ready:   func(net.Addr) { t.Error("daemon must not serve") },
+			})
+			if code != 1 {
+				t.Fatalf("exit code = %d, want 1", code)
+			}
+			msg := stderr.String()
+			if !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
+				t.Fatalf("stderr = %q, want one line containing %q", msg, tt.want)
+			}
+		})
+	}
+}
+
+func TestExplicitMissingConfigFileFails(t *testing.T) {
+	var stderr lockedBuffer
+	code := run(context.Background(), runOptions{
+		Args:   []string{"--config", filepath.Join(t.TempDir(), "absent.toml")},
+		Stdout: &lockedBuffer{}, Stderr: &stderr,
+	})
+	if code != 1 || !strings.Contains(stderr.String(), "configuration file not found") {
+		t.Fatalf("code %d, stderr %q", code, stderr.String())
+	}
+}

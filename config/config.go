@@ -1,0 +1,156 @@
+package config
+
+// DefaultPath is where rmsd looks for its configuration file when --config is
+// not given. A missing file at this path means "use the built-in defaults".
+const DefaultPath = "/etc/rms/config.toml"
+
+// Config is the whole configuration tree. The koanf tags are the TOML keys.
+type Config struct {
+	Port      int       `koanf:"port"`
+	Server    Server    `koanf:"server"`
+	Metrics   Metrics   `koanf:"metrics"`
+	TLS       TLS       `koanf:"tls"`
+	Switches  Switches  `koanf:"switches"`
+	Postgres  Postgres  `koanf:"postgres"`
+	Workflows Workflows `koanf:"workflows"`
+	Logging   Logging   `koanf:"logging"`
+	Redfish   Redfish   `koanf:"redfish"`
+	Simulator Simulator `koanf:"simulator"`
+}
+
+// Server tunes the gRPC listener (rmsd's own section).
+type Server struct {
+	// BindAddress is the address the gRPC listener binds; upstream binds all
+	// interfaces.
+	BindAddress string `koanf:"bind_address"`
+	// ShutdownGraceSeconds bounds how long in-flight RPCs may run after a
+	// shutdown signal before the server stops them.
+	ShutdownGraceSeconds int `koanf:"shutdown_grace_seconds"`
+}
+
+// Metrics configures the Prometheus listener.
+type Metrics struct {
+	Port int  `koanf:"port"`
+	TLS  bool `koanf:"tls"`
+}
+
+// TLS configures the northbound gRPC transport: mTLS when Cert, Key and CA
+// are set; plaintext only when Insecure is set and RMS_ALLOW_INSECURE=1.
+type TLS struct {
+	Cert     string `koanf:"cert"`
+	Key      string `koanf:"key"`
+	CA       string `koanf:"ca"`
+	Insecure bool   `koanf:"insecure"`
+}
+
+// Switches configures how rmsd reaches NVLink switches.
+type Switches struct {
+	SwitchCertRoot      string `koanf:"switch_cert_root"`
+	ClientTLSRoot       string `koanf:"client_tls_root"`
+	DefaultSwitchDomain string `koanf:"default_switch_domain"`
+	DNSDomain           string `koanf:"dns_domain"`
+	InsecureSwitch      bool   `koanf:"insecure_switch"`
+	NMXGatewayID        string `koanf:"nmx_gateway_id"`
+	// SSHPort is the switch SSH/SFTP port (rmsd's own key; upstream always
+	// dials 22).
+	SSHPort int `koanf:"ssh_port"`
+	// SSHHostKeyPolicy is "accept-any" (upstream's behaviour) or
+	// "known-hosts", which checks host keys against SSHKnownHosts.
+	SSHHostKeyPolicy string `koanf:"ssh_host_key_policy"`
+	SSHKnownHosts    string `koanf:"ssh_known_hosts"`
+}
+
+// Postgres configures the optional database.
+type Postgres struct {
+	DBURL     string `koanf:"db_url"`
+	DBPoolMax int    `koanf:"db_pool_max"`
+}
+
+// Workflows configures the job engine and long-running workflows.
+type Workflows struct {
+	FirmwareDir              string `koanf:"firmware_dir"`
+	SFTPUploadTimeoutSeconds int    `koanf:"sftp_upload_timeout_seconds"`
+	SFTPStepTimeoutSeconds   int    `koanf:"sftp_step_timeout_seconds"`
+	MaxTrackedJobs           int    `koanf:"max_tracked_jobs"`
+	TerminalJobTTLSeconds    int    `koanf:"terminal_job_ttl_seconds"`
+	// DrainTimeoutSeconds bounds how long shutdown waits for running jobs
+	// after cancelling them (rmsd's own key).
+	DrainTimeoutSeconds       int                         `koanf:"drain_timeout_seconds"`
+	ExpectedInventoryProfiles map[string]InventoryProfile `koanf:"expected_inventory_profiles"`
+}
+
+// Logging configures the log output.
+type Logging struct {
+	// LogLevel is a filter directive: a level ("info"), optionally followed
+	// by per-component overrides ("info,protoactor=warn,grpc=error").
+	LogLevel         string `koanf:"log_level"`
+	EnableTimestamps bool   `koanf:"enable_timestamps"`
+	// Format is "json" (default) or "console" (rmsd's own key).
+	Format string `koanf:"format"`
+}
+
+// Redfish tunes the BMC client (rmsd's own section; defaults are upstream's
+// fixed values).
+type Redfish struct {
+	// VerifyCertificates turns on BMC certificate verification. Upstream
+	// never verifies BMC certificates, so the default is false.
+	VerifyCertificates       bool `koanf:"verify_certificates"`
+	ConnectTimeoutSeconds    int  `koanf:"connect_timeout_seconds"`
+	RequestTimeoutSeconds    int  `koanf:"request_timeout_seconds"`
+	UploadTimeoutSeconds     int  `koanf:"upload_timeout_seconds"`
+	TaskPollIntervalSeconds  int  `koanf:"task_poll_interval_seconds"`
+	TaskTimeoutSeconds       int  `koanf:"task_timeout_seconds"`
+	MaxConcurrentBMCRequests int  `koanf:"max_concurrent_requests"`
+}
+
+// Simulator configures the built-in rack simulator used by `rmsd --simulate`
+// and `rmssim` (rmsd's own section).
+type Simulator struct {
+	Racks int `koanf:"racks"`
+	// TimeScale multiplies every simulated duration: 1 is real time, 0.01
+	// makes a ten-minute firmware flash take six seconds.
+	TimeScale float64 `koanf:"time_scale"`
+	NodesFile string  `koanf:"nodes_file"`
+}
+
+// Default returns the built-in configuration: upstream's defaults plus
+// rmsd's own.
+func Default() *Config {
+	return &Config{
+		Port:   8801,
+		Server: Server{BindAddress: "0.0.0.0", ShutdownGraceSeconds: 30},
+		Metrics: Metrics{
+			Port: 8802,
+		},
+		Switches: Switches{
+			NMXGatewayID:     "rack-manager-grpc-client",
+			SSHPort:          22,
+			SSHHostKeyPolicy: HostKeyAcceptAny,
+		},
+		Postgres: Postgres{DBPoolMax: 20},
+		Workflows: Workflows{
+			FirmwareDir:              "firmware",
+			SFTPUploadTimeoutSeconds: 3600,
+			SFTPStepTimeoutSeconds:   30,
+			MaxTrackedJobs:           10000,
+			TerminalJobTTLSeconds:    86400,
+			DrainTimeoutSeconds:      300,
+		},
+		Logging: Logging{LogLevel: "info", Format: "json"},
+		Redfish: Redfish{
+			ConnectTimeoutSeconds:    10,
+			RequestTimeoutSeconds:    30,
+			UploadTimeoutSeconds:     600,
+			TaskPollIntervalSeconds:  5,
+			TaskTimeoutSeconds:       3 * 60 * 60,
+			MaxConcurrentBMCRequests: 64,
+		},
+		Simulator: Simulator{Racks: 1, TimeScale: 0.01, NodesFile: "./simulated-nodes.json"},
+	}
+}
+
+// The SSH host-key policies.
+const (
+	HostKeyAcceptAny  = "accept-any"
+	HostKeyKnownHosts = "known-hosts"
+)

@@ -1,0 +1,267 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+)
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func problemsOf(t *testing.T, err error) []string {
+	t.Helper()
+	var cfgErr *Error
+	if !errors.As(err, &cfgErr) {
+		t.Fatalf("want *config.Error, got %v", err)
+	}
+	return cfgErr.Problems
+}
+
+func TestDefaultsMatchUpstream(t *testing.T) {
+	cfg, err := Load(Source{Path: filepath.Join(t.TempDir(), "absent.toml")})
+	if err != nil {
+		t.Fatalf("missing default file must mean defaults, got %v", err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"port", cfg.Port, 8801},
+		{"metrics.port", cfg.Metrics.Port, 8802},
+		{"metrics.tls", cfg.Metrics.TLS, false},
+		{"tls.insecure", cfg.TLS.Insecure, false},
+		{"switches.nmx_gateway_id", cfg.Switches.NMXGatewayID, "rack-manager-grpc-client"},
+		{"switches.insecure_switch", cfg.Switches.InsecureSwitch, false},
+		{"postgres.db_pool_max", cfg.Postgres.DBPoolMax, 20},
+		{"workflows.firmware_dir", cfg.Workflows.FirmwareDir, "firmware"},
+		{"workflows.sftp_upload_timeout_seconds", cfg.Workflows.SFTPUploadTimeoutSeconds, 3600},
+		{"workflows.sftp_step_timeout_seconds", cfg.Workflows.SFTPStepTimeoutSeconds, 30},
+		{"workflows.max_tracked_jobs", cfg.Workflows.MaxTrackedJobs, 10000},
+		{"workflows.terminal_job_ttl_seconds", cfg.Workflows.TerminalJobTTLSeconds, 86400},
+		{"logging.enable_timestamps", cfg.Logging.EnableTimestamps, false},
+		{"logging.format", cfg.Logging.Format, "json"},
+		{"switches.ssh_port", cfg.Switches.SSHPort, 22},
+		{"redfish.verify_certificates", cfg.Redfish.VerifyCertificates, false},
+		{"simulator.racks", cfg.Simulator.Racks, 1},
+		{"simulator.nodes_file", cfg.Simulator.NodesFile, "./simulated-nodes.json"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestExplicitMissingFileIsAnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nope.toml")
+	_, err := Load(Source{Path: path, Explicit: true})
+	if err == nil || !strings.Contains(err.Error(), "configuration file not found: "+path) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestFileValuesOverrideDefaults(t *testing.T) {
+	cfg, err := Load(Source{Path: "testdata/full.toml", Explicit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Port != 9100 || cfg.Metrics.Port != 9101 || !cfg.TLS.Insecure {
+		t.Errorf("top-level values not applied: %+v", cfg)
+	}
+	if cfg.Workflows.MaxTrackedJobs != 500 || cfg.Workflows.TerminalJobTTLSeconds != 60 {
+		t.Errorf("workflows not applied: %+v", cfg.Workflows)
+	}
+	if cfg.Workflows.SFTPStepTimeoutSeconds != 30 {
+		t.Errorf("unset key lost its default: %d", cfg.Workflows.SFTPStepTimeoutSeconds)
+	}
+	legacy := cfg.Workflows.ExpectedInventoryProfiles["legacy"]
+	if got := strings.Join(legacy.APNames, ","); got != "FW_BMC_0,HGX_FW_GPU_0" {
+		t.Errorf("legacy profile AP names = %s (duplicates must be dropped case-insensitively)", got)
+	}
+	prod := cfg.Workflows.ExpectedInventoryProfiles["gb200-prod"]
+	if prod.FlintDevices["cx7"] != 4 || prod.FlintDevices["bf3_nic"] != 0 {
+		t.Errorf("flint devices = %v", prod.FlintDevices)
+	}
+	if _, checked := prod.FlintDevices["cx8"]; checked {
+		t.Error("an omitted flint family must not be checked")
+	}
+	levels, err := ParseLogLevel(cfg.Logging.LogLevel)
+	if err != nil || levels.Default != zerolog.DebugLevel || levels.Components["protoactor"] != zerolog.WarnLevel {
+		t.Errorf("log level %q parsed as %+v, %v", cfg.Logging.LogLevel, levels, err)
+	}
+}
+
+func TestEnvironmentOverridesFile(t *testing.T) {
+	env := []string{
+		"RMS_PORT=9000",
+		"RMS_WORKFLOWS__MAX_TRACKED_JOBS=42",
+		"RMS_LOGGING__ENABLE_TIMESTAMPS=true",
+		"RMS_SIMULATOR__TIME_SCALE=0.5",
+		"DATABASE_URL=postgres://rms@db/rms",
+		"RMS_ALLOW_INSECURE=1",
+		"HOME=/root",
+	}
+	cfg, err := Load(Source{Path: "testdata/full.toml", Explicit: true, Environ: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Port != 9000 {
+		t.Errorf("RMS_PORT: port = %d", cfg.Port)
+	}
+	if cfg.Workflows.MaxTrackedJobs != 42 {
+		t.Errorf("max_tracked_jobs = %d", cfg.Workflows.MaxTrackedJobs)
+	}
+	if !cfg.Logging.EnableTimestamps || cfg.Simulator.TimeScale != 0.5 {
+		t.Errorf("bool/float env values not applied: %+v %+v", cfg.Logging, cfg.Simulator)
+	}
+	if cfg.Postgres.DBURL != "postgres://rms@db/rms" {
+		t.Errorf("DATABASE_URL not applied: %q", cfg.Postgres.DBURL)
+	}
+}
+
+func TestUnknownKeyNamesItsDottedPath(t *testing.T) {
+	path := writeConfig(t, "[postgres]\ndb_pool_maxx = 3\n")
+	_, err := Load(Source{Path: path, Explicit: true})
+	got := problemsOf(t, err)
+	if len(got) != 1 || !strings.Contains(got[0], `unknown key "postgres.db_pool_maxx"`) {
+		t.Fatalf("problems = %q", got)
+	}
+}
+
+func TestUnknownEnvironmentKeyNamesTheVariable(t *testing.T) {
+	_, err := Load(Source{Environ: []string{"RMS_WORKFLOWS__MAX_TRACKED_JOB=1"}})
+	got := problemsOf(t, err)
+	if len(got) != 1 || !strings.Contains(got[0], "workflows.max_tracked_job (from RMS_WORKFLOWS__MAX_TRACKED_JOB)") {
+		t.Fatalf("problems = %q", got)
+	}
+}
+
+func TestWrongTypeNamesKeyAndExpectedType(t *testing.T) {
+	tests := []struct {
+		name string
+		give string
+		env  []string
+		want string
+	}{
+		{"string for int", "port = \"eighty\"\n", nil, "port: expected an integer, got a string"},
+		{"int for bool", "[tls]\ninsecure = 1\n", nil, "tls.insecure: expected a boolean, got an integer"},
+		{"table for string", "[logging.log_level]\nx = 1\n", nil, "logging.log_level: expected a string, got a table"},
+		{"scalar for section", "workflows = 3\n", nil, "workflows: expected a table, got an integer"},
+		{"env not a number", "", []string{"RMS_WORKFLOWS__MAX_TRACKED_JOBS=many"},
+			"workflows.max_tracked_jobs (from RMS_WORKFLOWS__MAX_TRACKED_JOBS): expected an integer, got a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(Source{Path: writeConfig(t, tt.give), Explicit: true, Environ: tt.env})
+			got := problemsOf(t, err)
+			if len(got) != 1 || got[0] != tt.want {
+				t.Fatalf("problems = %q, want [%q]", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEveryProblemIsReportedTogether(t *testing.T) {
+	path := writeConfig(t, `
+port = "x"
+bogus = 1
+
+[workflows]
+max_tracked_jobs = 0
+sftp_step_timeout_seconds = 7200
+
+[tls]
+cert = "/nonexistent/cert.pem"
+
+[logging]
+format = "xml"
+`)
+	_, err := Load(Source{Path: path, Explicit: true})
+	got := problemsOf(t, err)
+	want := []string{
+		"port: expected an integer",
+		`unknown key "bogus"`,
+		"workflows.max_tracked_jobs: must be greater than 0",
+		"workflows.sftp_step_timeout_seconds: must not exceed sftp_upload_timeout_seconds",
+		"tls: cert, key and ca must be set together",
+		"logging.format",
+	}
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			found = found || strings.Contains(g, w)
+		}
+		if !found {
+			t.Errorf("missing problem %q in %q", w, got)
+		}
+	}
+	if !strings.Contains(err.Error(), "problems") {
+		t.Errorf("error text %q should say how many problems", err)
+	}
+}
+
+func TestInventoryProfileValidation(t *testing.T) {
+	path := writeConfig(t, `
+[workflows.expected_inventory_profiles]
+" " = ["FW_BMC_0"]
+empty = []
+bad-family = { flint_devices = { cx9 = 1 } }
+blank-ap = ["FW_BMC_0", ""]
+`)
+	_, err := Load(Source{Path: path, Explicit: true})
+	got := strings.Join(problemsOf(t, err), "\n")
+	for _, w := range []string{
+		"profile name is empty",
+		`workflows.expected_inventory_profiles.empty: profile needs ap_names, flint_devices or both`,
+		`unknown key "workflows.expected_inventory_profiles.bad-family.flint_devices.cx9`,
+		"workflows.expected_inventory_profiles.blank-ap: AP name is empty",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("missing %q in:\n%s", w, got)
+		}
+	}
+}
+
+func TestSecretValuesAreNotEchoedInErrors(t *testing.T) {
+	_, err := Load(Source{Environ: []string{"RMS_POSTGRES__DB_POOL_MAX=hunter2-secret"}})
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("error must not echo the value: %v", err)
+	}
+}
+
+func TestChooseTransport(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		tls     TLS
+		environ []string
+		want    Transport
+		wantErr error
+	}{
+		{"mtls", TLS{Cert: dir + "/c", Key: dir + "/k", CA: dir + "/ca"}, nil, TransportMTLS, nil},
+		{"neither", TLS{}, nil, 0, ErrNoTransport},
+		{"insecure without env", TLS{Insecure: true}, nil, 0, ErrInsecureNotAllowed},
+		{"insecure env wrong value", TLS{Insecure: true}, []string{"RMS_ALLOW_INSECURE=true"}, 0, ErrInsecureNotAllowed},
+		{"env without insecure", TLS{}, []string{"RMS_ALLOW_INSECURE=1"}, 0, ErrNoTransport},
+		{"both switches", TLS{Insecure: true}, []string{"RMS_ALLOW_INSECURE=1"}, TransportInsecure, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.tls.ChooseTransport(tt.environ)
+			if got != tt.want || !errors.Is(err, tt.wantErr) {
+				t.Fatalf("got %v, %v; want %v, %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}

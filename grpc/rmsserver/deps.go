@@ -1,0 +1,10 @@
+package rmsserver
+
+// Deps are what the handlers call. A nil dependency makes its RPCs answer
+// UNAVAILABLE rather than panic.
+type Deps struct {
+	// Version is the build version GetVersion answers.
+	Version string
+	// Jobs reads job state for the job-status RPCs.
+	Jobs JobService
+}

@@ -1,0 +1,81 @@
+package rmsserver
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// testServer is a Server listening on a loopback port for one test.
+type testServer struct {
+	*Server
+	addr string
+}
+
+// startServer serves opts on 127.0.0.1 until the test ends. register adds
+// test-only services before serving.
+func startServer(t *testing.T, opts Options, register ...func(*grpc.Server)) *testServer {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(opts)
+	for _, r := range register {
+		r(srv.grpc)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		if err := <-served; err != nil {
+			t.Errorf("Serve returned %v", err)
+		}
+	})
+	return &testServer{Server: srv, addr: lis.Addr().String()}
+}
+
+// dial connects a client to addr, closed when the test ends.
+func dial(t *testing.T, addr string, tlsConfig *tls.Config) *grpc.ClientConn {
+	t.Helper()
+	creds := grpc.WithTransportCredentials(insecure.NewCredentials())
+	if tlsConfig != nil {
+		creds = grpc.WithTransportCredentials(credentials.NewTLS(tlsConfig))
+	}
+	conn, err := grpc.NewClient(addr, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// startTestServer starts a plaintext server with deps and returns a client
+// connection to it.
+func startTestServer(t *testing.T, deps Deps) *grpc.ClientConn {
+	t.Helper()
+	ts := startServer(t, Options{Deps: deps, Logger: zerolog.Nop()})
+	return dial(t, ts.addr, nil)
+}
+
+// rpcContext bounds one RPC in a test.
+func rpcContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

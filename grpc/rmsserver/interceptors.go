@@ -1,0 +1,53 @@
+package rmsserver
+
+import (
+	"context"
+	"runtime/debug"
+	"time"
+
+	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+)
+
+// errPanicked is what a caller sees when a handler panics. The panic value
+// stays in the server log: it may hold request data.
+var errPanicked = status.Error(codes.Internal, "internal error: the request failed unexpectedly; see the server log")
+
+// recoverUnary turns a handler panic into INTERNAL and keeps the process up.
+func recoverUnary(log zerolog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				log.Error().Str("rpc", info.FullMethod).Interface("panic", p).
+					Bytes("stack", debug.Stack()).Msg("rpc handler panicked")
+				resp, err = nil, errPanicked
+			}
+		}()
+		return handler(ctx, req)
+	}
+}
+
+// logUnary logs one line per RPC: method, gRPC code, duration and peer.
+// Failures other than client mistakes log at warn, the rest at info.
+func logUnary(log zerolog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		start := time.Now()
+		resp, err := handler(ctx, req)
+		code := status.Code(err)
+		ev := log.Info()
+		switch code {
+		case codes.OK, codes.NotFound, codes.InvalidArgument, codes.Unimplemented, codes.Canceled, codes.FailedPrecondition:
+		default:
+			ev = log.Warn()
+		}
+		if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+			ev = ev.Str("peer", p.Addr.String())
+		}
+		ev.Str("rpc", info.FullMethod).Str("code", code.String()).
+			Dur("duration", time.Since(start)).Msg("rpc")
+		return resp, err
+	}
+}

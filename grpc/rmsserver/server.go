@@ -1,0 +1,100 @@
+package rmsserver
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/grpc/rmspbv2"
+)
+
+// Options configure a Server.
+type Options struct {
+	Deps   Deps
+	Logger zerolog.Logger
+	// TLS secures the listener; nil serves plaintext HTTP/2 with prior
+	// knowledge. Callers decide (config.TLS.ChooseTransport) which is allowed.
+	TLS       *tls.Config
+	Keepalive KeepalivePolicy
+}
+
+// Server serves both RMS services, health and reflection on one listener.
+type Server struct {
+	grpc   *grpc.Server
+	health *health.Server
+	log    zerolog.Logger
+}
+
+// serviceNames are the services health reports on, besides the overall "".
+var serviceNames = []string{
+	rmspb.RackManager_ServiceDesc.ServiceName,
+	rmspbv2.RackManagerV2_ServiceDesc.ServiceName,
+}
+
+// New builds a server. It does not listen yet.
+func New(opts Options) *Server {
+	if opts.Keepalive.ClientPingInterval <= 0 {
+		opts.Keepalive = DefaultKeepalive()
+	}
+	serverOpts := []grpc.ServerOption{
+		grpc.KeepaliveEnforcementPolicy(opts.Keepalive.Enforcement()),
+		grpc.KeepaliveParams(opts.Keepalive.Parameters()),
+		// Recovery runs innermost so the log line records the INTERNAL it produces.
+		grpc.ChainUnaryInterceptor(logUnary(opts.Logger), recoverUnary(opts.Logger)),
+	}
+	if opts.TLS != nil {
+		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(opts.TLS)))
+	}
+	s := &Server{grpc: grpc.NewServer(serverOpts...), health: health.NewServer(), log: opts.Logger}
+	rmspb.RegisterRackManagerServer(s.grpc, &rackManager{deps: opts.Deps})
+	rmspbv2.RegisterRackManagerV2Server(s.grpc, &rackManagerV2{deps: opts.Deps})
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	reflection.Register(s.grpc)
+	s.setServing(healthpb.HealthCheckResponse_NOT_SERVING)
+	return s
+}
+
+func (s *Server) setServing(st healthpb.HealthCheckResponse_ServingStatus) {
+	s.health.SetServingStatus("", st)
+	for _, name := range serviceNames {
+		s.health.SetServingStatus(name, st)
+	}
+}
+
+// Serve marks the server SERVING and serves lis until Shutdown. It returns
+// nil after a Shutdown, or the error that stopped the listener.
+func (s *Server) Serve(lis net.Listener) error {
+	s.setServing(healthpb.HealthCheckResponse_SERVING)
+	if err := s.grpc.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+		return fmt.Errorf("serve gRPC on %s: %w", lis.Addr(), err)
+	}
+	return nil
+}
+
+// Shutdown marks every service NOT_SERVING, stops accepting connections and
+// waits for in-flight RPCs until ctx ends; then it closes what is left.
+func (s *Server) Shutdown(ctx context.Context) {
+	s.health.Shutdown()
+	done := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		s.log.Warn().Msg("grace period over; cancelling the RPCs still running")
+		s.grpc.Stop()
+		<-done
+	}
+}

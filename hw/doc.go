@@ -1,0 +1,7 @@
+// Package hw holds the identity types shared by every layer that talks about
+// hardware: node types, endpoints, credentials and the ErrUnsupported sentinel.
+//
+// It is a leaf package: it imports only the standard library, so the gRPC
+// edge, the actor engine and the protocol clients (hw/redfish, hw/nvue, ...)
+// can all depend on it without cycles. It never performs I/O.
+package hw

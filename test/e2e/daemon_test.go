@@ -1,0 +1,168 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+)
+
+// rmsdBinary is cmd/rmsd, built once by TestMain.
+var rmsdBinary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rmsd-e2e")
+	if err != nil {
+		panic(err)
+	}
+	rmsdBinary = filepath.Join(dir, "rmsd")
+	build := exec.Command("go", "build", "-o", rmsdBinary, "github.com/rmsd/rmsd/cmd/rmsd")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	code := 1
+	if err := build.Run(); err == nil {
+		code = m.Run()
+	} else {
+		println("e2e: go build cmd/rmsd failed:", err.Error())
+	}
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// daemon is a running rmsd process.
+type daemon struct {
+	cmd   *exec.Cmd
+	addr  string
+	lines chan map[string]any
+	done  chan error
+}
+
+// startDaemon runs bin with env and waits for its "rmsd serving" log line.
+func startDaemon(t *testing.T, bin string, env []string, args ...string) *daemon {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{cmd: cmd, lines: make(chan map[string]any, 1024), done: make(chan error, 1)}
+	go func() {
+		scanner := bufio.NewScanner(stdout)
+		for scanner.Scan() {
+			var m map[string]any
+			if json.Unmarshal(scanner.Bytes(), &m) == nil {
+				d.lines <- m
+			}
+		}
+		close(d.lines)
+		_, _ = io.Copy(io.Discard, stdout)
+		d.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		for range d.lines {
+		}
+	})
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case m, ok := <-d.lines:
+			if !ok {
+				t.Fatal("rmsd exited before serving")
+			}
+			if m["message"] == "rmsd serving" {
+				d.addr = m["addr"].(string)
+				return d
+			}
+		case <-timeout:
+			t.Fatal("rmsd did not log 'rmsd serving' within 20s")
+		}
+	}
+}
+
+// insecureEnv runs the daemon in plaintext on a free loopback port.
+var insecureEnv = []string{
+	"RMS_ALLOW_INSECURE=1", "RMS_TLS__INSECURE=true", "RMS_PORT=0",
+	"RMS_SERVER__BIND_ADDRESS=127.0.0.1", "RMS_METRICS__PORT=0",
+}
+
+func emptyConfig(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestDaemonServesAndExitsZeroOnSIGTERM(t *testing.T) {
+	bin := rmsdBinary
+	d := startDaemon(t, bin, insecureEnv, "--config", emptyConfig(t))
+
+	conn, err := grpc.NewClient(d.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	version, err := rmspb.NewRackManagerClient(conn).GetVersion(ctx, &rmspb.GetVersionRequest{})
+	if err != nil || version.GetVersion() == "" {
+		t.Fatalf("GetVersion = %v, %v", version, err)
+	}
+	health, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{Service: "rack_manager.RackManager"})
+	if err != nil || health.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("health = %v, %v", health, err)
+	}
+
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var sawDrain bool
+	for m := range d.lines {
+		sawDrain = sawDrain || m["message"] == "shutdown requested: draining"
+	}
+	select {
+	case err := <-d.done:
+		if err != nil {
+			t.Fatalf("rmsd exited with %v after SIGTERM, want exit 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("rmsd still running 20s after SIGTERM")
+	}
+	if !sawDrain {
+		t.Error("no drain log line after SIGTERM")
+	}
+}
+
+func TestDaemonRefusesPlaintextWithoutTheEnvironmentSwitch(t *testing.T) {
+	bin := rmsdBinary
+	cmd := exec.Command(bin, "--config", emptyConfig(t))
+	cmd.Env = append(os.Environ(), "RMS_TLS__INSECURE=true", "RMS_ALLOW_INSECURE=")
+	out, err := cmd.CombinedOutput()
+	exitErr, ok := err.(*exec.ExitError)
+	if !ok || exitErr.ExitCode() != 1 {
+		t.Fatalf("exit = %v, want exit code 1; output %q", err, out)
+	}
+	msg := strings.TrimSpace(string(out))
+	if strings.Contains(msg, "\n") || !strings.Contains(msg, "RMS_ALLOW_INSECURE=1") {
+		t.Fatalf("want one clear line naming RMS_ALLOW_INSECURE=1, got %q", msg)
+	}
+}
