@@ -43,7 +43,9 @@ func TestShutdownLetsInFlightRPCFinish(t *testing.T) {
 	})
 	conn := dial(t, ts.addr, nil)
 	rpcErr := make(chan error, 1)
-	go func() { rpcErr <- conn.Invoke(context.Background(), "/rmsdtest.Slow/Wait", &emptypb.Empty{}, &emptypb.Empty{}) }()
+	go func() {
+		rpcErr <- conn.Invoke(context.Background(), "/rmsdtest.Slow/Wait", &emptypb.Empty{}, &emptypb.Empty{})
+	}()
 	<-started
 
 	stopped := make(chan struct{})
@@ -73,7 +75,9 @@ func TestShutdownCutsRPCsStillRunningAfterTheGracePeriod(t *testing.T) {
 	})
 	conn := dial(t, ts.addr, nil)
 	rpcErr := make(chan error, 1)
-	go func() { rpcErr <- conn.Invoke(context.Background(), "/rmsdtest.Slow/Wait", &emptypb.Empty{}, &emptypb.Empty{}) }()
+	go func() {
+		rpcErr <- conn.Invoke(context.Background(), "/rmsdtest.Slow/Wait", &emptypb.Empty{}, &emptypb.Empty{})
+	}()
 	<-started
 
 	grace, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
