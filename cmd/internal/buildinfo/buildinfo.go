@@ -47,6 +47,10 @@ func format(info *debug.BuildInfo) string {
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
+	if strings.Contains(version, rev) {
+		// Go already stamped a pseudo-version made from the revision.
+		return version
+	}
 	var b strings.Builder
 	b.WriteString(version + " (rev " + rev)
 	if modified {

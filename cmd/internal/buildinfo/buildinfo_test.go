@@ -23,6 +23,10 @@ func TestFormat(t *testing.T) {
 				{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "true"},
 			},
 		}, "v0.1.0 (rev abc, modified)"},
+		{"pseudo-version already names the revision", debug.BuildInfo{
+			Main:     debug.Module{Version: "v0.0.0-20261130014016-ce42963ab2f2+dirty"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "ce42963ab2f2aaaa"}},
+		}, "v0.0.0-20261130014016-ce42963ab2f2+dirty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
