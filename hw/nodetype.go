@@ -23,6 +23,14 @@ const (
 	SwitchVRNVL72Nvidia   NodeType = 11
 )
 
+// Node types that only a node descriptor can name: the wire enum has no
+// value for them, so they travel as NODE_TYPE_UNSPECIFIED plus a descriptor.
+// Their numbers are outside the wire enum's range.
+const (
+	ComputeGB200Wiwynn     NodeType = 1001
+	ComputeGB300Supermicro NodeType = 1002
+)
+
 // Kind is the broad family of a node: it decides which southbound protocols
 // apply to it.
 type Kind int
@@ -55,28 +63,44 @@ type nodeTypeInfo struct {
 }
 
 var nodeTypes = map[NodeType]nodeTypeInfo{
-	NodeTypeUnspecified:   {"NODE_TYPE_UNSPECIFIED", "unspecified", KindUnknown},
-	ComputeGB200Nvidia:    {"COMPUTE_GB200_NVIDIA", "compute_gb200_nvidia", KindCompute},
-	PowerShelfGB200Liteon: {"POWERSHELF_GB200_LITEON", "powershelf_gb200_liteon", KindPowerShelf},
-	SwitchGB200Nvidia:     {"SWITCH_GB200_NVIDIA", "switch_gb200_nvidia", KindSwitch},
-	PowerShelfGB200Delta:  {"POWERSHELF_GB200_DELTA", "powershelf_gb200_delta", KindPowerShelf},
-	ComputeGB300Nvidia:    {"COMPUTE_GB300_NVIDIA", "compute_gb300_nvidia", KindCompute},
-	SwitchGB300Nvidia:     {"SWITCH_GB300_NVIDIA", "switch_gb300_nvidia", KindSwitch},
-	PowerShelfGB300Liteon: {"POWERSHELF_GB300_LITEON", "powershelf_gb300_liteon", KindPowerShelf},
-	PowerShelfGB300Delta:  {"POWERSHELF_GB300_DELTA", "powershelf_gb300_delta", KindPowerShelf},
-	ComputeGB300Lenovo:    {"COMPUTE_GB300_LENOVO", "compute_gb300_lenovo", KindCompute},
-	ComputeVRNVL72Nvidia:  {"COMPUTE_VRNVL72_NVIDIA", "compute_vrnvl72_nvidia", KindCompute},
-	SwitchVRNVL72Nvidia:   {"SWITCH_VRNVL72_NVIDIA", "switch_vrnvl72_nvidia", KindSwitch},
+	NodeTypeUnspecified:    {"NODE_TYPE_UNSPECIFIED", "unspecified", KindUnknown},
+	ComputeGB200Nvidia:     {"COMPUTE_GB200_NVIDIA", "compute_gb200_nvidia", KindCompute},
+	PowerShelfGB200Liteon:  {"POWERSHELF_GB200_LITEON", "powershelf_gb200_liteon", KindPowerShelf},
+	SwitchGB200Nvidia:      {"SWITCH_GB200_NVIDIA", "switch_gb200_nvidia", KindSwitch},
+	PowerShelfGB200Delta:   {"POWERSHELF_GB200_DELTA", "powershelf_gb200_delta", KindPowerShelf},
+	ComputeGB300Nvidia:     {"COMPUTE_GB300_NVIDIA", "compute_gb300_nvidia", KindCompute},
+	SwitchGB300Nvidia:      {"SWITCH_GB300_NVIDIA", "switch_gb300_nvidia", KindSwitch},
+	PowerShelfGB300Liteon:  {"POWERSHELF_GB300_LITEON", "powershelf_gb300_liteon", KindPowerShelf},
+	PowerShelfGB300Delta:   {"POWERSHELF_GB300_DELTA", "powershelf_gb300_delta", KindPowerShelf},
+	ComputeGB300Lenovo:     {"COMPUTE_GB300_LENOVO", "compute_gb300_lenovo", KindCompute},
+	ComputeVRNVL72Nvidia:   {"COMPUTE_VRNVL72_NVIDIA", "compute_vrnvl72_nvidia", KindCompute},
+	SwitchVRNVL72Nvidia:    {"SWITCH_VRNVL72_NVIDIA", "switch_vrnvl72_nvidia", KindSwitch},
+	ComputeGB200Wiwynn:     {"", "compute_gb200_wiwynn", KindCompute},
+	ComputeGB300Supermicro: {"", "compute_gb300_supermicro", KindCompute},
 }
 
-// NodeTypes lists every defined node type except NodeTypeUnspecified, in
-// numeric order.
+// NodeTypes lists every node type of the wire enum except
+// NodeTypeUnspecified, in numeric order.
 func NodeTypes() []NodeType {
-	out := make([]NodeType, 0, len(nodeTypes)-1)
-	for t := ComputeGB200Nvidia; int(t) < len(nodeTypes); t++ {
+	out := make([]NodeType, 0, len(nodeTypes))
+	for t := ComputeGB200Nvidia; t <= SwitchVRNVL72Nvidia; t++ {
 		out = append(out, t)
 	}
 	return out
+}
+
+// AllNodeTypes lists NodeTypes followed by the descriptor-only types.
+func AllNodeTypes() []NodeType {
+	return append(NodeTypes(), ComputeGB200Wiwynn, ComputeGB300Supermicro)
+}
+
+// Wire returns the value sent in rack_manager.NodeType: the type itself, or
+// NodeTypeUnspecified for a descriptor-only type.
+func (t NodeType) Wire() NodeType {
+	if t > SwitchVRNVL72Nvidia {
+		return NodeTypeUnspecified
+	}
+	return t
 }
 
 // Valid reports whether t is a defined, specified node type.
@@ -85,9 +109,13 @@ func (t NodeType) Valid() bool {
 	return ok && t != NodeTypeUnspecified
 }
 
-// String returns the wire enum name, e.g. "COMPUTE_GB200_NVIDIA".
+// String returns the wire enum name, e.g. "COMPUTE_GB200_NVIDIA", or for a
+// descriptor-only type its internal name.
 func (t NodeType) String() string {
 	if info, ok := nodeTypes[t]; ok {
+		if info.wire == "" {
+			return info.internal
+		}
 		return info.wire
 	}
 	return fmt.Sprintf("NodeType(%d)", int32(t))
