@@ -65,3 +65,14 @@ func TestDescriptorOnlyTypesTravelAsUnspecified(t *testing.T) {
 		t.Fatal("descriptor-only type names are wrong")
 	}
 }
+
+func TestEveryNodeTypeHasAFamily(t *testing.T) {
+	for _, nt := range AllNodeTypes() {
+		if nt.Family() == "" {
+			t.Errorf("%v has no product family", nt)
+		}
+		if string(nt.Family()) != strings.ToUpper(nt.Descriptor()[AttrProductFamily]) {
+			t.Errorf("%v: family %s disagrees with its descriptor %v", nt, nt.Family(), nt.Descriptor())
+		}
+	}
+}

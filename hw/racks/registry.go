@@ -1,0 +1,291 @@
+package racks
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/rmsd/rmsd/hw"
+)
+
+// Sentinel errors; the messages of the errors wrapping them are shown to
+// callers in-band.
+var (
+	ErrRackNotFound = errors.New("racks: rack not found")
+	ErrNodeNotFound = errors.New("racks: node not found")
+	ErrInvalidNode  = errors.New("racks: invalid node")
+	ErrConflict     = errors.New("racks: conflicting registration")
+	ErrRackBusy     = errors.New("racks: rack busy")
+)
+
+// Registry holds the registered racks. The zero value is not usable; call New.
+type Registry struct {
+	profiles map[string]bool
+
+	mu     sync.RWMutex
+	racks  map[string]*rack
+	guards map[string]string // rack id -> what holds its power guard
+}
+
+type rack struct {
+	family hw.ProductFamily
+	nodes  map[string]hw.Node
+}
+
+// New returns an empty registry. profiles are the configured expected
+// inventory profile names a node may select.
+func New(profiles []string) *Registry {
+	known := map[string]bool{}
+	for _, p := range profiles {
+		known[p] = true
+	}
+	return &Registry{profiles: known, racks: map[string]*rack{}, guards: map[string]string{}}
+}
+
+// Create registers nodes. It returns one error per node, nil where the node
+// was registered (or was already registered identically: Create is safe to
+// repeat). A rack is created only if at least one of its nodes is accepted.
+func (r *Registry) Create(nodes []hw.Node) []error {
+	errs := make([]error, len(nodes))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[hw.Ref]bool{}
+	for i, n := range nodes {
+		if err := r.validate(n); err != nil {
+			errs[i] = err
+			continue
+		}
+		if seen[n.Ref()] {
+			errs[i] = fmt.Errorf("%w: duplicate target rack_id/node_id: %s/%s", ErrInvalidNode, n.RackID, n.ID)
+			continue
+		}
+		seen[n.Ref()] = true
+		if holder, busy := r.guards[n.RackID]; busy {
+			errs[i] = fmt.Errorf("%w: rack %s is busy (%s); retry when it finishes", ErrRackBusy, n.RackID, holder)
+			continue
+		}
+		rk := r.racks[n.RackID]
+		if rk == nil {
+			rk = &rack{family: n.Type.Family(), nodes: map[string]hw.Node{}}
+		}
+		if rk.family != n.Type.Family() {
+			errs[i] = fmt.Errorf("%w: node %s is a %s node but rack %s is a %s rack",
+				ErrInvalidNode, n.ID, n.Type.Family(), n.RackID, rk.family)
+			continue
+		}
+		if old, exists := rk.nodes[n.ID]; exists {
+			if !sameNode(old, n) {
+				errs[i] = fmt.Errorf("%w: node %s is already registered in rack %s with other settings; use UpdateNode or DeleteNode first",
+					ErrConflict, n.ID, n.RackID)
+			}
+			continue
+		}
+		rk.nodes[n.ID] = n
+		r.racks[n.RackID] = rk
+	}
+	return errs
+}
+
+func (r *Registry) validate(n hw.Node) error {
+	var problems []string
+	if strings.TrimSpace(n.ID) == "" {
+		problems = append(problems, "node_id is empty")
+	}
+	if strings.TrimSpace(n.RackID) == "" {
+		problems = append(problems, "rack_id is empty")
+	}
+	if !n.Type.Valid() {
+		problems = append(problems, "node type is not set")
+	}
+	if msg := endpointProblem("bmc_endpoint", n.BMC, true); msg != "" {
+		problems = append(problems, msg)
+	}
+	if msg := endpointProblem("host_endpoint", n.Host, false); msg != "" {
+		problems = append(problems, msg)
+	}
+	if n.HasInventoryProfile {
+		switch p := strings.TrimSpace(n.InventoryProfile); {
+		case p == "":
+			problems = append(problems, "inventory_profile is empty")
+		case !r.profiles[p]:
+			problems = append(problems, fmt.Sprintf("inventory_profile %q is not configured", p))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w %s/%s: %s", ErrInvalidNode, n.RackID, n.ID, strings.Join(problems, "; "))
+}
+
+// endpointProblem checks an endpoint: an address and credentials are needed.
+func endpointProblem(name string, ep *hw.Endpoint, required bool) string {
+	switch {
+	case ep == nil && required:
+		return name + " is required"
+	case ep == nil:
+		return ""
+	case ep.Host() == "":
+		return name + " has no ip_address or host_name"
+	case ep.Port < 0 || ep.Port > 65535:
+		return fmt.Sprintf("%s port %d is out of range", name, ep.Port)
+	case ep.Credentials.IsZero():
+		return name + " has no credentials"
+	}
+	return ""
+}
+
+func sameNode(a, b hw.Node) bool {
+	return a.Type == b.Type && sameEndpoint(a.BMC, b.BMC) && sameEndpoint(a.Host, b.Host) &&
+		a.InventoryProfile == b.InventoryProfile && a.HasInventoryProfile == b.HasInventoryProfile
+}
+
+func sameEndpoint(a, b *hw.Endpoint) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.IP == b.IP && a.MAC == b.MAC && a.HostName == b.HostName && a.Port == b.Port &&
+		a.Credentials.Username == b.Credentials.Username &&
+		a.Credentials.Password.Reveal() == b.Credentials.Password.Reveal() &&
+		a.Credentials.Token.Reveal() == b.Credentials.Token.Reveal()
+}
+
+// Update replaces the BMC and/or host endpoint of a registered node; a nil
+// endpoint is left as it is.
+func (r *Registry) Update(rackID, nodeID string, bmc, host *hw.Endpoint) error {
+	if bmc == nil && host == nil {
+		return fmt.Errorf("%w: update_info names neither bmc_endpoint nor host_endpoint", ErrInvalidNode)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n, err := r.nodeLocked(rackID, nodeID)
+	if err != nil {
+		return err
+	}
+	if holder, busy := r.guards[rackID]; busy {
+		return fmt.Errorf("%w: rack %s is busy (%s); retry when it finishes", ErrRackBusy, rackID, holder)
+	}
+	if bmc != nil {
+		n.BMC = bmc
+	}
+	if host != nil {
+		n.Host = host
+	}
+	if err := r.validate(n); err != nil {
+		return err
+	}
+	r.racks[rackID].nodes[nodeID] = n
+	return nil
+}
+
+// Delete removes a node; a rack left empty is removed too.
+func (r *Registry) Delete(rackID, nodeID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, err := r.nodeLocked(rackID, nodeID); err != nil {
+		return err
+	}
+	if holder, busy := r.guards[rackID]; busy {
+		return fmt.Errorf("%w: rack %s is busy (%s); retry when it finishes", ErrRackBusy, rackID, holder)
+	}
+	rk := r.racks[rackID]
+	delete(rk.nodes, nodeID)
+	if len(rk.nodes) == 0 {
+		delete(r.racks, rackID)
+	}
+	return nil
+}
+
+// Node returns a registered node.
+func (r *Registry) Node(rackID, nodeID string) (hw.Node, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.nodeLocked(rackID, nodeID)
+}
+
+func (r *Registry) nodeLocked(rackID, nodeID string) (hw.Node, error) {
+	rk, ok := r.racks[rackID]
+	if !ok {
+		return hw.Node{}, fmt.Errorf("%w: rack %s", ErrRackNotFound, rackID)
+	}
+	n, ok := rk.nodes[nodeID]
+	if !ok {
+		return hw.Node{}, fmt.Errorf("%w: node %s in rack %s", ErrNodeNotFound, nodeID, rackID)
+	}
+	return n, nil
+}
+
+// Racks returns the registered rack ids, sorted.
+func (r *Registry) Racks() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	ids := make([]string, 0, len(r.racks))
+	for id := range r.racks {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Nodes returns every registered node, by rack then node id.
+func (r *Registry) Nodes() []hw.Node {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []hw.Node
+	for _, rk := range r.racks {
+		for _, n := range rk.nodes {
+			out = append(out, n)
+		}
+	}
+	sortNodes(out)
+	return out
+}
+
+// NodesOfType returns the nodes of one type in a rack, by node id.
+func (r *Registry) NodesOfType(rackID string, t hw.NodeType) ([]hw.Node, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	rk, ok := r.racks[rackID]
+	if !ok {
+		return nil, fmt.Errorf("%w: rack %s", ErrRackNotFound, rackID)
+	}
+	var out []hw.Node
+	for _, n := range rk.nodes {
+		if n.Type == t {
+			out = append(out, n)
+		}
+	}
+	sortNodes(out)
+	return out, nil
+}
+
+func sortNodes(nodes []hw.Node) {
+	sort.Slice(nodes, func(i, j int) bool {
+		if nodes[i].RackID != nodes[j].RackID {
+			return nodes[i].RackID < nodes[j].RackID
+		}
+		return nodes[i].ID < nodes[j].ID
+	})
+}
+
+// TryGuard takes the power guard of a rack for holder (a short description
+// such as "SetPowerState" or "cold reboot job <id>"), or fails at once with
+// ErrRackBusy. The rack need not be registered. release gives the guard
+// back; calling it more than once is harmless.
+func (r *Registry) TryGuard(rackID, holder string) (release func(), err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if current, busy := r.guards[rackID]; busy {
+		return nil, fmt.Errorf("%w: rack %s is busy (%s); retry when it finishes", ErrRackBusy, rackID, current)
+	}
+	r.guards[rackID] = holder
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			delete(r.guards, rackID)
+			r.mu.Unlock()
+		})
+	}, nil
+}

@@ -1,0 +1,185 @@
+package racks
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rmsd/rmsd/hw"
+)
+
+func bmc(ip string) *hw.Endpoint {
+	return &hw.Endpoint{IP: ip, Port: 443, Credentials: hw.UserPass("admin", "pw")}
+}
+
+func node(rack, id string, t hw.NodeType) hw.Node {
+	return hw.Node{ID: id, RackID: rack, Type: t, BMC: bmc("10.0.0.1")}
+}
+
+func TestCreateRegistersAndIsSafeToRepeat(t *testing.T) {
+	r := New(nil)
+	nodes := []hw.Node{node("r1", "c1", hw.ComputeGB200Nvidia), node("r1", "s1", hw.SwitchGB200Nvidia)}
+	for i := 0; i < 2; i++ {
+		for j, err := range r.Create(nodes) {
+			if err != nil {
+				t.Fatalf("round %d node %d: %v", i, j, err)
+			}
+		}
+	}
+	if got := len(r.Nodes()); got != 2 {
+		t.Fatalf("%d nodes registered, want 2", got)
+	}
+	if got := r.Racks(); len(got) != 1 || got[0] != "r1" {
+		t.Fatalf("racks = %v", got)
+	}
+}
+
+func TestCreateRefusesBadNodesAndLeavesNoEmptyRack(t *testing.T) {
+	r := New([]string{"prod"})
+	noBMC := node("new", "a", hw.ComputeGB200Nvidia)
+	noBMC.BMC = nil
+	noCreds := node("new", "b", hw.ComputeGB200Nvidia)
+	noCreds.BMC = &hw.Endpoint{IP: "10.0.0.2"}
+	emptyProfile := node("new", "c", hw.ComputeGB200Nvidia)
+	emptyProfile.HasInventoryProfile = true
+	unknownProfile := node("new", "d", hw.ComputeGB200Nvidia)
+	unknownProfile.HasInventoryProfile, unknownProfile.InventoryProfile = true, "nope"
+	errs := r.Create([]hw.Node{noBMC, noCreds, emptyProfile, unknownProfile})
+	wants := []string{"bmc_endpoint is required", "bmc_endpoint has no credentials", "inventory_profile is empty", `inventory_profile "nope" is not configured`}
+	for i, want := range wants {
+		if !errors.Is(errs[i], ErrInvalidNode) || !strings.Contains(errs[i].Error(), want) {
+			t.Errorf("node %d: %v, want %q", i, errs[i], want)
+		}
+	}
+	if len(r.Racks()) != 0 {
+		t.Fatalf("a rack was left behind: %v", r.Racks())
+	}
+}
+
+func TestCreateRefusesAnotherFamilyAndDuplicatesAndConflicts(t *testing.T) {
+	r := New([]string{"prod"})
+	if err := r.Create([]hw.Node{node("r1", "c1", hw.ComputeGB200Nvidia)})[0]; err != nil {
+		t.Fatal(err)
+	}
+	other := node("r1", "c2", hw.ComputeGB300Nvidia)
+	dup := node("r1", "c3", hw.ComputeGB200Nvidia)
+	changed := node("r1", "c1", hw.ComputeGB200Nvidia)
+	changed.BMC = bmc("10.9.9.9")
+	withProfile := node("r1", "c4", hw.ComputeGB200Nvidia)
+	withProfile.HasInventoryProfile, withProfile.InventoryProfile = true, " prod "
+	errs := r.Create([]hw.Node{other, dup, dup, changed, withProfile})
+	if !strings.Contains(fmt.Sprint(errs[0]), "is a GB300 node but rack r1 is a GB200 rack") {
+		t.Errorf("family: %v", errs[0])
+	}
+	if errs[1] != nil || !strings.Contains(fmt.Sprint(errs[2]), "duplicate target rack_id/node_id: r1/c3") {
+		t.Errorf("duplicates: %v, %v", errs[1], errs[2])
+	}
+	if !errors.Is(errs[3], ErrConflict) {
+		t.Errorf("conflict: %v", errs[3])
+	}
+	if errs[4] != nil {
+		t.Errorf("a configured profile (trimmed) must be accepted: %v", errs[4])
+	}
+}
+
+func TestUpdateReplacesEndpoints(t *testing.T) {
+	r := New(nil)
+	r.Create([]hw.Node{node("r1", "s1", hw.SwitchGB200Nvidia)})
+	host := &hw.Endpoint{IP: "10.1.1.1", Credentials: hw.UserPass("admin", "nvos")}
+	if err := r.Update("r1", "s1", nil, host); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := r.Node("r1", "s1")
+	if n.Host == nil || n.Host.IP != "10.1.1.1" || n.BMC.IP != "10.0.0.1" {
+		t.Fatalf("node after update = %+v", n)
+	}
+	if err := r.Update("r1", "s1", &hw.Endpoint{IP: "10.0.0.5"}, nil); !errors.Is(err, ErrInvalidNode) {
+		t.Fatalf("an endpoint without credentials must be refused: %v", err)
+	}
+	if err := r.Update("r1", "nope", nil, host); !errors.Is(err, ErrNodeNotFound) {
+		t.Fatalf("unknown node: %v", err)
+	}
+	if err := r.Update("r1", "s1", nil, nil); !errors.Is(err, ErrInvalidNode) {
+		t.Fatalf("empty update: %v", err)
+	}
+}
+
+func TestDeleteRemovesNodeAndEmptyRack(t *testing.T) {
+	r := New(nil)
+	r.Create([]hw.Node{node("r1", "c1", hw.ComputeGB200Nvidia)})
+	if err := r.Delete("r1", "c1"); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Racks()) != 0 {
+		t.Fatal("empty rack kept")
+	}
+	if err := r.Delete("r1", "c1"); !errors.Is(err, ErrRackNotFound) {
+		t.Fatalf("second delete: %v", err)
+	}
+}
+
+func TestPowerGuardIsATryLockThatBlocksRegistrationChanges(t *testing.T) {
+	r := New(nil)
+	r.Create([]hw.Node{node("r1", "c1", hw.ComputeGB200Nvidia)})
+	release, err := r.TryGuard("r1", "SetPowerState")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.TryGuard("r1", "cold reboot"); !errors.Is(err, ErrRackBusy) || !strings.Contains(err.Error(), "SetPowerState") {
+		t.Fatalf("second guard: %v", err)
+	}
+	if err := r.Delete("r1", "c1"); !errors.Is(err, ErrRackBusy) {
+		t.Fatalf("delete under guard: %v", err)
+	}
+	if err := r.Create([]hw.Node{node("r1", "c2", hw.ComputeGB200Nvidia)})[0]; !errors.Is(err, ErrRackBusy) {
+		t.Fatalf("create under guard: %v", err)
+	}
+	if _, err := r.TryGuard("r2", "other rack"); err != nil {
+		t.Fatalf("guards are per rack: %v", err)
+	}
+	release()
+	release()
+	if err := r.Delete("r1", "c1"); err != nil {
+		t.Fatalf("delete after release: %v", err)
+	}
+}
+
+// TestConcurrentCreateAndDeleteNeverLoseOrDuplicate registers and removes
+// nodes of one rack from many goroutines; afterwards exactly the nodes whose
+// last operation was a create are registered.
+func TestConcurrentCreateAndDeleteNeverLoseOrDuplicate(t *testing.T) {
+	r := New(nil)
+	const workers, perWorker = 16, 50
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < perWorker; i++ {
+				id := fmt.Sprintf("w%d-n%d", w, i)
+				if err := r.Create([]hw.Node{node("rack", id, hw.ComputeGB200Nvidia)})[0]; err != nil {
+					t.Errorf("create %s: %v", id, err)
+				}
+				if i%2 == 1 {
+					if err := r.Delete("rack", id); err != nil {
+						t.Errorf("delete %s: %v", id, err)
+					}
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	nodes := r.Nodes()
+	if len(nodes) != workers*perWorker/2 {
+		t.Fatalf("%d nodes registered, want %d", len(nodes), workers*perWorker/2)
+	}
+	seen := map[string]bool{}
+	for _, n := range nodes {
+		if seen[n.ID] {
+			t.Fatalf("node %s listed twice", n.ID)
+		}
+		seen[n.ID] = true
+	}
+}
