@@ -16,6 +16,7 @@ import (
 	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
+	"github.com/rmsd/rmsd/hw/racks"
 )
 
 // runOptions are the process's inputs, injected so tests can run the daemon
@@ -99,7 +100,11 @@ func start(opts runOptions) (*daemon, error) {
 
 	version := buildinfo.Version()
 	serverOpts.Logger = logger.Component("grpc")
-	serverOpts.Deps = rmsserver.Deps{Version: version, Jobs: engine.Jobs()}
+	serverOpts.Deps = rmsserver.Deps{
+		Version: version,
+		Jobs:    engine.Jobs(),
+		Racks:   racks.New(profileNames(cfg.Workflows.ExpectedInventoryProfiles)),
+	}
 	d := &daemon{
 		cfg:    cfg,
 		log:    logger.Logger,
@@ -153,6 +158,15 @@ func drainNow(e jobEngine) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = e.Drain(ctx)
+}
+
+// profileNames lists the configured expected-inventory profiles.
+func profileNames(profiles map[string]config.InventoryProfile) []string {
+	names := make([]string, 0, len(profiles))
+	for name := range profiles {
+		names = append(names, name)
+	}
+	return names
 }
 
 func seconds(n int) time.Duration { return time.Duration(n) * time.Second }

@@ -1,5 +1,7 @@
 package rmsserver
 
+import "github.com/rmsd/rmsd/hw/racks"
+
 // Deps are what the handlers call. A nil dependency makes its RPCs answer
 // UNAVAILABLE rather than panic.
 type Deps struct {
@@ -7,4 +9,6 @@ type Deps struct {
 	Version string
 	// Jobs reads job state for the job-status RPCs.
 	Jobs JobService
+	// Racks holds the nodes registered with CreateNodes.
+	Racks *racks.Registry
 }

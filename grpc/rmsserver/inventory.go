@@ -1,0 +1,130 @@
+package rmsserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw"
+)
+
+// operation builds an OperationResponse: SUCCESS with message, or FAILURE
+// with the error's text. The status is always set explicitly.
+func operation(err error, okMessage string) *rmspb.OperationResponse {
+	if err != nil {
+		return &rmspb.OperationResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: err.Error()}
+	}
+	return &rmspb.OperationResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, Message: okMessage}
+}
+
+// CreateNodes registers nodes for the server's lifetime. It succeeds only if
+// every node was registered; the message lists each node that was not.
+func (m *rackManager) CreateNodes(_ context.Context, req *rmspb.CreateNodesRequest) (*rmspb.CreateNodesResponse, error) {
+	if m.deps.Racks == nil {
+		return nil, errUnavailable("node registry")
+	}
+	nodes, err := nodesFromProto(req.GetNodes())
+	if err != nil {
+		return nil, err
+	}
+	stats := &rmspb.NodeOperationStats{TotalNodes: uint32(len(nodes))}
+	if len(nodes) == 0 {
+		return &rmspb.CreateNodesResponse{Response: operation(fmt.Errorf("nodes is empty"), ""), Stats: stats}, nil
+	}
+	var failures []string
+	for i, err := range m.deps.Racks.Create(nodes) {
+		if err != nil {
+			stats.FailedNodes++
+			failures = append(failures, fmt.Sprintf("%s/%s: %v", nodes[i].RackID, nodes[i].ID, err))
+		} else {
+			stats.SuccessfulNodes++
+		}
+	}
+	var failed error
+	if len(failures) > 0 {
+		failed = fmt.Errorf("%d of %d nodes not registered: %s", stats.FailedNodes, stats.TotalNodes, strings.Join(failures, "; "))
+	}
+	return &rmspb.CreateNodesResponse{
+		Response: operation(failed, fmt.Sprintf("%d nodes registered", stats.SuccessfulNodes)),
+		Stats:    stats,
+	}, nil
+}
+
+// UpdateNode replaces the BMC and/or host endpoint of a registered node.
+// (Upstream RMS always refuses this call; rmsd implements it.)
+func (m *rackManager) UpdateNode(_ context.Context, req *rmspb.UpdateNodeRequest) (*rmspb.UpdateNodeResponse, error) {
+	if m.deps.Racks == nil {
+		return nil, errUnavailable("node registry")
+	}
+	var bmc, host *hw.Endpoint
+	if e := req.GetUpdateInfo().BmcEndpoint; e != nil {
+		ep := endpointFromProto(e)
+		bmc = &ep
+	}
+	if e := req.GetUpdateInfo().HostEndpoint; e != nil {
+		ep := endpointFromProto(e)
+		host = &ep
+	}
+	err := m.deps.Racks.Update(req.GetRackId(), req.GetNodeId(), bmc, host)
+	return &rmspb.UpdateNodeResponse{Response: operation(err, "node "+req.GetNodeId()+" updated")}, nil
+}
+
+// DeleteNode removes a registered node; it is refused while the rack's
+// power guard is held.
+func (m *rackManager) DeleteNode(_ context.Context, req *rmspb.DeleteNodeRequest) (*rmspb.DeleteNodeResponse, error) {
+	if m.deps.Racks == nil {
+		return nil, errUnavailable("node registry")
+	}
+	err := m.deps.Racks.Delete(req.GetRackId(), req.GetNodeId())
+	return &rmspb.DeleteNodeResponse{Response: operation(err, "node "+req.GetNodeId()+" deleted")}, nil
+}
+
+// ListRacks answers the ids of the racks with registered nodes.
+func (m *rackManager) ListRacks(context.Context, *rmspb.ListRacksRequest) (*rmspb.ListRacksResponse, error) {
+	if m.deps.Racks == nil {
+		return nil, errUnavailable("node registry")
+	}
+	return &rmspb.ListRacksResponse{RackIds: m.deps.Racks.Racks()}, nil
+}
+
+// ListNodeInventory lists every registered node of every rack, without
+// credentials. The descriptor echoes the node's canonical identity and its
+// inventory profile.
+func (m *rackManager) ListNodeInventory(context.Context, *rmspb.ListNodeInventoryRequest) (*rmspb.ListNodeInventoryResponse, error) {
+	if m.deps.Racks == nil {
+		return nil, errUnavailable("node registry")
+	}
+	resp := &rmspb.ListNodeInventoryResponse{}
+	for _, n := range m.deps.Racks.Nodes() {
+		info := &rmspb.NodeInventoryInfo{
+			NodeId:  n.ID,
+			RackId:  n.RackID,
+			Product: n.Type.Name(),
+			Health:  "Unknown",
+			Type:    rmspb.NodeType(n.Type.Wire()),
+		}
+		desc := n.Type.Descriptor()
+		if n.HasInventoryProfile {
+			desc[hw.AttrInventoryProfile] = n.InventoryProfile
+		}
+		info.NodeDescriptor = &rmspb.NodeDescriptor{Attributes: desc}
+		if n.BMC != nil {
+			info.IpAddress, info.MacAddress, info.Port = n.BMC.Host(), n.BMC.MAC, uint32(n.BMC.Port)
+		}
+		hosts := n.AdditionalHosts
+		if n.Host != nil {
+			hosts = append([]hw.Endpoint{*n.Host}, hosts...)
+		}
+		for _, h := range hosts {
+			if h.Host() != "" {
+				info.HostIpAddresses = append(info.HostIpAddresses, h.Host())
+			}
+			if h.MAC != "" {
+				info.HostMacAddresses = append(info.HostMacAddresses, h.MAC)
+			}
+		}
+		resp.Nodes = append(resp.Nodes, info)
+	}
+	return resp, nil
+}
