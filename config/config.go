@@ -111,6 +111,15 @@ type Simulator struct {
 	// makes a ten-minute firmware flash take six seconds.
 	TimeScale float64 `koanf:"time_scale"`
 	NodesFile string  `koanf:"nodes_file"`
+	// Network is the second octet of the simulated devices' loopback
+	// addresses: rack r's devices listen on 127.(network+r/256).(r%256).N.
+	Network int `koanf:"network"`
+	// BMCPort, NVUEPort and SSHPort are the ports every simulated BMC and
+	// NVOS host listens on (each device has its own address). 0 picks a
+	// free port per device.
+	BMCPort  int `koanf:"bmc_port"`
+	NVUEPort int `koanf:"nvue_port"`
+	SSHPort  int `koanf:"ssh_port"`
 }
 
 // Default returns the built-in configuration: upstream's defaults plus
@@ -145,7 +154,10 @@ func Default() *Config {
 			TaskTimeoutSeconds:       3 * 60 * 60,
 			MaxConcurrentBMCRequests: 64,
 		},
-		Simulator: Simulator{Racks: 1, TimeScale: 0.01, NodesFile: "./simulated-nodes.json"},
+		Simulator: Simulator{
+			Racks: 1, TimeScale: 0.01, NodesFile: "./simulated-nodes.json",
+			Network: 77, BMCPort: 8443, NVUEPort: 8765, SSHPort: 2222,
+		},
 	}
 }
 

@@ -92,6 +92,14 @@ func (c *Config) problems() []string {
 	if strings.TrimSpace(s.NodesFile) == "" {
 		add("simulator.nodes_file: must not be empty")
 	}
+	if s.Network < 1 || s.Network+(s.Racks-1)/256 > 255 {
+		add("simulator.network: %d does not fit %d racks in 127.0.0.0/8", s.Network, s.Racks)
+	}
+	for key, port := range map[string]int{"bmc_port": s.BMCPort, "nvue_port": s.NVUEPort, "ssh_port": s.SSHPort} {
+		if port < 0 || port > 65535 {
+			add("simulator.%s: %d is not a TCP port (0-65535)", key, port)
+		}
+	}
 	sort.Strings(p)
 	return p
 }

@@ -14,9 +14,11 @@ import (
 
 	"github.com/rmsd/rmsd/cmd/internal/buildinfo"
 	"github.com/rmsd/rmsd/cmd/internal/logging"
+	"github.com/rmsd/rmsd/cmd/internal/simrack"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/hw/racks"
+	"github.com/rmsd/rmsd/hw/sim"
 )
 
 // runOptions are the process's inputs, injected so tests can run the daemon
@@ -46,27 +48,45 @@ func run(ctx context.Context, opts runOptions) int {
 	return 0
 }
 
-// daemon is a started rmsd: its listener, server and job engine.
+// daemon is a started rmsd: its listener, server, job engine and, with
+// --simulate, the simulated racks it manages.
 type daemon struct {
 	cfg    *config.Config
 	log    zerolog.Logger
 	lis    net.Listener
 	server *rmsserver.Server
 	engine jobEngine
+	fleet  *sim.Fleet
 	served chan error
 }
 
-func start(opts runOptions) (*daemon, error) {
+// flags are rmsd's command-line flags.
+type flags struct {
+	configPath string
+	explicit   bool // --config was given
+	simulate   bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs := flag.NewFlagSet("rmsd", flag.ContinueOnError)
-	fs.SetOutput(opts.Stderr)
-	configPath := fs.String("config", config.DefaultPath, "path of the TOML configuration file")
-	if err := fs.Parse(opts.Args); err != nil {
+	fs.SetOutput(stderr)
+	var f flags
+	fs.StringVar(&f.configPath, "config", config.DefaultPath, "path of the TOML configuration file")
+	fs.BoolVar(&f.simulate, "simulate", false,
+		"manage a built-in simulated rack ([simulator] section) and serve plaintext gRPC on loopback")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	fs.Visit(func(fl *flag.Flag) { f.explicit = f.explicit || fl.Name == "config" })
+	return f, nil
+}
+
+func start(opts runOptions) (*daemon, error) {
+	f, err := parseFlags(opts.Args, opts.Stderr)
+	if err != nil {
 		return nil, err
 	}
-	explicit := false
-	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "config" })
-
-	cfg, err := config.Load(config.Source{Path: *configPath, Explicit: explicit, Environ: opts.Environ})
+	cfg, err := config.Load(config.Source{Path: f.configPath, Explicit: f.explicit, Environ: opts.Environ})
 	if err != nil {
 		return nil, err
 	}
@@ -74,52 +94,90 @@ func start(opts runOptions) (*daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	transport, err := cfg.TLS.ChooseTransport(opts.Environ)
+	serverOpts, transport, err := transportOptions(cfg, f.simulate, opts.Environ, logger)
 	if err != nil {
 		return nil, err
 	}
-	var serverOpts rmsserver.Options
-	if transport == config.TransportMTLS {
-		if serverOpts.TLS, err = rmsserver.MTLSConfig(cfg.TLS.Cert, cfg.TLS.Key, cfg.TLS.CA); err != nil {
+	registry := racks.New(profileNames(cfg.Workflows.ExpectedInventoryProfiles))
+
+	d := &daemon{cfg: cfg, log: logger.Logger, served: make(chan error, 1)}
+	if f.simulate {
+		if d.fleet, err = startSimulation(cfg, registry, logger); err != nil {
 			return nil, err
 		}
-	} else {
-		logger.Warn().Msg("serving plaintext gRPC without authentication ([tls] insecure and RMS_ALLOW_INSECURE=1): development only")
 	}
-
-	engine, err := startEngine(cfg, logger.Component("jobs"))
-	if err != nil {
+	if d.engine, err = startEngine(cfg, logger.Component("jobs")); err != nil {
+		d.closeFleet()
 		return nil, fmt.Errorf("start job engine: %w", err)
 	}
 	addr := net.JoinHostPort(cfg.Server.BindAddress, strconv.Itoa(cfg.Port))
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		drainNow(engine)
+	if d.lis, err = net.Listen("tcp", addr); err != nil {
+		drainNow(d.engine)
+		d.closeFleet()
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 
 	version := buildinfo.Version()
 	serverOpts.Logger = logger.Component("grpc")
-	serverOpts.Deps = rmsserver.Deps{
-		Version: version,
-		Jobs:    engine.Jobs(),
-		Racks:   racks.New(profileNames(cfg.Workflows.ExpectedInventoryProfiles)),
-	}
-	d := &daemon{
-		cfg:    cfg,
-		log:    logger.Logger,
-		lis:    lis,
-		server: rmsserver.New(serverOpts),
-		engine: engine,
-		served: make(chan error, 1),
-	}
-	go func() { d.served <- d.server.Serve(lis) }()
-	d.log.Info().Str("addr", lis.Addr().String()).Str("version", version).
-		Str("transport", transport.String()).Msg("rmsd serving")
+	serverOpts.Deps = rmsserver.Deps{Version: version, Jobs: d.engine.Jobs(), Racks: registry}
+	d.server = rmsserver.New(serverOpts)
+	go func() { d.served <- d.server.Serve(d.lis) }()
+	d.log.Info().Str("addr", d.lis.Addr().String()).Str("version", version).
+		Str("transport", transport).Msg("rmsd serving")
 	if opts.Ready != nil {
-		opts.Ready(lis.Addr())
+		opts.Ready(d.lis.Addr())
 	}
 	return d, nil
+}
+
+// transportOptions applies the transport gate: mTLS, or plaintext with both
+// insecure switches, or plaintext on loopback for a simulation.
+func transportOptions(cfg *config.Config, simulate bool, environ []string, log logging.Logger) (rmsserver.Options, string, error) {
+	var opts rmsserver.Options
+	if simulate {
+		cfg.Server.BindAddress = "127.0.0.1"
+		log.Warn().Msg("SIMULATION: managing simulated racks only; serving plaintext gRPC on loopback without authentication")
+		return opts, "plaintext (simulation)", nil
+	}
+	transport, err := cfg.TLS.ChooseTransport(environ)
+	if err != nil {
+		return opts, "", err
+	}
+	if transport == config.TransportMTLS {
+		opts.TLS, err = rmsserver.MTLSConfig(cfg.TLS.Cert, cfg.TLS.Key, cfg.TLS.CA)
+		return opts, transport.String(), err
+	}
+	log.Warn().Msg("serving plaintext gRPC without authentication ([tls] insecure and RMS_ALLOW_INSECURE=1): development only")
+	return opts, transport.String(), nil
+}
+
+// startSimulation starts the simulated racks, registers their nodes as
+// CreateNodes would and writes the inventory to [simulator] nodes_file.
+func startSimulation(cfg *config.Config, registry *racks.Registry, log logging.Logger) (*sim.Fleet, error) {
+	fleet, err := simrack.Start(context.Background(), cfg.Simulator, log.Component("simulator"))
+	if err != nil {
+		return nil, err
+	}
+	nodes := simrack.Nodes(fleet)
+	for i, err := range registry.Create(nodes) {
+		if err != nil {
+			fleet.Close()
+			return nil, fmt.Errorf("register simulated node %s: %w", nodes[i].ID, err)
+		}
+	}
+	if err := simrack.WriteNodesFile(cfg.Simulator.NodesFile, nodes); err != nil {
+		fleet.Close()
+		return nil, err
+	}
+	log.Info().Int("racks", cfg.Simulator.Racks).Int("nodes", len(nodes)).
+		Str("nodes_file", cfg.Simulator.NodesFile).Msg("simulated racks registered")
+	return fleet, nil
+}
+
+func (d *daemon) closeFleet() {
+	if d.fleet != nil {
+		d.fleet.Close()
+	}
 }
 
 // wait serves until ctx ends or the server fails, then shuts down: health
@@ -148,6 +206,7 @@ func (d *daemon) wait(ctx context.Context) error {
 	if drainErr != nil {
 		drainErr = fmt.Errorf("drain jobs: %w", drainErr)
 	}
+	d.closeFleet()
 	d.log.Info().Msg("rmsd stopped")
 	return errors.Join(serveErr, drainErr)
 }

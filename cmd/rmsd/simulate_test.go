@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+)
+
+// TestSimulateRegistersTheSimulatedRack runs `rmsd --simulate` with no TLS
+// switches at all: it must serve on loopback, list the simulated rack and
+// its 35 nodes, and write them to the nodes file.
+func TestSimulateRegistersTheSimulatedRack(t *testing.T) {
+	dir := t.TempDir()
+	nodesFile := filepath.Join(dir, "nodes.json")
+	cfg := writeFile(t, `
+port = 0
+[simulator]
+network = 93
+bmc_port = 0
+nvue_port = 0
+ssh_port = 0
+nodes_file = "`+nodesFile+`"
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan net.Addr, 1)
+	var stdout, stderr lockedBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, runOptions{
+			Args: []string{"--config", cfg, "--simulate"}, Stdout: &stdout, Stderr: &stderr,
+			Ready: func(a net.Addr) { ready <- a },
+		})
+	}()
+	var addr net.Addr
+	select {
+	case addr = <-ready:
+	case code := <-exit:
+		t.Fatalf("exited %d: %s", code, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("not ready within 30s")
+	}
+	if host, _, _ := net.SplitHostPort(addr.String()); host != "127.0.0.1" {
+		t.Fatalf("simulation must bind loopback, bound %s", addr)
+	}
+	if !strings.Contains(stdout.String(), "SIMULATION") {
+		t.Error("no simulation warning logged")
+	}
+
+	conn, err := grpc.NewClient(addr.String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := rmspb.NewRackManagerClient(conn)
+	rpcCtx, rpcCancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer rpcCancel()
+	racksResp, err := client.ListRacks(rpcCtx, &rmspb.ListRacksRequest{})
+	if err != nil || len(racksResp.GetRackIds()) != 1 {
+		t.Fatalf("ListRacks = %v, %v", racksResp, err)
+	}
+	inv, err := client.ListNodeInventory(rpcCtx, &rmspb.ListNodeInventoryRequest{})
+	if err != nil || len(inv.GetNodes()) != 35 {
+		t.Fatalf("ListNodeInventory has %d nodes, %v; want 35", len(inv.GetNodes()), err)
+	}
+
+	data, err := os.ReadFile(nodesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set rmspb.NodeSet
+	if err := protojson.Unmarshal(data, &set); err != nil || len(set.GetNodes()) != 35 {
+		t.Fatalf("nodes file: %d nodes, %v", len(set.GetNodes()), err)
+	}
+
+	cancel()
+	if code := <-exit; code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+}

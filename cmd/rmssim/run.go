@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/rmsd/rmsd/cmd/internal/logging"
+	"github.com/rmsd/rmsd/cmd/internal/simrack"
+	"github.com/rmsd/rmsd/config"
+	"github.com/rmsd/rmsd/hw"
+)
+
+// run starts the simulator, calls ready with its nodes once the nodes file
+// is written, and serves until ctx ends. It returns the exit code.
+func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer, ready func([]hw.Node)) int {
+	fs := flag.NewFlagSet("rmssim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", config.DefaultPath, "path of the TOML configuration file ([simulator] and [logging] are used)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	explicit := false
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "config" })
+
+	cfg, err := config.Load(config.Source{Path: *path, Explicit: explicit, Environ: environ})
+	if err != nil {
+		fmt.Fprintf(stderr, "rmssim: %v\n", err)
+		return 1
+	}
+	log, err := logging.New(cfg.Logging, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "rmssim: %v\n", err)
+		return 1
+	}
+	fleet, err := simrack.Start(ctx, cfg.Simulator, log.Component("simulator"))
+	if err != nil {
+		fmt.Fprintf(stderr, "rmssim: %v\n", err)
+		return 1
+	}
+	defer fleet.Close()
+	nodes := simrack.Nodes(fleet)
+	if err := simrack.WriteNodesFile(cfg.Simulator.NodesFile, nodes); err != nil {
+		fmt.Fprintf(stderr, "rmssim: %v\n", err)
+		return 1
+	}
+	log.Info().Int("racks", cfg.Simulator.Racks).Int("nodes", len(nodes)).
+		Str("nodes_file", cfg.Simulator.NodesFile).Float64("time_scale", cfg.Simulator.TimeScale).
+		Msg("simulator running")
+	if ready != nil {
+		ready(nodes)
+	}
+	<-ctx.Done()
+	log.Info().Msg("simulator stopping")
+	return 0
+}

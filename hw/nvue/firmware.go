@@ -1,0 +1,103 @@
+package nvue
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// FirmwareComponent is one entry of /nvue_v1/platform/firmware.
+type FirmwareComponent struct {
+	Name      string
+	Actual    string // running version ("actual-firmware")
+	Installed string // version active after the next power cycle ("installed-firmware")
+}
+
+func firmwareFrom(name string, v any) FirmwareComponent {
+	fc := FirmwareComponent{Name: name}
+	if m, ok := v.(map[string]any); ok {
+		fc.Actual, _ = m["actual-firmware"].(string)
+		fc.Installed, _ = m["installed-firmware"].(string)
+	}
+	return fc
+}
+
+// Firmware lists the platform firmware components, sorted by name.
+func (c *Client) Firmware(ctx context.Context) ([]FirmwareComponent, error) {
+	var m map[string]any
+	if err := c.getJSON(ctx, "/nvue_v1/platform/firmware", &m); err != nil {
+		return nil, fmt.Errorf("list firmware: %w", err)
+	}
+	out := make([]FirmwareComponent, 0, len(m))
+	for name, v := range m {
+		out = append(out, firmwareFrom(name, v))
+	}
+	slices.SortFunc(out, func(a, b FirmwareComponent) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// componentPath maps RMS component names (bmc, fpga, erot, cpld, bios,
+// transceiver, cpld<N>) to the NVUE resource name: "cpld" means CPLD1.
+func componentPath(component string) string {
+	c := strings.ToUpper(component)
+	if c == "CPLD" {
+		c = "CPLD1"
+	}
+	return url.PathEscape(c)
+}
+
+// FirmwareComponent reads one component.
+func (c *Client) FirmwareComponent(ctx context.Context, component string) (FirmwareComponent, error) {
+	var m map[string]any
+	name := componentPath(component)
+	if err := c.getJSON(ctx, "/nvue_v1/platform/firmware/"+name, &m); err != nil {
+		return FirmwareComponent{}, fmt.Errorf("read firmware %s: %w", component, err)
+	}
+	return firmwareFrom(name, m), nil
+}
+
+// FirmwareFiles lists the staged firmware files of a component.
+func (c *Client) FirmwareFiles(ctx context.Context, component string) ([]string, error) {
+	var v any
+	if err := c.getJSON(ctx, "/nvue_v1/platform/firmware/"+componentPath(component)+"/files", &v); err != nil {
+		return nil, fmt.Errorf("list firmware files of %s: %w", component, err)
+	}
+	return names(v), nil
+}
+
+// InstallFirmware starts @install (force false, upstream's choice: force can
+// trigger an unplanned reboot) of a staged file and returns the action id.
+func (c *Client) InstallFirmware(ctx context.Context, component, file string) (string, error) {
+	return c.postAction(ctx, "/nvue_v1/platform/firmware/"+componentPath(component)+"/files/"+url.PathEscape(file),
+		"install", map[string]any{"force": false})
+}
+
+// names flattens a listing that is either a map (keys are names) or a list
+// of strings or {name|file|path} objects; it returns sorted base names.
+func names(v any) []string {
+	var out []string
+	switch t := v.(type) {
+	case map[string]any:
+		for k := range t {
+			out = append(out, k)
+		}
+	case []any:
+		for _, it := range t {
+			switch e := it.(type) {
+			case string:
+				out = append(out, e)
+			case map[string]any:
+				for _, k := range []string{"name", "file", "path"} {
+					if s, ok := e[k].(string); ok {
+						out = append(out, s[strings.LastIndex(s, "/")+1:])
+						break
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,171 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// PowerOp is a requested power operation.
+type PowerOp int
+
+// Power operations, as RMS defines them.
+const (
+	PowerOn PowerOp = iota + 1
+	PowerOff
+	PowerForceOn
+	PowerForceOff
+	PowerCycle
+	PowerGracefulShutdown
+	PowerGracefulRestart
+	PowerForceRestart
+	PowerNmi
+)
+
+// String returns the lower-case operation name, e.g. "force_off".
+func (op PowerOp) String() string {
+	switch op {
+	case PowerOn:
+		return "on"
+	case PowerOff:
+		return "off"
+	case PowerForceOn:
+		return "force_on"
+	case PowerForceOff:
+		return "force_off"
+	case PowerCycle:
+		return "power_cycle"
+	case PowerGracefulShutdown:
+		return "graceful_shutdown"
+	case PowerGracefulRestart:
+		return "graceful_restart"
+	case PowerForceRestart:
+		return "force_restart"
+	case PowerNmi:
+		return "nmi"
+	default:
+		return fmt.Sprintf("PowerOp(%d)", int(op))
+	}
+}
+
+// PowerState is a node's power state.
+type PowerState string
+
+// Power states.
+const (
+	PowerStateOn      PowerState = "On"
+	PowerStateOff     PowerState = "Off"
+	PowerStateUnknown PowerState = "Unknown"
+)
+
+// Capability names one group of operations.
+type Capability string
+
+// The capabilities a platform may have.
+const (
+	CapPower             Capability = "power"
+	CapDeviceInfo        Capability = "device_info"
+	CapFirmwareInventory Capability = "firmware_inventory"
+	CapFirmwareUpdate    Capability = "firmware_update"
+	CapAuxPowerCycle     Capability = "aux_power_cycle"
+)
+
+// AllCapabilities lists every capability.
+func AllCapabilities() []Capability {
+	return []Capability{CapPower, CapDeviceInfo, CapFirmwareInventory, CapFirmwareUpdate, CapAuxPowerCycle}
+}
+
+// PowerController reads and changes power.
+type PowerController interface {
+	PowerState(ctx context.Context) (PowerState, error)
+	SetPower(ctx context.Context, op PowerOp) error
+}
+
+// DeviceInfo is a tray's place in its rack's NVLink domain.
+type DeviceInfo struct {
+	ChassisSerial string
+	SlotNumber    int
+	TrayIndex     int
+	TopologyID    int // switches only
+}
+
+// DeviceInfoReader reads device info.
+type DeviceInfoReader interface {
+	DeviceInfo(ctx context.Context) (DeviceInfo, error)
+}
+
+// Firmware is one firmware component of a node.
+type Firmware struct {
+	ID      string // inventory id (e.g. FW_BMC_0) or NVUE component (BMC)
+	URI     string // Redfish inventory URI; empty for NVUE components
+	Version string // running version
+	// Pending is the version that becomes active at the next activation,
+	// when the device reports one.
+	Pending    string
+	Updateable bool
+	Health     string
+}
+
+// FirmwareInventoryReader lists firmware.
+type FirmwareInventoryReader interface {
+	FirmwareInventory(ctx context.Context) ([]Firmware, error)
+}
+
+// FirmwareUpdate asks for one firmware package to be uploaded.
+type FirmwareUpdate struct {
+	// Component is an inventory id or URI; "bmc" and "" let the device
+	// pick (power shelves ignore it, as upstream does).
+	Component string
+	FileName  string
+	Body      io.Reader
+	Size      int64
+	Force     bool
+}
+
+// UpdateStart is the outcome of starting an update.
+type UpdateStart struct {
+	TaskID  string
+	Skipped bool
+	Reason  string
+}
+
+// TaskStatus is a firmware task's progress.
+type TaskStatus struct {
+	ID      string
+	Done    bool // terminal
+	Failed  bool // terminal and unsuccessful
+	State   string
+	Percent int
+	Message string
+}
+
+// FirmwareUpdater uploads firmware, follows its task and activates it.
+type FirmwareUpdater interface {
+	StartFirmwareUpdate(ctx context.Context, u FirmwareUpdate) (UpdateStart, error)
+	FirmwareTask(ctx context.Context, id string) (TaskStatus, error)
+	// ActivateFirmware performs the platform's activation (compute: power
+	// off, aux power cycle, power on; shelf: manager reset and down/up
+	// wait) and returns when the device is back.
+	ActivateFirmware(ctx context.Context) error
+}
+
+// AuxPowerCycler cycles a tray's auxiliary power (BMC included) and waits
+// for it to come back.
+type AuxPowerCycler interface {
+	AuxPowerCycle(ctx context.Context) error
+}
+
+// Device is a node as the engine drives it. Every method exists on every
+// platform; Capabilities says which ones do something, the rest return
+// hw.ErrUnsupported.
+type Device interface {
+	ID() string
+	Capabilities() []Capability
+	PowerController
+	DeviceInfoReader
+	FirmwareInventoryReader
+	FirmwareUpdater
+	AuxPowerCycler
+	// Close releases connections held for the device.
+	Close()
+}

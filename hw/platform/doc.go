@@ -1,0 +1,10 @@
+// Package platform maps every hw.NodeType to the adapter that drives it and
+// the capabilities it has: compute trays (Redfish), power shelves (Redfish,
+// LiteOn/PMC or Delta style) and NVLink switch trays (BMC Redfish for power,
+// NVUE for device info and firmware listing).
+//
+// The table in table.go is the only place a node type is matched; a test
+// fails if a type has no entry. Every Device implements every capability
+// interface; an operation a platform cannot do returns an error wrapping
+// hw.ErrUnsupported, never a silent no-op.
+package platform

@@ -1,0 +1,151 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rmsd/rmsd/hw/nvue"
+	"github.com/rmsd/rmsd/hw/redfish"
+)
+
+// switchDevice drives an NVLink switch tray: power through its BMC when it
+// has a usable one, otherwise through NVUE; device info and firmware
+// listing through NVUE.
+type switchDevice struct {
+	cfg  Config
+	rf   *redfish.Client // nil without a usable BMC endpoint
+	nvue *nvue.Client    // nil without a host endpoint
+}
+
+func newSwitch(d Deps, c Config) (Device, error) {
+	s := &switchDevice{cfg: c}
+	bmc := c.BMC
+	if bmc.Host() != "" && bmc.Credentials.Username != "" && !bmc.Credentials.Password.IsZero() {
+		rf, err := d.Redfish.Client(bmc)
+		if err != nil {
+			return nil, fmt.Errorf("bmc: %w", err)
+		}
+		s.rf = rf
+	}
+	if c.Host.Host() != "" {
+		nc, err := nvue.New(c.Host, d.NVUE)
+		if err != nil {
+			return nil, fmt.Errorf("nvue: %w", err)
+		}
+		s.nvue = nc
+	}
+	if s.rf == nil && s.nvue == nil {
+		return nil, fmt.Errorf("switch needs a BMC endpoint with credentials or a host endpoint")
+	}
+	return s, nil
+}
+
+func (s *switchDevice) ID() string { return s.cfg.ID }
+
+func (s *switchDevice) Capabilities() []Capability { return switchCaps }
+
+func (s *switchDevice) Close() {
+	if s.nvue != nil {
+		s.nvue.Close()
+	}
+}
+
+// PowerState: with a BMC, System_0's state, a failed read being Unknown
+// (never an error, as upstream); without one, NVUE answering means On.
+func (s *switchDevice) PowerState(ctx context.Context) (PowerState, error) {
+	if s.rf != nil {
+		st, err := s.rf.SystemPowerState(ctx)
+		if err != nil {
+			return PowerStateUnknown, nil //nolint:nilerr // upstream: an unreadable switch BMC is Unknown
+		}
+		return fromRedfishPower(st), nil
+	}
+	if _, err := s.nvue.System(ctx); err != nil {
+		return PowerStateUnknown, nil //nolint:nilerr // upstream: an unreachable NVOS is Unknown
+	}
+	return PowerStateOn, nil
+}
+
+// SetPower: every compute op but Nmi through the BMC; without a BMC only
+// PowerCycle, through NVUE @power-cycle.
+func (s *switchDevice) SetPower(ctx context.Context, op PowerOp) error {
+	if s.rf != nil {
+		rt, ok := computeResetType(op)
+		if !ok || op == PowerNmi {
+			return unsupported(s.cfg.ID, s.cfg.Type, "power "+op.String())
+		}
+		if err := s.rf.ResetSystem(ctx, rt); err != nil {
+			return fmt.Errorf("power %s on %s: %w", op, s.cfg.ID, err)
+		}
+		return nil
+	}
+	if op != PowerCycle {
+		return unsupported(s.cfg.ID, s.cfg.Type, "power "+op.String()+" without a BMC")
+	}
+	if _, err := s.nvue.PowerCycle(ctx); err != nil {
+		return fmt.Errorf("power cycle %s: %w", s.cfg.ID, err)
+	}
+	return nil
+}
+
+func (s *switchDevice) DeviceInfo(ctx context.Context) (DeviceInfo, error) {
+	if s.nvue == nil {
+		return DeviceInfo{}, unsupported(s.cfg.ID, s.cfg.Type, "device info without a host endpoint")
+	}
+	loc, err := s.nvue.ChassisLocation(ctx)
+	if err != nil {
+		return DeviceInfo{}, fmt.Errorf("device info of %s: %w", s.cfg.ID, err)
+	}
+	return DeviceInfo{ChassisSerial: loc.ChassisSerial, SlotNumber: loc.SlotNumber, TrayIndex: loc.TrayIndex,
+		TopologyID: loc.TopologyID}, nil
+}
+
+func (s *switchDevice) FirmwareInventory(ctx context.Context) ([]Firmware, error) {
+	if s.nvue == nil {
+		return nil, unsupported(s.cfg.ID, s.cfg.Type, "firmware inventory without a host endpoint")
+	}
+	comps, err := s.nvue.Firmware(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("firmware inventory of %s: %w", s.cfg.ID, err)
+	}
+	out := make([]Firmware, 0, len(comps))
+	for _, c := range comps {
+		fw := Firmware{ID: c.Name, Version: c.Actual, Updateable: true}
+		if c.Installed != "" && c.Installed != c.Actual {
+			fw.Pending = c.Installed
+		}
+		out = append(out, fw)
+	}
+	return out, nil
+}
+
+// Switch firmware goes through SFTP staging and NVUE @install (hw/nvue,
+// hw/sshsftp), not a Redfish task; it is not a FirmwareUpdater.
+func (s *switchDevice) StartFirmwareUpdate(context.Context, FirmwareUpdate) (UpdateStart, error) {
+	return UpdateStart{}, unsupported(s.cfg.ID, s.cfg.Type, "redfish firmware update")
+}
+
+func (s *switchDevice) FirmwareTask(context.Context, string) (TaskStatus, error) {
+	return TaskStatus{}, unsupported(s.cfg.ID, s.cfg.Type, "redfish firmware task")
+}
+
+func (s *switchDevice) ActivateFirmware(context.Context) error {
+	return unsupported(s.cfg.ID, s.cfg.Type, "redfish firmware activation")
+}
+
+// AuxPowerCycle power-cycles the tray through its BMC and waits for On
+// (the recovery used when NVOS is unreachable).
+func (s *switchDevice) AuxPowerCycle(ctx context.Context) error {
+	if s.rf == nil {
+		return unsupported(s.cfg.ID, s.cfg.Type, "aux power cycle without a BMC")
+	}
+	if err := s.rf.ResetSystem(ctx, redfish.ResetPowerCycle); err != nil {
+		return fmt.Errorf("aux power cycle of %s: %w", s.cfg.ID, err)
+	}
+	if err := s.rf.WaitPowerState(ctx, redfish.PowerOn); err != nil {
+		return fmt.Errorf("aux power cycle of %s: %w", s.cfg.ID, err)
+	}
+	return nil
+}
+
+var _ Device = (*switchDevice)(nil)

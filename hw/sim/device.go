@@ -1,0 +1,265 @@
+package sim
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rs/zerolog"
+)
+
+// deviceKind selects the Redfish personality of a device.
+type deviceKind int
+
+const (
+	kindCompute deviceKind = iota + 1
+	kindSwitchBMC
+	kindShelfLiteOn
+	kindShelfDelta
+)
+
+// Device is one simulated BMC: a Redfish service on its own loopback
+// address. All methods are safe for concurrent use.
+type Device struct {
+	id     string
+	rackID string
+	typ    hw.NodeType
+	kind   deviceKind
+	ip     string
+	mac    string
+	slot   int // tray slot number (compute) or position in the rack
+	index  int // index among devices of the same kind in the rack
+	serial string
+
+	opts    *Options
+	tlsCfg  *tls.Config
+	handler http.Handler
+	log     zerolog.Logger
+	wg      sync.WaitGroup // serve loops, handlers and timer callbacks
+
+	mu      sync.Mutex
+	port    int
+	user    string
+	pass    string
+	closing bool
+	srv     *http.Server
+	ln      net.Listener
+	up      bool
+	held    bool // SetUnreachable(true): stays down until released
+	timers  map[*time.Timer]struct{}
+	latency time.Duration
+	failN   int  // next N tasks end in Exception
+	failAll bool // every task ends in Exception
+	slow    float64
+	boots   int    // reboots so far
+	handoff bool   // shelves: finished OnReset tasks show the hand-off shape
+	wp      bool   // chassis hardware write protection
+	bgCopy  string // chassis background copy status
+	state   deviceState
+	host    SwitchHost // NVOS side of a switch tray, if any
+}
+
+// ID returns the node id, e.g. "rack-001-compute-01".
+func (d *Device) ID() string { return d.id }
+
+// RackID returns the id of the device's rack.
+func (d *Device) RackID() string { return d.rackID }
+
+// Type returns the node type.
+func (d *Device) Type() hw.NodeType { return d.typ }
+
+// IP returns the loopback address the device listens on.
+func (d *Device) IP() string { return d.ip }
+
+// Endpoint returns the BMC endpoint with the credentials the device
+// currently accepts.
+func (d *Device) Endpoint() hw.Endpoint {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return hw.Endpoint{IP: d.ip, MAC: d.mac, Port: d.port, Credentials: hw.UserPass(d.user, d.pass)}
+}
+
+// startLocked binds the listener (the first time on Options.Port, later on the
+// port it got) and serves. Caller holds d.mu.
+func (d *Device) startLocked() error {
+	if d.closing {
+		return ErrClosed
+	}
+	if d.up {
+		return nil
+	}
+	addr := net.JoinHostPort(d.ip, strconv.Itoa(d.port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("device %s listen %s: %w", d.id, addr, err)
+	}
+	d.port = ln.Addr().(*net.TCPAddr).Port
+	srv := &http.Server{
+		Handler:           d.handler,
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	d.srv, d.ln, d.up = srv, ln, true
+	tl := tls.NewListener(ln, d.tlsCfg)
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		_ = srv.Serve(tl) // returns when the server is closed
+	}()
+	return nil
+}
+
+// stopLocked closes the listener and every connection: to a client the
+// device is gone (connections refused). Caller holds d.mu.
+func (d *Device) stopLocked() {
+	if !d.up {
+		return
+	}
+	// Close the listener here, synchronously: srv.Close only knows it once
+	// the Serve goroutine has started, and until then the kernel would
+	// keep completing handshakes.
+	_ = d.ln.Close()
+	_ = d.srv.Close()
+	d.srv, d.ln, d.up = nil, nil, false
+}
+
+// afterLocked runs fn (with d.mu held) after wall-clock duration w, unless
+// the device closes first. Caller holds d.mu.
+func (d *Device) afterLocked(w time.Duration, fn func()) {
+	if d.closing {
+		return
+	}
+	var t *time.Timer
+	d.wg.Add(1)
+	t = time.AfterFunc(w, func() {
+		defer d.wg.Done()
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if _, pending := d.timers[t]; !pending {
+			return // cancelled by close
+		}
+		delete(d.timers, t)
+		if !d.closing {
+			fn()
+		}
+	})
+	d.timers[t] = struct{}{}
+}
+
+// rebootLocked keeps answering for delay, then goes down for downFor, then
+// comes back, running onBack (if any) with d.mu held. Caller holds d.mu.
+func (d *Device) rebootLocked(delay, downFor time.Duration, onBack func()) {
+	goDown := func() {
+		d.stopLocked()
+		d.boots++
+		d.log.Info().Dur("down_for", downFor).Msg("device rebooting")
+		d.afterLocked(downFor, func() {
+			if onBack != nil {
+				onBack()
+			}
+			if d.held {
+				return
+			}
+			if err := d.startLocked(); err != nil {
+				d.log.Error().Err(err).Msg("device failed to come back")
+			}
+		})
+	}
+	if delay <= 0 {
+		goDown()
+		return
+	}
+	d.afterLocked(delay, goDown)
+}
+
+// close stops the device and waits for its goroutines.
+func (d *Device) close() {
+	d.mu.Lock()
+	d.closing = true
+	for t := range d.timers {
+		if t.Stop() {
+			d.wg.Done() // the callback will never run
+		}
+		delete(d.timers, t)
+	}
+	d.stopLocked()
+	host := d.host
+	d.mu.Unlock()
+	d.wg.Wait()
+	if host != nil {
+		_ = host.Close()
+	}
+}
+
+// serve wraps every request: bookkeeping for Close, the latency fault,
+// Basic auth, then the Redfish router.
+func (d *Device) serve(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.mu.Lock()
+		if d.closing {
+			d.mu.Unlock()
+			writeError(w, http.StatusServiceUnavailable, "Base.1.0.ServiceShuttingDown", "service is shutting down")
+			return
+		}
+		d.wg.Add(1)
+		latency := d.latency
+		user, pass := d.user, d.pass
+		d.mu.Unlock()
+		defer d.wg.Done()
+
+		if latency > 0 {
+			t := time.NewTimer(latency)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				// Drop the connection without an answer; returning would
+				// send an empty 200.
+				panic(http.ErrAbortHandler)
+			}
+		}
+		u, p, ok := r.BasicAuth()
+		if !ok || u != user || p != pass {
+			w.Header().Set("WWW-Authenticate", `Basic realm="simulated BMC"`)
+			writeError(w, http.StatusUnauthorized, "Base.1.0.InsufficientPrivilege",
+				"There are insufficient privileges for the account or credentials associated with the current session to perform the requested operation.")
+			return
+		}
+		if len(r.URL.Path) > 1 && r.URL.Path[len(r.URL.Path)-1] == '/' {
+			r.URL.Path = r.URL.Path[:len(r.URL.Path)-1]
+		}
+		mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), deviceKey{}, d)))
+	})
+}
+
+type deviceKey struct{}
+
+// on registers a device handler on mux.
+func on(mux *http.ServeMux, pattern string, fn func(d *Device, w http.ResponseWriter, r *http.Request)) {
+	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		d, ok := r.Context().Value(deviceKey{}).(*Device)
+		if !ok {
+			writeError(w, http.StatusInternalServerError, "Base.1.0.InternalError", "no device")
+			return
+		}
+		fn(d, w, r)
+	})
+}
+
+// String names the device; it never includes the password.
+func (d *Device) String() string { return d.id + " (" + d.typ.Name() + " at " + d.ip + ")" }
+
+// GoString keeps %#v from printing fields (the password among them).
+func (d *Device) GoString() string { return "sim.Device{" + d.String() + "}" }
+
+// Format makes every fmt verb print String.
+func (d *Device) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(d.String())) }

@@ -1,0 +1,254 @@
+package sim
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rs/zerolog"
+)
+
+// SwitchHost is the NVOS side of a switch tray (NVUE + SSH), started by a
+// SwitchHostFactory next to the tray's BMC.
+type SwitchHost interface {
+	// Endpoint is the NVUE endpoint with the credentials it accepts.
+	Endpoint() hw.Endpoint
+	// PowerCycle tells the host its tray lost power: it must be unreachable
+	// for downFor (wall-clock) and then come back.
+	PowerCycle(downFor time.Duration)
+	// Close stops the host and waits for its goroutines.
+	Close() error
+}
+
+// SwitchHostSpec describes the switch tray a SwitchHostFactory starts.
+type SwitchHostSpec struct {
+	NodeID        string
+	RackID        string
+	Type          hw.NodeType
+	IP            string // loopback address reserved for the host
+	NVUEPort      int    // 0 = ephemeral
+	SSHPort       int    // 0 = ephemeral
+	Credentials   hw.Credentials
+	TimeScale     float64
+	ChassisSerial string
+	SlotNumber    int
+	TrayIndex     int
+	Logger        zerolog.Logger
+}
+
+// SwitchHostFactory starts the NVOS host of one switch tray.
+type SwitchHostFactory func(ctx context.Context, spec SwitchHostSpec) (SwitchHost, error)
+
+// Node is one simulated node as RMS would register it.
+type Node struct {
+	ID     string
+	RackID string
+	Type   hw.NodeType
+	// BMC is the Redfish endpoint with the credentials it accepts now.
+	BMC hw.Endpoint
+	// Host is the NVOS (NVUE/SSH) endpoint of a switch tray; zero when the
+	// node has no host.
+	Host hw.Endpoint
+	// Device is the simulated BMC, for fault knobs and observations.
+	Device *Device
+	// Switch is the NVOS host of a switch tray, or nil.
+	Switch SwitchHost
+}
+
+// Rack is one simulated rack.
+type Rack struct {
+	ID      string
+	Devices []*Device // compute trays, switch-tray BMCs, power shelves, in that order
+}
+
+// Fleet is a running set of simulated racks.
+type Fleet struct {
+	opts  Options
+	ca    *authority
+	racks []*Rack
+	byID  map[string]*Device
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Start brings up every device of opts.Racks racks. On error, everything
+// started so far is closed again.
+func Start(ctx context.Context, opts Options) (*Fleet, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	ca, err := newAuthority()
+	if err != nil {
+		return nil, fmt.Errorf("start simulator: %w", err)
+	}
+	f := &Fleet{opts: opts, ca: ca, byID: map[string]*Device{}}
+	handler := newMux()
+	for r := 0; r < opts.Racks; r++ {
+		if err := ctx.Err(); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("start simulator: %w", err)
+		}
+		rack, err := f.startRack(ctx, r, handler)
+		f.racks = append(f.racks, rack)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("start simulator rack %d: %w", r+1, err)
+		}
+	}
+	opts.Logger.Info().Int("racks", opts.Racks).Int("devices", len(f.byID)).Float64("time_scale", opts.TimeScale).
+		Msg("simulator started")
+	return f, nil
+}
+
+func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack, error) {
+	o, l := f.opts, f.opts.Layout
+	rack := &Rack{ID: fmt.Sprintf("rack-%03d", r+1)}
+	slot := 0 // last used host octet
+	add := func(kind deviceKind, typ hw.NodeType, name string, i, traySlot int) (*Device, error) {
+		slot++
+		ip := fmt.Sprintf("127.%d.%d.%d", o.Network+r/256, r%256, slot)
+		d := &Device{
+			id: fmt.Sprintf("%s-%s-%02d", rack.ID, name, i+1), rackID: rack.ID, typ: typ, kind: kind, ip: ip,
+			mac:  fmt.Sprintf("02:%02x:%02x:%02x:00:%02x", o.Network&0xff, (r>>8)&0xff, r&0xff, slot),
+			slot: traySlot, index: i, opts: &f.opts, port: o.Port,
+			user: o.Credentials.Username, pass: o.Credentials.Password.Reveal(),
+			timers: map[*time.Timer]struct{}{},
+		}
+		d.serial = fmt.Sprintf("SIM%03d%s%02d", r+1, name[:2], i+1)
+		d.log = o.Logger.With().Str("device", d.id).Logger()
+		d.handler = d.serve(mux)
+		cert, err := f.ca.issue(ip, int64(r)<<16|int64(slot)+2)
+		if err != nil {
+			return nil, err
+		}
+		d.tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		d.initState()
+		rack.Devices = append(rack.Devices, d)
+		f.byID[d.id] = d
+		d.mu.Lock()
+		err = d.startLocked()
+		d.mu.Unlock()
+		return d, err
+	}
+	firstSwitchSlot := min(10, l.Compute) + 1
+	for i := 0; i < l.Compute; i++ {
+		traySlot := i + 1
+		if i >= 10 {
+			traySlot += l.Switches
+		}
+		if _, err := add(kindCompute, l.ComputeType, "compute", i, traySlot); err != nil {
+			return rack, err
+		}
+	}
+	var switches []*Device
+	for j := 0; j < l.Switches; j++ {
+		d, err := add(kindSwitchBMC, l.SwitchType, "switch", j, firstSwitchSlot+j)
+		if err != nil {
+			return rack, err
+		}
+		switches = append(switches, d)
+	}
+	shelfKind := kindShelfLiteOn
+	if l.ShelfType == hw.PowerShelfGB200Delta || l.ShelfType == hw.PowerShelfGB300Delta {
+		shelfKind = kindShelfDelta
+	}
+	for k := 0; k < l.Shelves; k++ {
+		if _, err := add(shelfKind, l.ShelfType, "powershelf", k, k+1); err != nil {
+			return rack, err
+		}
+	}
+	if o.SwitchHosts == nil {
+		return rack, nil
+	}
+	for j, d := range switches {
+		slot++
+		spec := SwitchHostSpec{
+			NodeID: d.id, RackID: rack.ID, Type: d.typ,
+			IP:       fmt.Sprintf("127.%d.%d.%d", o.Network+r/256, r%256, slot),
+			NVUEPort: o.NVUEPort, SSHPort: o.SSHPort,
+			Credentials: o.Credentials, TimeScale: o.TimeScale,
+			ChassisSerial: d.rackSerial(), SlotNumber: d.slot, TrayIndex: j,
+			Logger: o.Logger.With().Str("device", d.id+"-nvos").Logger(),
+		}
+		host, err := o.SwitchHosts(ctx, spec)
+		if err != nil {
+			return rack, fmt.Errorf("start nvos host of %s: %w", d.id, err)
+		}
+		d.mu.Lock()
+		d.host = host
+		d.mu.Unlock()
+	}
+	return rack, nil
+}
+
+// Racks returns the racks in order.
+func (f *Fleet) Racks() []*Rack { return append([]*Rack(nil), f.racks...) }
+
+// Devices returns every device, rack by rack.
+func (f *Fleet) Devices() []*Device {
+	var out []*Device
+	for _, r := range f.racks {
+		out = append(out, r.Devices...)
+	}
+	return out
+}
+
+// Device returns the device with the given node id.
+func (f *Fleet) Device(id string) (*Device, bool) {
+	d, ok := f.byID[id]
+	return d, ok
+}
+
+// Nodes returns every node with its current endpoints, rack by rack.
+func (f *Fleet) Nodes() []Node {
+	var out []Node
+	for _, d := range f.Devices() {
+		n := Node{ID: d.id, RackID: d.rackID, Type: d.typ, BMC: d.Endpoint(), Device: d}
+		d.mu.Lock()
+		n.Switch = d.host
+		d.mu.Unlock()
+		if n.Switch != nil {
+			n.Host = n.Switch.Endpoint()
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// CertPool holds the CA that signed every device certificate, for clients
+// that verify BMC certificates.
+func (f *Fleet) CertPool() *x509.CertPool { return f.ca.pool }
+
+// TimeScale returns the effective time scale.
+func (f *Fleet) TimeScale() float64 { return f.opts.TimeScale }
+
+// Scale converts a simulated duration to wall-clock time.
+func (f *Fleet) Scale(d time.Duration) time.Duration { return f.opts.scale(d) }
+
+// Close stops every device and host and waits for all their goroutines.
+// It is safe to call more than once.
+func (f *Fleet) Close() {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return
+	}
+	f.closed = true
+	f.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, d := range f.Devices() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.close()
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,45 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rmsd/rmsd/hw/sim/nvossim"
+)
+
+// NVOSHosts is the default SwitchHostFactory: an nvossim switch (NVUE
+// HTTPS and SSH/SFTP on ephemeral ports) on the host address of the tray.
+func NVOSHosts(ctx context.Context, spec SwitchHostSpec) (SwitchHost, error) {
+	sw, err := nvossim.New(nvossim.Config{
+		HostName:      spec.NodeID,
+		Username:      spec.Credentials.Username,
+		Password:      spec.Credentials.Password,
+		TimeScale:     spec.TimeScale,
+		NVUEPort:      spec.NVUEPort,
+		SSHPort:       spec.SSHPort,
+		ChassisSerial: spec.ChassisSerial,
+		SlotNumber:    spec.SlotNumber,
+		TrayIndex:     spec.TrayIndex,
+		SerialNumber:  "MT" + spec.NodeID,
+		Logger:        spec.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nvos host %s: %w", spec.NodeID, err)
+	}
+	if err := sw.Start(ctx, spec.IP); err != nil {
+		_ = sw.Close()
+		return nil, fmt.Errorf("nvos host %s: %w", spec.NodeID, err)
+	}
+	return &NVOSHost{Switch: sw}, nil
+}
+
+// NVOSHost adapts an nvossim.Switch to SwitchHost; the embedded Switch
+// gives tests its fault knobs.
+type NVOSHost struct {
+	*nvossim.Switch
+}
+
+// PowerCycle makes the NVOS host unreachable for downFor, as a tray power
+// cycle does.
+func (h *NVOSHost) PowerCycle(downFor time.Duration) { h.Switch.Unreachable(downFor) }

@@ -1,0 +1,269 @@
+package nvossim
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/pkg/sftp"
+	"golang.org/x/crypto/ssh"
+)
+
+// Permission extension keys set at SSH login.
+const (
+	extUser    = "nvossim-user"
+	extExpired = "nvossim-expired"
+)
+
+func (s *Switch) sshConfig() *ssh.ServerConfig {
+	cfg := &ssh.ServerConfig{
+		PasswordCallback: func(meta ssh.ConnMetadata, pw []byte) (*ssh.Permissions, error) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			res := authFailed
+			if !s.rejectLogins {
+				res = s.checkPasswordLocked(meta.User(), string(pw))
+			}
+			if res == authFailed {
+				s.log.Debug().Str("user", meta.User()).Msg("ssh login rejected")
+				return nil, errors.New("nvossim: invalid credentials")
+			}
+			perm := &ssh.Permissions{Extensions: map[string]string{extUser: meta.User()}}
+			if res == authExpired {
+				perm.Extensions[extExpired] = "1"
+			}
+			return perm, nil
+		},
+		ServerVersion: "SSH-2.0-OpenSSH_9.2p1 NVOS-sim",
+	}
+	cfg.AddHostKey(s.hostSg)
+	return cfg
+}
+
+// serveSSH accepts SSH connections until the listener closes.
+func (s *Switch) serveSSH(ln net.Listener) {
+	cfg := s.sshConfig()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		if s.isDown() || !s.track(c) {
+			_ = c.Close()
+			continue
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer s.untrack(c)
+			s.serveSSHConn(c, cfg)
+		}()
+	}
+}
+
+// track registers a live connection so Close can drop it; it refuses once
+// the switch is closed.
+func (s *Switch) track(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.sshConns[c] = struct{}{}
+	return true
+}
+
+func (s *Switch) untrack(c net.Conn) {
+	s.mu.Lock()
+	delete(s.sshConns, c)
+	s.mu.Unlock()
+	_ = c.Close()
+}
+
+func (s *Switch) serveSSHConn(c net.Conn, cfg *ssh.ServerConfig) {
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	conn, chans, reqs, err := ssh.NewServerConn(c, cfg)
+	if err != nil {
+		return
+	}
+	_ = c.SetDeadline(time.Time{})
+	defer conn.Close()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ssh.DiscardRequests(reqs)
+	}()
+	sess := sessionInfo{
+		user:    conn.Permissions.Extensions[extUser],
+		expired: conn.Permissions.Extensions[extExpired] == "1",
+		drop:    func() { _ = conn.Close() },
+	}
+	for nc := range chans {
+		if s.isDown() {
+			return // a reboot drops every session
+		}
+		if nc.ChannelType() != "session" {
+			_ = nc.Reject(ssh.UnknownChannelType, "only session channels are supported")
+			continue
+		}
+		ch, chReqs, err := nc.Accept()
+		if err != nil {
+			continue
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer ch.Close()
+			s.serveSession(ch, chReqs, sess)
+		}()
+	}
+}
+
+type sessionInfo struct {
+	user    string
+	expired bool
+	drop    func() // closes the whole SSH connection
+}
+
+// serveSession handles one session channel: pty-req, env, exec, shell and
+// the sftp subsystem.
+func (s *Switch) serveSession(ch ssh.Channel, reqs <-chan *ssh.Request, sess sessionInfo) {
+	for req := range reqs {
+		switch req.Type {
+		case "pty-req", "env", "window-change":
+			_ = req.Reply(true, nil)
+		case "exec":
+			cmd := parseString(req.Payload)
+			if s.isDown() {
+				sess.drop() // rebooting: the connection goes away
+				return
+			}
+			_ = req.Reply(true, nil)
+			code := 1
+			if sess.expired {
+				_, _ = io.WriteString(ch.Stderr(), "You are required to change your password immediately (administrator enforced).\n")
+			} else {
+				code = s.runCommand(cmd, ch, ch.Stderr())
+			}
+			s.log.Debug().Str("user", sess.user).Str("cmd", cmd).Int("exit", code).Msg("ssh exec")
+			sendExit(ch, code)
+			return
+		case "shell":
+			_ = req.Reply(true, nil)
+			if sess.expired {
+				sendExit(ch, s.forcePasswordChange(ch, sess.user))
+			} else {
+				sendExit(ch, s.interactiveShell(ch))
+			}
+			return
+		case "subsystem":
+			if parseString(req.Payload) != "sftp" || sess.expired {
+				_ = req.Reply(false, nil)
+				continue
+			}
+			_ = req.Reply(true, nil)
+			srv := sftp.NewRequestServer(ch, s.sftpHandlers())
+			_ = srv.Serve()
+			_ = srv.Close()
+			return
+		default:
+			if req.WantReply {
+				_ = req.Reply(false, nil)
+			}
+		}
+	}
+}
+
+func parseString(payload []byte) string {
+	if len(payload) < 4 {
+		return ""
+	}
+	n := binary.BigEndian.Uint32(payload)
+	if int(n) > len(payload)-4 {
+		return ""
+	}
+	return string(payload[4 : 4+n])
+}
+
+func sendExit(ch ssh.Channel, code int) {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(code))
+	_, _ = ch.SendRequest("exit-status", false, b[:])
+}
+
+// readLine reads one line typed on a PTY (terminated by CR or LF).
+func readLine(r io.Reader) (string, error) {
+	var sb strings.Builder
+	var b [1]byte
+	for {
+		if _, err := r.Read(b[:]); err != nil {
+			return sb.String(), err
+		}
+		if b[0] == '\r' || b[0] == '\n' {
+			return sb.String(), nil
+		}
+		if sb.Len() > 4096 {
+			return "", errors.New("line too long")
+		}
+		sb.WriteByte(b[0])
+	}
+}
+
+// forcePasswordChange runs the expired-password dialogue of an NVOS login
+// shell and returns the exit status.
+func (s *Switch) forcePasswordChange(ch ssh.Channel, name string) int {
+	_, _ = io.WriteString(ch, "WARNING: Your password has expired.\r\nYou must change your password now and login again!\r\nNew password: ")
+	first, err := readLine(ch)
+	if err != nil {
+		return 1
+	}
+	_, _ = io.WriteString(ch, "\r\nRetype new password: ")
+	second, err := readLine(ch)
+	if err != nil {
+		return 1
+	}
+	switch {
+	case first != second:
+		_, _ = io.WriteString(ch, "\r\nSorry, passwords do not match.\r\npasswd: Authentication token manipulation error\r\npasswd: password unchanged\r\n")
+		return 10
+	case len(first) < 8:
+		_, _ = io.WriteString(ch, "\r\nBAD PASSWORD: The password is shorter than 8 characters\r\npasswd: password unchanged\r\n")
+		return 10
+	}
+	s.mu.Lock()
+	u, ok := s.users[name]
+	same := ok && u.password == first
+	if ok && !same {
+		u.password, u.expired = first, false
+	}
+	s.mu.Unlock()
+	if !ok || same {
+		_, _ = io.WriteString(ch, "\r\nBAD PASSWORD: The password is the same as the old one\r\npasswd: password unchanged\r\n")
+		return 10
+	}
+	s.log.Info().Str("user", name).Msg("expired password changed over ssh")
+	_, _ = io.WriteString(ch, "\r\npasswd: password updated successfully\r\n")
+	return 0
+}
+
+// interactiveShell is a minimal line-oriented NVOS shell running the same
+// commands as exec, until "exit" or end of input.
+func (s *Switch) interactiveShell(ch ssh.Channel) int {
+	for {
+		_, _ = io.WriteString(ch, "admin@nvos:~$ ")
+		line, err := readLine(ch)
+		if err != nil {
+			return 0
+		}
+		line = strings.TrimSpace(line)
+		if line == "exit" || line == "logout" {
+			return 0
+		}
+		if line != "" {
+			s.runCommand(line, ch, ch.Stderr())
+		}
+	}
+}
