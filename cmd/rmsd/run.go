@@ -56,6 +56,7 @@ type daemon struct {
 	lis    net.Listener
 	server *rmsserver.Server
 	engine jobEngine
+	hw     *hardware
 	fleet  *sim.Fleet
 	served chan error
 }
@@ -101,25 +102,29 @@ func start(opts runOptions) (*daemon, error) {
 	registry := racks.New(profileNames(cfg.Workflows.ExpectedInventoryProfiles))
 
 	d := &daemon{cfg: cfg, log: logger.Logger, served: make(chan error, 1)}
+	if d.hw, err = newHardware(cfg, logger); err != nil {
+		return nil, err
+	}
 	if f.simulate {
 		if d.fleet, err = startSimulation(cfg, registry, logger); err != nil {
+			d.closeHardware()
 			return nil, err
 		}
 	}
 	if d.engine, err = startEngine(cfg, logger.Component("jobs")); err != nil {
-		d.closeFleet()
+		d.closeHardware()
 		return nil, fmt.Errorf("start job engine: %w", err)
 	}
 	addr := net.JoinHostPort(cfg.Server.BindAddress, strconv.Itoa(cfg.Port))
 	if d.lis, err = net.Listen("tcp", addr); err != nil {
 		drainNow(d.engine)
-		d.closeFleet()
+		d.closeHardware()
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 
 	version := buildinfo.Version()
 	serverOpts.Logger = logger.Component("grpc")
-	serverOpts.Deps = rmsserver.Deps{Version: version, Jobs: d.engine.Jobs(), Racks: registry}
+	serverOpts.Deps = rmsserver.Deps{Version: version, Jobs: d.engine.Jobs(), Racks: registry, Nodes: d.hw.runner}
 	d.server = rmsserver.New(serverOpts)
 	go func() { d.served <- d.server.Serve(d.lis) }()
 	d.log.Info().Str("addr", d.lis.Addr().String()).Str("version", version).
@@ -174,10 +179,13 @@ func startSimulation(cfg *config.Config, registry *racks.Registry, log logging.L
 	return fleet, nil
 }
 
-func (d *daemon) closeFleet() {
+// closeHardware closes the simulated racks (if any) and the southbound
+// clients.
+func (d *daemon) closeHardware() {
 	if d.fleet != nil {
 		d.fleet.Close()
 	}
+	d.hw.Close()
 }
 
 // wait serves until ctx ends or the server fails, then shuts down: health
@@ -206,7 +214,7 @@ func (d *daemon) wait(ctx context.Context) error {
 	if drainErr != nil {
 		drainErr = fmt.Errorf("drain jobs: %w", drainErr)
 	}
-	d.closeFleet()
+	d.closeHardware()
 	d.log.Info().Msg("rmsd stopped")
 	return errors.Join(serveErr, drainErr)
 }

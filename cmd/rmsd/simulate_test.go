@@ -74,6 +74,14 @@ nodes_file = "`+nodesFile+`"
 		t.Fatalf("ListNodeInventory has %d nodes, %v; want 35", len(inv.GetNodes()), err)
 	}
 
+	// The registered nodes are real simulated devices behind the power RPCs.
+	for _, n := range inv.GetNodes()[:3] {
+		ps, err := client.GetPowerState(rpcCtx, &rmspb.GetPowerStateRequest{RackId: n.GetRackId(), NodeId: n.GetNodeId()})
+		if err != nil || ps.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || ps.GetPstate() == "UNKNOWN" {
+			t.Fatalf("GetPowerState(%s) = %v, %v", n.GetNodeId(), ps, err)
+		}
+	}
+
 	data, err := os.ReadFile(nodesFile)
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +89,11 @@ nodes_file = "`+nodesFile+`"
 	var set rmspb.NodeSet
 	if err := protojson.Unmarshal(data, &set); err != nil || len(set.GetNodes()) != 35 {
 		t.Fatalf("nodes file: %d nodes, %v", len(set.GetNodes()), err)
+	}
+	// The file's nodes work as the nodes of a batch request as they are.
+	batch, err := client.BatchGetPowerState(rpcCtx, &rmspb.BatchGetPowerStateRequest{Nodes: &set})
+	if err != nil || batch.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || len(batch.GetNodePowerStates()) != 35 {
+		t.Fatalf("BatchGetPowerState(nodes file) = %v, %v", batch.GetResponse(), err)
 	}
 
 	cancel()

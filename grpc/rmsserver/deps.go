@@ -1,6 +1,9 @@
 package rmsserver
 
-import "github.com/rmsd/rmsd/hw/racks"
+import (
+	"github.com/rmsd/rmsd/hw/nodeops"
+	"github.com/rmsd/rmsd/hw/racks"
+)
 
 // Deps are what the handlers call. A nil dependency makes its RPCs answer
 // UNAVAILABLE rather than panic.
@@ -11,4 +14,6 @@ type Deps struct {
 	Jobs JobService
 	// Racks holds the nodes registered with CreateNodes.
 	Racks *racks.Registry
+	// Nodes runs synchronous hardware operations (power, device info).
+	Nodes *nodeops.Runner
 }

@@ -6,14 +6,7 @@ package rmsserver
 // fails if an implemented RPC is still listed, or a listed one is implemented,
 // or a name here matches no RPC.
 var pendingRPCs = map[string]bool{
-	"/rack_manager.RackManager/SetPowerState":                             true,
-	"/rack_manager.RackManager/BatchSetPowerState":                        true,
-	"/rack_manager.RackManager/GetPowerState":                             true,
-	"/rack_manager.RackManager/BatchGetPowerState":                        true,
 	"/rack_manager.RackManager/ExecuteColdReboot":                         true,
-	"/rack_manager.RackManager/GetNodeDeviceInfo":                         true,
-	"/rack_manager.RackManager/ListNodeDeviceInfoByNodeType":              true,
-	"/rack_manager.RackManager/BatchGetNodeDeviceInfo":                    true,
 	"/rack_manager.RackManager/GetNodeFirmwareInventory":                  true,
 	"/rack_manager.RackManager/BatchGetFirmwareInventory":                 true,
 	"/rack_manager.RackManager/CompareFirmwareObject":                     true,

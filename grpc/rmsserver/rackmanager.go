@@ -3,6 +3,8 @@ package rmsserver
 import (
 	"context"
 
+	"github.com/rs/zerolog"
+
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/grpc/rmspbv2"
 )
@@ -13,6 +15,7 @@ import (
 type rackManager struct {
 	rmspb.UnimplementedRackManagerServer
 	deps Deps
+	log  zerolog.Logger
 }
 
 // rackManagerV2 implements rack_manager_v2.RackManagerV2.

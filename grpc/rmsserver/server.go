@@ -56,7 +56,7 @@ func New(opts Options) *Server {
 		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(opts.TLS)))
 	}
 	s := &Server{grpc: grpc.NewServer(serverOpts...), health: health.NewServer(), log: opts.Logger}
-	rmspb.RegisterRackManagerServer(s.grpc, &rackManager{deps: opts.Deps})
+	rmspb.RegisterRackManagerServer(s.grpc, &rackManager{deps: opts.Deps, log: opts.Logger})
 	rmspbv2.RegisterRackManagerV2Server(s.grpc, &rackManagerV2{deps: opts.Deps})
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)

@@ -98,14 +98,6 @@ func TestReflectionListsBothServices(t *testing.T) {
 	_ = stream.CloseSend()
 }
 
-func TestPendingRPCAnswersUnimplemented(t *testing.T) {
-	conn := startTestServer(t, Deps{})
-	_, err := rmspb.NewRackManagerClient(conn).SetPowerState(rpcContext(t), &rmspb.SetPowerStateRequest{})
-	if status.Code(err) != codes.Unimplemented {
-		t.Fatalf("SetPowerState: %v, want UNIMPLEMENTED", err)
-	}
-}
-
 // syncBuffer is a bytes.Buffer safe for the logger's writes and the test's reads.
 type syncBuffer struct {
 	mu sync.Mutex

@@ -131,7 +131,9 @@ func (d *Device) getProcessor(w http.ResponseWriter, r *http.Request) {
 }
 
 // rackSerial is the serial number of the rack chassis the tray sits in.
-func (d *Device) rackSerial() string { return "SIMRACK" + d.rackID[len(d.rackID)-3:] }
+// rackSerial is the rack chassis serial number: numeric, as real GB200
+// chassis serials are (the wire carries it as an int64).
+func (d *Device) rackSerial() string { return "1820000" + d.rackID[len(d.rackID)-3:] }
 
 // chassisIDs lists the chassis of the device.
 func (d *Device) chassisIDs() []string {

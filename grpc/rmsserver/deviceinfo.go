@@ -1,0 +1,140 @@
+package rmsserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/platform"
+)
+
+// deviceInfoToProto converts a tray's place in its rack.
+func deviceInfoToProto(nodeID string, di platform.DeviceInfo) *rmspb.NodeDeviceInfo {
+	out := &rmspb.NodeDeviceInfo{NodeId: nodeID}
+	if sn, err := strconv.ParseInt(strings.TrimSpace(di.ChassisSerial), 10, 64); err == nil {
+		out.ChassisSn = &sn
+	}
+	slot, tray := uint32(di.SlotNumber), uint32(di.TrayIndex)
+	out.SlotNumber, out.TrayIndex = &slot, &tray
+	return out
+}
+
+// readDeviceInfo is the node operation behind the device-info RPCs; infos
+// receives one entry per node index.
+func readDeviceInfo(nodes []hw.Node, infos []*rmspb.NodeDeviceInfo) func(ctx context.Context, i int, d platform.Device) error {
+	return func(ctx context.Context, i int, d platform.Device) error {
+		di, err := d.DeviceInfo(ctx)
+		if err != nil {
+			return err
+		}
+		infos[i] = deviceInfoToProto(nodes[i].ID, di)
+		return nil
+	}
+}
+
+// noDeviceInfo says why a node type has no device info, or "" when it has.
+// Power shelves are not part of the NVLink topology.
+func noDeviceInfo(t hw.NodeType) string {
+	if t.Kind() == hw.KindPowerShelf {
+		return fmt.Sprintf("%s nodes have no NVLink tray topology (device info)", t.Name())
+	}
+	return ""
+}
+
+// GetNodeDeviceInfo reads the tray topology of a registered node. For a
+// node type without device info it answers SUCCESS, a message and no info.
+func (m *rackManager) GetNodeDeviceInfo(ctx context.Context, req *rmspb.GetNodeDeviceInfoRequest) (*rmspb.GetNodeDeviceInfoResponse, error) {
+	if m.deps.Racks == nil || m.deps.Nodes == nil {
+		return nil, errUnavailable("device info")
+	}
+	n, err := m.deps.Racks.Node(req.GetRackId(), req.GetNodeId())
+	if err != nil {
+		return &rmspb.GetNodeDeviceInfoResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: err.Error()}, nil
+	}
+	if why := noDeviceInfo(n.Type); why != "" {
+		return &rmspb.GetNodeDeviceInfoResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, Message: why}, nil
+	}
+	infos := make([]*rmspb.NodeDeviceInfo, 1)
+	if err := m.deps.Nodes.One(ctx, n, readDeviceInfo([]hw.Node{n}, infos)); err != nil {
+		return &rmspb.GetNodeDeviceInfoResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: err.Error()}, nil
+	}
+	return &rmspb.GetNodeDeviceInfoResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, DeviceInfo: infos[0]}, nil
+}
+
+// ListNodeDeviceInfoByNodeType reads the device info of every registered
+// node of one type (node_type, or a node_descriptor) in a rack.
+func (m *rackManager) ListNodeDeviceInfoByNodeType(ctx context.Context, req *rmspb.ListNodeDeviceInfoByNodeTypeRequest) (*rmspb.ListNodeDeviceInfoByNodeTypeResponse, error) {
+	t, err := nodeTypeFromSelector(req.GetNodeType(), req.GetNodeDescriptor())
+	if err != nil {
+		return nil, err
+	}
+	if m.deps.Racks == nil || m.deps.Nodes == nil {
+		return nil, errUnavailable("device info")
+	}
+	nodes, err := m.deps.Racks.NodesOfType(req.GetRackId(), t)
+	if err != nil {
+		return &rmspb.ListNodeDeviceInfoByNodeTypeResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: err.Error(),
+			Stats: &rmspb.NodeOperationStats{}}, nil
+	}
+	infos, batch := m.deviceInfos(ctx, nodes)
+	return &rmspb.ListNodeDeviceInfoByNodeTypeResponse{Status: batch.Status, Message: batch.Message, NodeDeviceDetails: infos, Stats: batch.Stats}, nil
+}
+
+// BatchGetNodeDeviceInfo reads the device info of caller-supplied nodes.
+// Node types without device info (power shelves) fail for that node.
+func (m *rackManager) BatchGetNodeDeviceInfo(ctx context.Context, req *rmspb.BatchGetNodeDeviceInfoRequest) (*rmspb.BatchGetNodeDeviceInfoResponse, error) {
+	nodes, err := nodesFromProto(req.GetNodes())
+	if err != nil {
+		return nil, err
+	}
+	if m.deps.Nodes == nil {
+		return nil, errUnavailable("device info")
+	}
+	infos, batch := m.deviceInfos(ctx, nodes)
+	return &rmspb.BatchGetNodeDeviceInfoResponse{Status: batch.Status, Message: batch.Message, NodeDeviceDetails: infos, Stats: batch.Stats}, nil
+}
+
+func (m *rackManager) deviceInfos(ctx context.Context, nodes []hw.Node) ([]*rmspb.NodeDeviceInfo, *rmspb.NodeBatchResponse) {
+	infos := make([]*rmspb.NodeDeviceInfo, len(nodes))
+	check := func(n hw.Node) error {
+		if why := noDeviceInfo(n.Type); why != "" {
+			return errors.New(why)
+		}
+		return nil
+	}
+	results := m.eachNode(ctx, nodes, check, readDeviceInfo(nodes, infos))
+	var out []*rmspb.NodeDeviceInfo
+	for i, r := range results {
+		if r.err == nil && infos[i] != nil {
+			out = append(out, infos[i])
+		}
+	}
+	return out, batchResponse(results)
+}
+
+// nodeTypeFromSelector resolves a node type given as an enum value or as a
+// descriptor; a non-UNSPECIFIED enum value wins.
+func nodeTypeFromSelector(t rmspb.NodeType, d *rmspb.NodeDescriptor) (hw.NodeType, error) {
+	if t != rmspb.NodeType_NODE_TYPE_UNSPECIFIED {
+		nt := hw.NodeType(t)
+		if !nt.Valid() || nt.Wire() != nt {
+			return 0, status.Errorf(codes.InvalidArgument, "invalid node type %d", int32(t))
+		}
+		return nt, nil
+	}
+	if d == nil {
+		return 0, status.Error(codes.InvalidArgument, "set node_type or node_descriptor")
+	}
+	nt, err := hw.ResolveDescriptor(d.GetAttributes())
+	if err != nil {
+		return 0, status.Error(codes.InvalidArgument, err.Error())
+	}
+	return nt, nil
+}

@@ -1,0 +1,88 @@
+package rmsserver
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/nodeops"
+	"github.com/rmsd/rmsd/hw/nvue"
+	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/hw/racks"
+	"github.com/rmsd/rmsd/hw/redfish"
+	"github.com/rmsd/rmsd/hw/sim"
+)
+
+// simRack is a simulated GB200 rack behind a server whose node registry
+// already holds its nodes, as `rmsd --simulate` starts.
+type simRack struct {
+	fleet  *sim.Fleet
+	client rmspb.RackManagerClient
+	racks  *racks.Registry
+	nodes  []hw.Node // in fleet order: compute, switches, shelves
+}
+
+// startSimRack starts one simulated rack (time scaled down 1000×) and a
+// server wired to it.
+func startSimRack(t *testing.T) *simRack {
+	t.Helper()
+	fleet, err := sim.Start(context.Background(), sim.Options{TimeScale: 0.001})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fleet.Close)
+	pool := redfish.NewPool(redfish.Options{})
+	t.Cleanup(pool.Close)
+	runner := nodeops.New(platform.Deps{Redfish: pool, NVUE: nvue.Options{}, Logger: zerolog.Nop()}, 64)
+	reg := racks.New(nil)
+	s := &simRack{fleet: fleet, racks: reg}
+	for _, sn := range fleet.Nodes() {
+		bmc := sn.BMC
+		n := hw.Node{ID: sn.ID, RackID: sn.RackID, Type: sn.Type, BMC: &bmc}
+		if sn.Host.Host() != "" {
+			host := sn.Host
+			n.Host = &host
+		}
+		s.nodes = append(s.nodes, n)
+	}
+	for _, err := range reg.Create(s.nodes) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.client = rmspb.NewRackManagerClient(startTestServer(t, Deps{Racks: reg, Nodes: runner}))
+	return s
+}
+
+// ofKind returns the rack's nodes of one kind.
+func (s *simRack) ofKind(k hw.Kind) []hw.Node {
+	var out []hw.Node
+	for _, n := range s.nodes {
+		if n.Type.Kind() == k {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// device returns the simulated BMC of a node.
+func (s *simRack) device(t *testing.T, id string) *sim.Device {
+	t.Helper()
+	d, ok := s.fleet.Device(id)
+	if !ok {
+		t.Fatalf("no simulated device %s", id)
+	}
+	return d
+}
+
+// nodeSet converts nodes as a caller would send them.
+func nodeSet(nodes ...hw.Node) *rmspb.NodeSet {
+	set := &rmspb.NodeSet{}
+	for _, n := range nodes {
+		set.Nodes = append(set.Nodes, NodeInfoToProto(n))
+	}
+	return set
+}

@@ -1,0 +1,102 @@
+package nodeops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/platform"
+)
+
+// ErrNoManagementEndpoint is returned for a node that carries neither a BMC
+// nor a host endpoint to reach it by.
+var ErrNoManagementEndpoint = errors.New("nodeops: node has no bmc_endpoint or host_endpoint")
+
+// Op is one operation on the platform adapter of nodes[i] of a batch.
+type Op func(ctx context.Context, i int, d platform.Device) error
+
+// Runner runs Ops on nodes. It is safe for concurrent use; its zero value is
+// not usable.
+type Runner struct {
+	deps  platform.Deps
+	slots chan struct{}
+	gates gates
+}
+
+// New returns a Runner building adapters from deps and running at most
+// maxConcurrent operations at once across all batches.
+func New(deps platform.Deps, maxConcurrent int) *Runner {
+	if maxConcurrent < 1 {
+		maxConcurrent = 1
+	}
+	return &Runner{deps: deps, slots: make(chan struct{}, maxConcurrent), gates: gates{held: map[string]*gate{}}}
+}
+
+// One runs op on one node.
+func (r *Runner) One(ctx context.Context, n hw.Node, op Op) error {
+	return r.Each(ctx, []hw.Node{n}, op)[0]
+}
+
+// Each runs op once per node and returns one error per node, in order. It
+// returns when every operation has ended; a cancelled ctx fails the
+// operations that had not started yet.
+func (r *Runner) Each(ctx context.Context, nodes []hw.Node, op Op) []error {
+	errs := make([]error, len(nodes))
+	var wg sync.WaitGroup
+	for i := range nodes {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			errs[i] = r.run(ctx, i, nodes[i], op)
+		}(i)
+	}
+	wg.Wait()
+	return errs
+}
+
+func (r *Runner) run(ctx context.Context, i int, n hw.Node, op Op) error {
+	cfg := platform.Config{ID: n.ID, Type: n.Type}
+	if n.BMC != nil {
+		cfg.BMC = *n.BMC
+	}
+	if n.Host != nil {
+		cfg.Host = *n.Host
+	}
+	key := gateKey(cfg)
+	if key == "" {
+		return ErrNoManagementEndpoint
+	}
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("node %s: %w", n.ID, ctx.Err())
+	}
+	defer func() { <-r.slots }()
+	release, err := r.gates.acquire(ctx, key)
+	if err != nil {
+		return fmt.Errorf("node %s: %w", n.ID, err)
+	}
+	defer release()
+
+	d, err := platform.New(r.deps, cfg)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return op(ctx, i, d)
+}
+
+// gateKey is the address whose requests are serialised: the BMC, or the
+// NVOS host of a switch without a BMC.
+func gateKey(c platform.Config) string {
+	switch {
+	case c.BMC.Host() != "":
+		return c.BMC.Addr(443)
+	case c.Host.Host() != "":
+		return c.Host.Addr(443)
+	default:
+		return ""
+	}
+}
