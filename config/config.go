@@ -152,7 +152,7 @@ func Default() *Config {
 			UploadTimeoutSeconds:     600,
 			TaskPollIntervalSeconds:  5,
 			TaskTimeoutSeconds:       3 * 60 * 60,
-			MaxConcurrentBMCRequests: 64,
+			MaxConcurrentBMCRequests: 256,
 		},
 		Simulator: Simulator{
 			Racks: 1, TimeScale: 0.01, NodesFile: "./simulated-nodes.json",

@@ -12,6 +12,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
 )
 
 func TestMain(m *testing.M) {
@@ -78,4 +80,30 @@ func rpcContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// startBenchServer serves deps on loopback for a benchmark and returns a
+// client.
+func startBenchServer(b *testing.B, deps Deps) rmspb.RackManagerClient {
+	b.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := New(Options{Deps: deps, Logger: zerolog.Nop()})
+	done := make(chan struct{})
+	go func() {
+		_ = srv.Serve(lis)
+		close(done)
+	}()
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = conn.Close()
+		srv.Shutdown(context.Background())
+		<-done
+	})
+	return rmspb.NewRackManagerClient(conn)
 }
