@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 )
@@ -20,14 +25,58 @@ type jobEngine interface {
 	Drain(ctx context.Context) error
 }
 
-// startEngine starts the job engine. Until the engine lands this is an empty
-// engine with no jobs.
-func startEngine(*config.Config, zerolog.Logger) (jobEngine, error) {
-	return noEngine{}, nil
+// beginShutdownTimeout bounds the registry round trip of BeginShutdown.
+const beginShutdownTimeout = 10 * time.Second
+
+// actorEngine is the protoactor job engine in its own actor system.
+type actorEngine struct {
+	sys    *actor.ActorSystem
+	engine *actors.Engine
+	log    zerolog.Logger
 }
 
-type noEngine struct{}
+// startEngine starts the job engine configured by [workflows], with
+// protoactor's own logs routed into log.
+func startEngine(cfg *config.Config, log zerolog.Logger) (jobEngine, error) {
+	w := cfg.Workflows
+	libLog := log.With().Str("lib", "protoactor").Logger()
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(zerolog.NewSlogHandler(libLog))
+	}))
+	e, err := actors.New(sys, actors.Options{
+		MaxTrackedJobs: w.MaxTrackedJobs,
+		TerminalJobTTL: time.Duration(w.TerminalJobTTLSeconds) * time.Second,
+		Logger:         log,
+	})
+	if err != nil {
+		sys.Shutdown()
+		return nil, fmt.Errorf("start job engine: %w", err)
+	}
+	return &actorEngine{sys: sys, engine: e, log: log}, nil
+}
 
-func (noEngine) Jobs() rmsserver.JobService  { return nil }
-func (noEngine) BeginShutdown()              {}
-func (noEngine) Drain(context.Context) error { return nil }
+// Jobs implements jobEngine.
+func (a *actorEngine) Jobs() rmsserver.JobService { return a.engine }
+
+// BeginShutdown implements jobEngine.
+func (a *actorEngine) BeginShutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), beginShutdownTimeout)
+	defer cancel()
+	ids, err := a.engine.BeginShutdown(ctx)
+	if err != nil {
+		a.log.Error().Err(err).Msg("begin job engine shutdown")
+		return
+	}
+	a.log.Info().Int("jobs_signalled", len(ids)).Msg("job engine refuses new jobs")
+}
+
+// Drain implements jobEngine.
+func (a *actorEngine) Drain(ctx context.Context) error {
+	n, err := a.engine.Drain(ctx)
+	a.sys.Shutdown()
+	a.log.Info().Int("jobs_signalled", n).Msg("job engine stopped")
+	if err != nil {
+		return fmt.Errorf("drain %d jobs: %w", n, err)
+	}
+	return nil
+}

@@ -1,0 +1,263 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/google/uuid"
+
+	"github.com/rmsd/rmsd/messages"
+)
+
+// Admission benchmarks are read as ratios against the baseline round trips
+// measured in the same run. Short runs suited to a shared 2-core machine:
+//
+//	go test -run '^$' -bench 'Baseline|AdmitLeafJob' -benchtime 20000x -count 3 ./actors/
+//	go test -run '^$' -bench 'StatusRead' -benchtime 200000x -count 5 ./actors/
+//	go test -run '^$' -bench 'AdmitBatch' -benchtime 3x ./actors/
+//	go test -run '^$' -bench 'RetainedPerTerminalJob' -benchtime 1x ./actors/
+
+type echoActor struct{}
+
+func (echoActor) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*messages.GetJob); ok {
+		ctx.Respond(&messages.GetJobReply{})
+	}
+}
+
+// BenchmarkBaselineRequestFuture is one raw protoactor RequestFuture round
+// trip to an actor that answers at once.
+func BenchmarkBaselineRequestFuture(b *testing.B) {
+	sys := quietSystem()
+	defer sys.Shutdown()
+	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return echoActor{} }))
+	defer func() { _ = sys.Root.StopFuture(pid).Wait() }()
+	for b.Loop() {
+		if _, err := sys.Root.RequestFuture(pid, &messages.GetJob{}, time.Second).Result(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+var doneWorkflow = messages.WorkflowFunc(func(_ context.Context, job messages.Reporter) {
+	_ = job.Complete("Completed", `{"status":"completed"}`)
+})
+
+// BenchmarkAdmitLeafJob is one leaf admission through the registry: node
+// check, record, node lock, job actor and worker start. The jobs complete
+// right away, so their completion work runs alongside.
+func BenchmarkAdmitLeafJob(b *testing.B) {
+	e, _ := newEngine(b, Options{MaxTrackedJobs: 10_000_000})
+	ctx := context.Background()
+	nodes := make([]string, 0, 1<<16)
+	for i := range cap(nodes) {
+		nodes = append(nodes, "node-"+strconv.Itoa(i))
+	}
+	i := 0
+	for b.Loop() {
+		if _, err := e.Create(ctx, messages.JobSpec{RackID: strconv.Itoa(i >> 16), NodeID: nodes[i&(1<<16-1)]}, doneWorkflow, nil); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkAdmitBatch admits one batch of N children in one request.
+func BenchmarkAdmitBatch(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			e, _ := newEngine(b, Options{MaxTrackedJobs: 10_000_000})
+			ctx := context.Background()
+			ts := make([]messages.BatchTarget, n)
+			round := 0
+			for b.Loop() {
+				b.StopTimer()
+				for i := range ts {
+					ts[i] = messages.BatchTarget{RackID: "r" + strconv.Itoa(round), NodeID: "n" + strconv.Itoa(i), Workflow: doneWorkflow}
+				}
+				round++
+				b.StartTimer()
+				rep, err := e.CreateBatch(ctx, messages.JobSpec{Type: messages.TypeFirmwareUpdate}, ts)
+				if err != nil || len(rep.Admitted) != n {
+					b.Fatalf("%d admitted: %v", len(rep.Admitted), err)
+				}
+				b.StopTimer()
+				if err := e.Wait(ctx, rep.Parent.ID); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// preloadTerminal fills a store with n completed leaf jobs and returns one id.
+func preloadTerminal(s *jobStore, n int, at time.Time) string {
+	var id string
+	for i := range n {
+		id = uuid.NewString()
+		node := fmt.Sprintf("node-%06d", i)
+		for _, ev := range []messages.Event{
+			messages.JobCreated{ID: id, RackID: "rack-01", NodeID: node, State: messages.StateQueued, Description: "Queued", At: at},
+			messages.JobStarted{ID: id, Description: "Flashing BMC", At: at},
+			messages.JobCompleted{ID: id, Description: "Completed", ResultJSON: `{"status":"completed"}`, At: at},
+		} {
+			if err := s.apply(ev); err != nil {
+				panic(err)
+			}
+		}
+	}
+	return id
+}
+
+// BenchmarkStatusRead reads one job's snapshot with N jobs tracked.
+func BenchmarkStatusRead(b *testing.B) {
+	for _, n := range []int{100, 10_000, 100_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			store := newJobStore()
+			clk := newTestClock()
+			id := preloadTerminal(store, n, clk.Now())
+			sys := quietSystem()
+			e, err := newEngineWithStore(sys, Options{MaxTrackedJobs: 2 * n, Now: clk.Now, ReaperTicks: make(chan time.Time)}, store)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() { e.Close(); sys.Shutdown() }()
+			ctx := context.Background()
+			runtime.GC() // settle the preload's garbage before timing
+			for b.Loop() {
+				if _, err := e.Get(ctx, id, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkRetainedPerTerminalJob admits 100,000 jobs through the engine,
+// lets them all complete and their actors stop, and reports the heap still
+// held per job (B/job).
+func BenchmarkRetainedPerTerminalJob(b *testing.B) {
+	const n = 100_000
+	for b.Loop() {
+		before := heapInUse()
+		sys := quietSystem()
+		e, err := New(sys, Options{MaxTrackedJobs: n, ReaperTicks: make(chan time.Time)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		ids := make([]string, 0, n)
+		for i := range n {
+			s, err := e.Create(ctx, messages.JobSpec{RackID: "rack-01", NodeID: fmt.Sprintf("node-%06d", i)}, doneWorkflow, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ids = append(ids, s.ID)
+		}
+		if err := e.Wait(ctx, ids...); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			res, err := e.ask(ctx, &listActors{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if l := res.(*listActorsReply); len(l.jobs) == 0 && len(l.locks) == 0 {
+				break
+			}
+			runtime.Gosched()
+		}
+		ids = nil
+		after := heapInUse()
+		b.ReportMetric(float64(after-before)/n, "B/job")
+		e.Close()
+		sys.Shutdown()
+	}
+}
+
+// BenchmarkAdmitLeafJobOnly times admission alone: the admitted jobs wait at
+// a gate, released (untimed) every 1,000 admissions so memory stays bounded.
+func BenchmarkAdmitLeafJobOnly(b *testing.B) {
+	e, _ := newEngine(b, Options{MaxTrackedJobs: 10_000_000})
+	ctx := context.Background()
+	const chunk = 1000
+	gate := make(chan struct{})
+	held := messages.WorkflowFunc(func(wctx context.Context, job messages.Reporter) {
+		select {
+		case <-gate:
+		case <-wctx.Done():
+		}
+		_ = job.Complete("Completed", "")
+	})
+	ids := make([]string, 0, chunk)
+	i := 0
+	for b.Loop() {
+		s, err := e.Create(ctx, messages.JobSpec{RackID: "r", NodeID: "node-" + strconv.Itoa(i)}, held, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+		i++
+		if len(ids) == chunk {
+			b.StopTimer()
+			close(gate)
+			if err := e.Wait(ctx, ids...); err != nil {
+				b.Fatal(err)
+			}
+			gate = make(chan struct{})
+			ids = ids[:0]
+			b.StartTimer()
+		}
+	}
+	b.StopTimer()
+	close(gate)
+}
+
+// BenchmarkBaselineRequestFutureParallel is the raw round trip with
+// concurrent callers (GOMAXPROCS goroutines).
+func BenchmarkBaselineRequestFutureParallel(b *testing.B) {
+	sys := quietSystem()
+	defer sys.Shutdown()
+	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return echoActor{} }))
+	defer func() { _ = sys.Root.StopFuture(pid).Wait() }()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := sys.Root.RequestFuture(pid, &messages.GetJob{}, time.Second).Result(); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkAdmitLeafJobParallel admits leaf jobs from concurrent callers;
+// the jobs complete at once, their completion work runs alongside.
+func BenchmarkAdmitLeafJobParallel(b *testing.B) {
+	e, _ := newEngine(b, Options{MaxTrackedJobs: 10_000_000})
+	ctx := context.Background()
+	var seq atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			n := seq.Add(1)
+			if _, err := e.Create(ctx, messages.JobSpec{RackID: "r", NodeID: "node-" + strconv.FormatInt(n, 10)}, doneWorkflow, nil); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -1,0 +1,50 @@
+package actors
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/messages"
+)
+
+// core is what every engine actor shares: settings, the logger, the
+// supervision strategy for never-restarted actors and the worker group.
+type core struct {
+	maxJobs int
+	ttl     time.Duration
+	now     func() time.Time
+	log     zerolog.Logger
+
+	// noRestart supervises job, lock and batch actors: a panic stops the
+	// actor, it is never restarted (hardware side effects are not
+	// idempotent). One value per engine, so protoactor keeps one guardian.
+	noRestart actor.SupervisorStrategy
+	// spawner is the root context (with the noRestart guardian) that spawns
+	// job, lock and batch actors.
+	spawner *actor.RootContext
+
+	// workers counts running worker goroutines (workflow + cleanup). The
+	// registry adds before it spawns a job actor; the goroutine marks done.
+	workers sync.WaitGroup
+	// stopCtx ends when Engine.Close begins; waits that must not outlive
+	// the engine derive from it.
+	stopCtx  context.Context
+	stopWork context.CancelFunc
+
+	// registry is the current registry PID, published by the keeper once
+	// the registry's spawn has completed. Only the facade reads it; actors
+	// learn the registry PID from the registry itself (spawn or resync).
+	registry atomic.Pointer[actor.PID]
+
+	onCleanup func(messages.CleanupReport)
+	removeDir func(path string) error // os.RemoveAll; replaced in tests
+	// awaitTerminal lets a cleanup goroutine wait for other jobs.
+	awaitTerminal func(ids []string, timeout time.Duration) bool
+}
+
+func stopDecider(any) actor.Directive { return actor.StopDirective }

@@ -1,0 +1,318 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/messages"
+)
+
+// Workflow is the work a job runs; the hardware packages implement it.
+type Workflow = messages.Workflow
+
+// Defaults for Options.
+const (
+	DefaultMaxTrackedJobs = 10000
+	DefaultTerminalJobTTL = 24 * time.Hour
+	DefaultAskTimeout     = 2 * time.Second
+)
+
+// Options configures an Engine. Zero values select the defaults.
+type Options struct {
+	// MaxTrackedJobs caps the number of job records, terminal ones included.
+	MaxTrackedJobs int
+	// TerminalJobTTL is how long a terminal job stays queryable.
+	TerminalJobTTL time.Duration
+	// AskTimeout bounds one attempt to reach the registry; the engine
+	// retries until the caller's context ends, so callers only see a
+	// timeout when the registry could not answer in their deadline.
+	AskTimeout time.Duration
+	// Now is the clock (time.Now by default).
+	Now func() time.Time
+	// ReaperTicks, when set, drives the reaper instead of the internal
+	// ticker (every TerminalJobTTL clamped to 1 s–300 s).
+	ReaperTicks <-chan time.Time
+	// Logger receives the engine's logs; the zero value discards them.
+	Logger zerolog.Logger
+	// OnCleanup, when set, receives the report of every cleanup plan.
+	OnCleanup func(messages.CleanupReport)
+}
+
+// Engine is the job engine: a JobRegistry actor (under a keeper that
+// restarts or respawns it), one Job actor per leaf, one NodeLock actor per
+// locked node and one BatchParent actor per open batch. Its methods are the
+// synchronous facade used by the gRPC edge; all are safe for concurrent use.
+type Engine struct {
+	sys        *actor.ActorSystem
+	core       *core
+	keeper     *actor.PID
+	askTimeout time.Duration
+
+	closed     atomic.Bool
+	closeOnce  sync.Once
+	reaperStop chan struct{}
+	reaperDone chan struct{}
+}
+
+// New starts an engine in sys. The caller owns sys; Close the engine before
+// shutting sys down.
+func New(sys *actor.ActorSystem, opts Options) (*Engine, error) {
+	return newEngineWithStore(sys, opts, newJobStore())
+}
+
+// newEngineWithStore starts an engine over an existing store (benchmarks preload one).
+func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (*Engine, error) {
+	if opts.MaxTrackedJobs < 0 || opts.TerminalJobTTL < 0 || opts.AskTimeout < 0 {
+		return nil, fmt.Errorf("new job engine: negative limit: %w", messages.ErrInvalidSpec)
+	}
+	if opts.MaxTrackedJobs == 0 {
+		opts.MaxTrackedJobs = DefaultMaxTrackedJobs
+	}
+	if opts.TerminalJobTTL == 0 {
+		opts.TerminalJobTTL = DefaultTerminalJobTTL
+	}
+	if opts.AskTimeout == 0 {
+		opts.AskTimeout = DefaultAskTimeout
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	c := &core{
+		maxJobs:   opts.MaxTrackedJobs,
+		ttl:       opts.TerminalJobTTL,
+		now:       opts.Now,
+		log:       opts.Logger,
+		noRestart: actor.NewOneForOneStrategy(0, 0, stopDecider),
+		onCleanup: opts.OnCleanup,
+		removeDir: os.RemoveAll,
+	}
+	c.spawner = sys.Root.Copy().WithGuardian(c.noRestart)
+	c.stopCtx, c.stopWork = context.WithCancel(context.Background())
+	e := &Engine{sys: sys, core: c, askTimeout: opts.AskTimeout, reaperStop: make(chan struct{}), reaperDone: make(chan struct{})}
+	c.awaitTerminal = e.awaitForCleanup
+	regProps := actor.PropsFromProducer(func() actor.Actor { return &registry{store: store, core: c} },
+		actor.WithMailbox(newInlineMailbox))
+	kp := &keeper{props: regProps, core: c, ready: make(chan struct{})}
+	e.keeper = sys.Root.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor { return kp },
+		actor.WithSupervisor(registryRestarts())), "jobs-")
+	<-kp.ready
+	ticks := opts.ReaperTicks
+	var ticker *time.Ticker
+	if ticks == nil {
+		ticker = time.NewTicker(reaperInterval(opts.TerminalJobTTL))
+		ticks = ticker.C
+	}
+	go e.runReaper(ticks, ticker)
+	return e, nil
+}
+
+func (e *Engine) runReaper(ticks <-chan time.Time, ticker *time.Ticker) {
+	defer close(e.reaperDone)
+	if ticker != nil {
+		defer ticker.Stop()
+	}
+	for {
+		select {
+		case <-e.reaperStop:
+			return
+		case <-ticks:
+			e.sys.Root.Send(e.core.registry.Load(), &reapTick{})
+		}
+	}
+}
+
+// ask sends a command to the registry and returns its reply. A lost request
+// (registry restarting, or a message that crashed it) is retried with a
+// short backoff until ctx ends; every command is idempotent.
+func (e *Engine) ask(ctx context.Context, msg any) (any, error) {
+	backoff := 2 * time.Millisecond
+	for {
+		if e.closed.Load() {
+			return nil, messages.ErrEngineClosed
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%w: %w", messages.ErrRegistryNotReached, err)
+		}
+		timeout := e.askTimeout
+		if dl, ok := ctx.Deadline(); ok {
+			timeout = min(timeout, time.Until(dl))
+			if timeout <= 0 {
+				return nil, fmt.Errorf("%w: %w", messages.ErrRegistryNotReached, context.DeadlineExceeded)
+			}
+		}
+		res, err := e.sys.Root.RequestFuture(e.core.registry.Load(), msg, timeout).Result()
+		if err == nil {
+			return res, nil
+		}
+		if !errors.Is(err, actor.ErrTimeout) && !errors.Is(err, actor.ErrDeadLetter) {
+			return nil, fmt.Errorf("ask job registry: %w", err)
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("%w: %w", messages.ErrRegistryNotReached, ctx.Err())
+		case <-e.core.stopCtx.Done():
+			t.Stop()
+			return nil, messages.ErrEngineClosed
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 100*time.Millisecond)
+	}
+}
+
+// Create admits one job and starts wf in it. A refusal is a
+// *messages.RefusedError (errors.Is with ErrNodeBusy, ErrAtCapacity, ...).
+func (e *Engine) Create(ctx context.Context, spec messages.JobSpec, wf Workflow, cleanup *messages.CleanupPlan) (messages.JobSnapshot, error) {
+	if spec.ID == "" {
+		spec.ID = uuid.NewString() // fixed before the first attempt: retries are idempotent
+	}
+	res, err := e.ask(ctx, &messages.CreateJob{Spec: spec, Workflow: wf, Cleanup: cleanup})
+	if err != nil {
+		return messages.JobSnapshot{}, fmt.Errorf("create job: %w", err)
+	}
+	rep := res.(*messages.CreateJobReply)
+	return rep.Job, rep.Err
+}
+
+// CreateBatch admits a parent and one child per target in one registry
+// request. Err is set only when the parent was refused.
+func (e *Engine) CreateBatch(ctx context.Context, parent messages.JobSpec, targets []messages.BatchTarget) (messages.CreateBatchReply, error) {
+	if parent.ID == "" {
+		parent.ID = uuid.NewString()
+	}
+	res, err := e.ask(ctx, &messages.CreateBatch{Parent: parent, Children: targets})
+	if err != nil {
+		return messages.CreateBatchReply{}, fmt.Errorf("create batch: %w", err)
+	}
+	rep := res.(*messages.CreateBatchReply)
+	return *rep, rep.Err
+}
+
+// Get returns a job, followed by its children in attach order when
+// includeChildren is set. Unknown ids give messages.ErrJobNotFound.
+func (e *Engine) Get(ctx context.Context, id string, includeChildren bool) ([]messages.JobSnapshot, error) {
+	res, err := e.ask(ctx, &messages.GetJob{ID: id, IncludeChildren: includeChildren})
+	if err != nil {
+		return nil, fmt.Errorf("get job %s: %w", id, err)
+	}
+	rep := res.(*messages.GetJobReply)
+	return rep.Jobs, rep.Err
+}
+
+// Seal records a terminal outcome for a job without a running workflow of
+// its own, e.g. a batch parent that admitted no child.
+func (e *Engine) Seal(ctx context.Context, id string, out messages.Outcome) (messages.JobSnapshot, error) {
+	res, err := e.ask(ctx, &messages.SealJob{ID: id, Outcome: out})
+	if err != nil {
+		return messages.JobSnapshot{}, fmt.Errorf("seal job %s: %w", id, err)
+	}
+	rep := res.(*messages.SealJobReply)
+	return rep.Job, rep.Err
+}
+
+// Cancel signals a job's workflow to stop. The node stays locked until the
+// workflow records its terminal state.
+func (e *Engine) Cancel(ctx context.Context, id string) (bool, error) {
+	res, err := e.ask(ctx, &messages.CancelJob{ID: id})
+	if err != nil {
+		return false, fmt.Errorf("cancel job %s: %w", id, err)
+	}
+	rep := res.(*messages.CancelJobReply)
+	return rep.Signalled, rep.Err
+}
+
+// Wait blocks until every listed job is terminal or gone, or ctx ends.
+func (e *Engine) Wait(ctx context.Context, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	res, err := e.ask(ctx, &messages.AwaitTerminal{IDs: ids})
+	if err == nil {
+		err = res.(*messages.AwaitTerminalReply).Err
+	}
+	if err != nil {
+		return fmt.Errorf("wait for %d jobs: %w", len(ids), err)
+	}
+	return nil
+}
+
+// Reap runs one reaper pass now and returns the number of evicted jobs.
+func (e *Engine) Reap(ctx context.Context) (int, error) {
+	res, err := e.ask(ctx, &messages.ReapExpired{})
+	if err != nil {
+		return 0, fmt.Errorf("reap jobs: %w", err)
+	}
+	return res.(*messages.ReapExpiredReply).Evicted, nil
+}
+
+// BeginShutdown makes the registry refuse every new job and cancels every
+// running leaf job. It returns the ids of the jobs signalled.
+func (e *Engine) BeginShutdown(ctx context.Context) ([]string, error) {
+	res, err := e.ask(ctx, &messages.BeginShutdown{})
+	if err != nil {
+		return nil, fmt.Errorf("begin shutdown: %w", err)
+	}
+	return res.(*messages.BeginShutdownReply).Signalled, nil
+}
+
+// Drain begins shutdown, waits until ctx ends for the signalled jobs to
+// reach a terminal state, then closes the engine. It returns the number of
+// jobs signalled and a non-nil error when the wait was cut short.
+func (e *Engine) Drain(ctx context.Context) (int, error) {
+	ids, err := e.BeginShutdown(ctx)
+	if err == nil {
+		if err = e.Wait(ctx, ids...); err != nil {
+			e.core.log.Warn().Int("jobs", len(ids)).Err(err).Msg("graceful shutdown wait timed out; some jobs did not reach a terminal state before the deadline")
+		}
+	}
+	e.Close()
+	return len(ids), err
+}
+
+// Close stops every engine actor and goroutine and waits for them.
+// Workflows see their context cancelled and must return promptly.
+func (e *Engine) Close() {
+	e.closeOnce.Do(func() {
+		close(e.reaperStop)
+		<-e.reaperDone
+		ctx, cancel := context.WithTimeout(context.Background(), 10*e.askTimeout)
+		// Twice: lock actors that job actors reported while they were being
+		// stopped are adopted by the closing registry and stopped in round 2.
+		for range 2 {
+			res, err := e.ask(ctx, &stopActors{})
+			if err != nil {
+				e.core.log.Error().Err(err).Msg("stop job engine actors")
+				break
+			}
+			for _, pid := range res.(*stopActorsReply).pids {
+				_ = e.sys.Root.StopFuture(pid).Wait()
+			}
+		}
+		cancel()
+		e.closed.Store(true)
+		e.core.stopWork()
+		_ = e.sys.Root.StopFuture(e.keeper).Wait()
+		e.core.workers.Wait()
+	})
+}
+
+// awaitForCleanup waits for jobs on behalf of a cleanup plan; false means
+// the timeout elapsed or the engine closed first.
+func (e *Engine) awaitForCleanup(ids []string, timeout time.Duration) bool {
+	ctx, cancel := e.core.stopCtx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	return e.Wait(ctx, ids...) == nil
+}

@@ -1,0 +1,66 @@
+package actors
+
+import (
+	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/rmsd/rmsd/messages"
+)
+
+// handle is the messages.Reporter a workflow gets. The first terminal call
+// wins; later calls return ErrJobTerminal and change nothing.
+type handle struct {
+	id, parentID string
+	root         *actor.RootContext
+	self         *actor.PID
+
+	mu       sync.Mutex
+	terminal bool
+}
+
+var _ messages.Reporter = (*handle)(nil)
+
+// ID implements messages.Reporter.
+func (h *handle) ID() string { return h.id }
+
+// ParentID implements messages.Reporter.
+func (h *handle) ParentID() string { return h.parentID }
+
+// Progress implements messages.Reporter.
+func (h *handle) Progress(description string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.terminal {
+		return false
+	}
+	h.root.Send(h.self, &workerProgress{description: description})
+	return true
+}
+
+// Complete implements messages.Reporter.
+func (h *handle) Complete(description, resultJSON string) error {
+	return h.finish(messages.Completed(description, resultJSON))
+}
+
+// Fail implements messages.Reporter.
+func (h *handle) Fail(f messages.Failure) error {
+	return h.finish(messages.Failed(f))
+}
+
+func (h *handle) finish(out messages.Outcome) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.terminal {
+		return messages.ErrJobTerminal
+	}
+	h.terminal = true
+	h.root.Send(h.self, &workerFinished{outcome: out})
+	return nil
+}
+
+// sealIfOpen records f unless a terminal state was recorded; it reports
+// whether it did.
+func (h *handle) sealIfOpen(f messages.Failure) bool {
+	return h.finish(messages.Failed(f)) == nil
+}

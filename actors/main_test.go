@@ -1,0 +1,157 @@
+package actors
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/goleak"
+
+	"github.com/rmsd/rmsd/messages"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		// protoactor's dead-letter throttle resets itself on a short-lived
+		// goroutine that ends one throttle interval after the last dead letter.
+		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
+}
+
+// testClock is a manual clock.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newTestClock() *testClock {
+	return &testClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func quietSystem() *actor.ActorSystem {
+	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+}
+
+// newEngine starts an engine on a fresh actor system with a manual clock and
+// a manual reaper; both are closed when the test ends.
+func newEngine(t testing.TB, opts Options) (*Engine, *testClock) {
+	t.Helper()
+	clk := newTestClock()
+	if opts.Now == nil {
+		opts.Now = clk.Now
+	}
+	if opts.ReaperTicks == nil {
+		opts.ReaperTicks = make(chan time.Time)
+	}
+	sys := quietSystem()
+	e, err := New(sys, opts)
+	if err != nil {
+		t.Fatalf("new engine: %v", err)
+	}
+	t.Cleanup(func() {
+		e.Close()
+		sys.Shutdown()
+	})
+	return e, clk
+}
+
+func testCtx(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Workflows used by the tests.
+
+func completes(desc, resultJSON string) messages.Workflow {
+	return messages.WorkflowFunc(func(_ context.Context, job messages.Reporter) {
+		job.Progress("working")
+		_ = job.Complete(desc, resultJSON)
+	})
+}
+
+func fails(code messages.JobError, msg string) messages.Workflow {
+	return messages.WorkflowFunc(func(_ context.Context, job messages.Reporter) {
+		_ = job.Fail(messages.NewFailure(code, msg))
+	})
+}
+
+// gate is a workflow that reports Running, then waits for release (then
+// completes) or for cancellation (then fails with "cancelled").
+type gate struct {
+	started chan string
+	release chan struct{}
+}
+
+func newGate() *gate {
+	return &gate{started: make(chan string, 1024), release: make(chan struct{})}
+}
+
+func (g *gate) Run(ctx context.Context, job messages.Reporter) {
+	job.Progress("waiting at gate")
+	g.started <- job.ID()
+	select {
+	case <-g.release:
+		_ = job.Complete("Completed", `{"status":"completed"}`)
+	case <-ctx.Done():
+		_ = job.Fail(messages.NewFailure(messages.ErrorOther, "job cancelled"))
+	}
+}
+
+func (g *gate) waitStarted(t testing.TB, n int) []string {
+	t.Helper()
+	var ids []string
+	timeout := time.After(10 * time.Second)
+	for len(ids) < n {
+		select {
+		case id := <-g.started:
+			ids = append(ids, id)
+		case <-timeout:
+			t.Fatalf("only %d of %d workflows started", len(ids), n)
+		}
+	}
+	return ids
+}
+
+func mustCreate(t testing.TB, e *Engine, spec messages.JobSpec, wf messages.Workflow) messages.JobSnapshot {
+	t.Helper()
+	s, err := e.Create(testCtx(t), spec, wf, nil)
+	if err != nil {
+		t.Fatalf("create %+v: %v", spec, err)
+	}
+	return s
+}
+
+func mustGet(t testing.TB, e *Engine, id string) messages.JobSnapshot {
+	t.Helper()
+	jobs, err := e.Get(testCtx(t), id, false)
+	if err != nil {
+		t.Fatalf("get %s: %v", id, err)
+	}
+	return jobs[0]
+}
+
+func waitTerminal(t testing.TB, e *Engine, ids ...string) {
+	t.Helper()
+	if err := e.Wait(testCtx(t), ids...); err != nil {
+		t.Fatalf("wait terminal: %v", err)
+	}
+}

@@ -1,0 +1,141 @@
+package actors
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/rmsd/rmsd/messages"
+)
+
+// crashNow makes any engine actor panic.
+type crashNow struct{}
+
+func (crashNow) crashActor() { panic("chaos: crash requested") }
+
+func listed(t testing.TB, e *Engine) *listActorsReply {
+	t.Helper()
+	res, err := e.ask(testCtx(t), &listActors{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.(*listActorsReply)
+}
+
+func TestRegistryCrashLosesNoJobAndNoLock(t *testing.T) {
+	e, _ := newEngine(t, Options{})
+	g := newGate()
+	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, g)
+	g.waitStarted(t, 1)
+	e.sys.Root.Send(e.core.registry.Load(), crashNow{})
+	if got := mustGet(t, e, s.ID); got.ID != s.ID || got.State.IsTerminal() {
+		t.Fatalf("job after restart %+v", got)
+	}
+	_, err := e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "n"}, g, nil)
+	refusal(t, err, messages.ErrNodeBusy)
+	close(g.release)
+	waitTerminal(t, e, s.ID)
+	if got := mustGet(t, e, s.ID); got.State != messages.StateCompleted {
+		t.Fatalf("job %+v", got)
+	}
+}
+
+func TestRegistryStopRespawnsWithEveryJobAndLock(t *testing.T) {
+	e, _ := newEngine(t, Options{})
+	g := newGate()
+	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, g)
+	rep := mustBatch(t, e, messages.TypeFirmwareUpdate, targets(g, "r", "a", "r", "b"))
+	g.waitStarted(t, 3)
+	if err := e.sys.Root.StopFuture(e.core.registry.Load()).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	// Released while the registry may still be down: the job actors keep
+	// their terminal reports until the new registry acknowledges them.
+	close(g.release)
+	waitTerminal(t, e, s.ID, rep.Parent.ID)
+	for _, id := range append([]string{s.ID, rep.Parent.ID}, ids(rep.Admitted)...) {
+		if got := mustGet(t, e, id); got.State != messages.StateCompleted {
+			t.Fatalf("job %s: %+v", id, got)
+		}
+	}
+	if l := listed(t, e); l.lockedNodes != 0 {
+		t.Fatalf("%d nodes still locked", l.lockedNodes)
+	}
+}
+
+func TestStoppedJobActorSealsJobFailedAndFreesNode(t *testing.T) {
+	e, _ := newEngine(t, Options{})
+	g := newGate()
+	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, g)
+	g.waitStarted(t, 1)
+	e.sys.Root.Poison(actor.NewPID(e.sys.Address(), "job-"+s.ID))
+	waitTerminal(t, e, s.ID)
+	assertAbandoned(t, mustGet(t, e, s.ID))
+	waitTerminal(t, e, mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", "")).ID)
+}
+
+func TestCrashedJobActorIsNotRestarted(t *testing.T) {
+	e, _ := newEngine(t, Options{})
+	g := newGate()
+	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, g)
+	g.waitStarted(t, 1)
+	e.sys.Root.Send(actor.NewPID(e.sys.Address(), "job-"+s.ID), crashNow{})
+	waitTerminal(t, e, s.ID)
+	assertAbandoned(t, mustGet(t, e, s.ID))
+	select {
+	case id := <-g.started:
+		t.Fatalf("workflow restarted for %s", id)
+	default:
+	}
+}
+
+func TestKilledNodeLockKeepsNodeLocked(t *testing.T) {
+	e, _ := newEngine(t, Options{})
+	g := newGate()
+	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, g)
+	l := waitLockActors(t, e, 1)
+	if err := e.sys.Root.StopFuture(l.locks[0]).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "n"}, g, nil)
+	refusal(t, err, messages.ErrNodeBusy)
+	if l2 := listed(t, e); len(l2.locks) != 1 || l2.locks[0].Id == l.locks[0].Id {
+		t.Fatalf("lock actor not replaced: %v", l2.locks)
+	}
+	close(g.release)
+	waitTerminal(t, e, s.ID)
+	if l3 := listed(t, e); len(l3.locks) != 0 || l3.lockedNodes != 0 {
+		t.Fatalf("lock left behind: %+v", l3)
+	}
+}
+
+func TestKilledBatchParentStillAggregates(t *testing.T) {
+	e, _ := newEngine(t, Options{})
+	g := newGate()
+	rep := mustBatch(t, e, messages.TypeFirmwareUpdate, targets(g, "r", "a", "r", "b"))
+	l := listed(t, e)
+	if len(l.batches) != 1 {
+		t.Fatalf("%d batch actors", len(l.batches))
+	}
+	e.sys.Root.Send(l.batches[0], crashNow{})
+	close(g.release)
+	waitTerminal(t, e, rep.Parent.ID)
+	if p := mustGet(t, e, rep.Parent.ID); p.State != messages.StateCompleted {
+		t.Fatalf("parent %+v", p)
+	}
+}
+
+// waitLockActors waits until the registry has adopted n lock actors (job
+// actors spawn them and report them asynchronously).
+func waitLockActors(t *testing.T, e *Engine, n int) *listActorsReply {
+	t.Helper()
+	for range 100000 {
+		if l := listed(t, e); len(l.locks) == n {
+			return l
+		}
+		runtime.Gosched()
+	}
+	t.Fatalf("registry never adopted %d lock actors", n)
+	return nil
+}

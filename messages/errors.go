@@ -1,0 +1,36 @@
+package messages
+
+import "errors"
+
+// Sentinel errors of the job engine. Refusals are reported as *RefusedError,
+// which unwraps to one of the Err* admission sentinels.
+var (
+	ErrJobNotFound        = errors.New("jobs: job not found")
+	ErrJobTerminal        = errors.New("jobs: job is already terminal")
+	ErrDuplicateJob       = errors.New("jobs: job id already exists")
+	ErrShuttingDown       = errors.New("jobs: shutting down")
+	ErrNodeBusy           = errors.New("jobs: node busy")
+	ErrAtCapacity         = errors.New("jobs: tracker at capacity")
+	ErrParentUnavailable  = errors.New("jobs: parent unavailable")
+	ErrDuplicateTarget    = errors.New("jobs: duplicate batch target")
+	ErrInvalidSpec        = errors.New("jobs: invalid job spec")
+	ErrEngineClosed       = errors.New("jobs: engine closed")
+	ErrRegistryNotReached = errors.New("jobs: registry did not answer")
+)
+
+// RefusedError is an admission refusal. Error returns the exact message
+// clients see (e.g. "job already in progress for rack r node n (job_id x)").
+type RefusedError struct {
+	Reason  error // one of the admission sentinels
+	Code    JobError
+	Message string
+}
+
+// Error returns the client-visible refusal message.
+func (e *RefusedError) Error() string { return e.Message }
+
+// Unwrap returns the admission sentinel.
+func (e *RefusedError) Unwrap() error { return e.Reason }
+
+// ResultJSON returns the default failure document for the refusal.
+func (e *RefusedError) ResultJSON() string { return FailureJSON(e.Code, e.Message) }

@@ -1,0 +1,133 @@
+package messages
+
+import "time"
+
+// JobSnapshot is a point-in-time copy of one job record. It shares no memory
+// with the registry: callers may keep and modify it freely.
+type JobSnapshot struct {
+	ID           string
+	ParentID     string   // empty for top-level jobs
+	ChildIDs     []string // in attach order; non-empty exactly for parents
+	Type         JobType
+	State        JobState
+	Description  string // state_description on the wire
+	RackID       string
+	NodeID       string // empty for batch parents
+	ErrorCode    JobError
+	ErrorMessage string
+	ResultJSON   string // empty unless the job is terminal
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// IsParent reports whether the job has children. A batch parent that has not
+// admitted any child is not (yet) a parent.
+func (s JobSnapshot) IsParent() bool { return len(s.ChildIDs) > 0 }
+
+// IsTerminal reports whether the job is Completed or Failed.
+func (s JobSnapshot) IsTerminal() bool { return s.State.IsTerminal() }
+
+// JobSpec describes a job to create.
+type JobSpec struct {
+	// ID is optional; the engine assigns a random UUID when it is empty. A
+	// create carrying the ID of an existing job is answered with that job
+	// (creates are idempotent per ID, so they can be retried safely).
+	ID string
+	// ParentID attaches the new job to an existing, non-terminal top-level job.
+	ParentID string
+	Type     JobType
+	RackID   string
+	// NodeID is the node the job works on. While a non-terminal job targets
+	// (RackID, NodeID), another job for it is refused; empty never conflicts.
+	NodeID string
+	// Description is the initial state description ("Queued" when empty).
+	Description string
+	// AllowBusyNode skips the node-busy check (bookkeeping jobs only). The job
+	// still counts as active on its node.
+	AllowBusyNode bool
+}
+
+// BatchTarget is one node of a batch request.
+type BatchTarget struct {
+	RackID   string
+	NodeID   string
+	Workflow Workflow
+	// Description is the child's initial description ("Queued" when empty).
+	Description string
+}
+
+// RejectedTarget is a batch target that was not admitted, with the reason.
+type RejectedTarget struct {
+	RackID  string
+	NodeID  string
+	Code    JobError
+	Message string
+}
+
+// Outcome is the terminal result recorded for a job: Completed or Failed.
+type Outcome struct {
+	State       JobState // StateCompleted or StateFailed
+	Description string
+	Code        JobError // failed jobs only
+	Message     string   // failed jobs only
+	ResultJSON  string
+}
+
+// Completed builds a successful outcome.
+func Completed(description, resultJSON string) Outcome {
+	return Outcome{State: StateCompleted, Description: description, ResultJSON: resultJSON}
+}
+
+// Failed builds a failed outcome from a failure.
+func Failed(f Failure) Outcome {
+	desc := f.Description
+	if desc == "" {
+		desc = "Failed"
+	}
+	return Outcome{State: StateFailed, Description: desc, Code: f.Code, Message: f.Message, ResultJSON: f.ResultJSON}
+}
+
+// CleanupPlan asks the engine to remove Dir after the job's worker has
+// exited and, when AfterJobs is set, once every listed job is terminal (a job
+// that no longer exists counts as terminal) or Timeout has elapsed.
+type CleanupPlan struct {
+	Dir       string
+	AfterJobs []string
+	Timeout   time.Duration // 0 means wait without limit
+}
+
+// CleanupResult says what a cleanup plan did.
+type CleanupResult int
+
+// Cleanup results.
+const (
+	CleanupSkipped  CleanupResult = iota // no plan, or the wait timed out or was cancelled
+	CleanupRemoved                       // the directory was removed
+	CleanupNotFound                      // the directory was already gone
+	CleanupFailed                        // removal failed; see CleanupReport.Err
+	CleanupPanicked                      // the cleanup panicked; see CleanupReport.Err
+)
+
+// String returns the lowercase name of the result.
+func (r CleanupResult) String() string {
+	switch r {
+	case CleanupRemoved:
+		return "removed"
+	case CleanupNotFound:
+		return "not_found"
+	case CleanupFailed:
+		return "failed"
+	case CleanupPanicked:
+		return "panicked"
+	default:
+		return "skipped"
+	}
+}
+
+// CleanupReport is the result of running a job's cleanup plan.
+type CleanupReport struct {
+	JobID  string
+	Result CleanupResult
+	Path   string
+	Err    string // failure or panic text; empty otherwise
+}
