@@ -68,6 +68,11 @@ func (r *Runner) run(ctx context.Context, i int, n hw.Node, op Op) error {
 	if key == "" {
 		return ErrNoManagementEndpoint
 	}
+	// A select between a free slot and a done context picks either at
+	// random: check the context first so a cancelled batch starts nothing.
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("node %s: %w", n.ID, err)
+	}
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():

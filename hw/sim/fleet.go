@@ -21,6 +21,12 @@ type SwitchHost interface {
 	// PowerCycle tells the host its tray lost power: it must be unreachable
 	// for downFor (wall-clock) and then come back.
 	PowerCycle(downFor time.Duration)
+	// PowerOff tells the host its tray has no power: it must be
+	// unreachable until PowerOn.
+	PowerOff()
+	// PowerOn tells the host power is back: it boots and answers again
+	// after bootFor (wall-clock).
+	PowerOn(bootFor time.Duration)
 	// Close stops the host and waits for its goroutines.
 	Close() error
 }
@@ -64,6 +70,7 @@ type Node struct {
 type Rack struct {
 	ID      string
 	Devices []*Device // compute trays, switch-tray BMCs, power shelves, in that order
+	bus     *bus
 }
 
 // Fleet is a running set of simulated racks.
@@ -109,7 +116,7 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 
 func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack, error) {
 	o, l := f.opts, f.opts.Layout
-	rack := &Rack{ID: fmt.Sprintf("rack-%03d", r+1)}
+	rack := &Rack{ID: fmt.Sprintf("rack-%03d", r+1), bus: &bus{}}
 	slot := 0 // last used host octet
 	add := func(kind deviceKind, typ hw.NodeType, name string, i, traySlot int) (*Device, error) {
 		slot++
@@ -119,7 +126,12 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 			mac:  fmt.Sprintf("02:%02x:%02x:%02x:00:%02x", o.Network&0xff, (r>>8)&0xff, r&0xff, slot),
 			slot: traySlot, index: i, opts: &f.opts, port: o.Port,
 			user: o.Credentials.Username, pass: o.Credentials.Password.Reveal(),
-			timers: map[*time.Timer]struct{}{},
+			timers: map[*time.Timer]struct{}{}, bus: rack.bus, powered: true,
+		}
+		if kind == kindShelfLiteOn || kind == kindShelfDelta {
+			rack.bus.feeding = append(rack.bus.feeding, true)
+		} else {
+			rack.bus.trays = append(rack.bus.trays, d)
 		}
 		d.serial = fmt.Sprintf("SIM%03d%s%02d", r+1, name[:2], i+1)
 		d.log = o.Logger.With().Str("device", d.id).Logger()

@@ -43,3 +43,17 @@ type NVOSHost struct {
 // PowerCycle makes the NVOS host unreachable for downFor, as a tray power
 // cycle does.
 func (h *NVOSHost) PowerCycle(downFor time.Duration) { h.Switch.Unreachable(downFor) }
+
+// darkWindow is "until power returns": longer than any simulation runs.
+const darkWindow = 100 * 365 * 24 * time.Hour
+
+// PowerOff takes the NVOS host down until PowerOn.
+func (h *NVOSHost) PowerOff() { h.Switch.Unreachable(darkWindow) }
+
+// PowerOn boots the host: it answers again after bootFor, with its
+// installed firmware active. It also ends any Unreachable fault window
+// opened on the switch before (nvossim cannot tell them apart).
+func (h *NVOSHost) PowerOn(bootFor time.Duration) {
+	h.Switch.PowerCycle(bootFor) // opens the boot window first: no gap
+	h.Switch.Unreachable(0)
+}

@@ -44,8 +44,12 @@ type Timing struct {
 	// reset, before it goes down.
 	ResetDelay time.Duration
 	// HostReboot is how long an NVOS host is down after its BMC power
-	// cycles the tray.
+	// cycles the tray, or after rack power returns.
 	HostReboot time.Duration
+	// Discharge is how long compute and switch trays keep running after
+	// the last power shelf of their rack turned off; power back within it
+	// leaves them untouched, later they cold-boot.
+	Discharge time.Duration
 }
 
 // DefaultTiming returns realistic durations.
@@ -58,6 +62,7 @@ func DefaultTiming() Timing {
 		PowerTransition: 10 * time.Second,
 		ResetDelay:      time.Second,
 		HostReboot:      3 * time.Minute,
+		Discharge:       2 * time.Minute,
 	}
 }
 
@@ -123,7 +128,7 @@ func (o Options) withDefaults() (Options, error) {
 	for _, p := range []struct{ v, d *time.Duration }{
 		{&t.ComputeFlash, &d.ComputeFlash}, {&t.ShelfFlash, &d.ShelfFlash}, {&t.BMCReboot, &d.BMCReboot},
 		{&t.ShelfReboot, &d.ShelfReboot}, {&t.PowerTransition, &d.PowerTransition},
-		{&t.ResetDelay, &d.ResetDelay}, {&t.HostReboot, &d.HostReboot},
+		{&t.ResetDelay, &d.ResetDelay}, {&t.HostReboot, &d.HostReboot}, {&t.Discharge, &d.Discharge},
 	} {
 		if *p.v <= 0 {
 			*p.v = *p.d

@@ -17,10 +17,17 @@ func (d *Device) shelfPowerLocked() string {
 	return stateOn
 }
 
+// setPSUsLocked switches every PSU (a power-on does nothing while
+// FailPowerOn is set) and tells the rack's power bus.
 func (d *Device) setPSUsLocked(on bool) {
+	if on && d.failPowerOn {
+		d.log.Info().Msg("power-on accepted but ignored (fault)")
+		return
+	}
 	for i := range d.state.psus {
 		d.state.psus[i] = on
 	}
+	d.feedChangedLocked()
 }
 
 func (d *Device) getShelfChassis(w http.ResponseWriter, id string) {
@@ -103,7 +110,11 @@ func (d *Device) postChassisAction(w http.ResponseWriter, r *http.Request) {
 	defer d.mu.Unlock()
 	d.state.resets = append(d.state.resets, action+":"+v)
 	switch v {
-	case "On", "PowerCycle":
+	case "On":
+		d.setPSUsLocked(true)
+	case "PowerCycle":
+		// Off and straight back on: too short for the trays to discharge.
+		d.setPSUsLocked(false)
 		d.setPSUsLocked(true)
 	default:
 		d.setPSUsLocked(false)
