@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
 	"github.com/rmsd/rmsd/actors"
+	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 )
@@ -18,6 +18,8 @@ import (
 type jobEngine interface {
 	// Jobs is what the job-status RPCs read.
 	Jobs() rmsserver.JobService
+	// Starter creates jobs for the RPCs that start them.
+	Starter() rmsserver.JobStarter
 	// BeginShutdown refuses new jobs from now on.
 	BeginShutdown()
 	// Drain cancels running jobs, waits for them until ctx ends and stops
@@ -36,13 +38,11 @@ type actorEngine struct {
 }
 
 // startEngine starts the job engine configured by [workflows], with
-// protoactor's own logs routed into log.
-func startEngine(cfg *config.Config, log zerolog.Logger) (jobEngine, error) {
+// protoactor's own logs routed into the "protoactor" component logger.
+func startEngine(cfg *config.Config, logger logging.Logger) (jobEngine, error) {
 	w := cfg.Workflows
-	libLog := log.With().Str("lib", "protoactor").Logger()
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(zerolog.NewSlogHandler(libLog))
-	}))
+	log := logger.Component("jobs")
+	sys := actor.NewActorSystem(logger.ActorSystemOption())
 	e, err := actors.New(sys, actors.Options{
 		MaxTrackedJobs: w.MaxTrackedJobs,
 		TerminalJobTTL: time.Duration(w.TerminalJobTTLSeconds) * time.Second,
@@ -57,6 +57,9 @@ func startEngine(cfg *config.Config, log zerolog.Logger) (jobEngine, error) {
 
 // Jobs implements jobEngine.
 func (a *actorEngine) Jobs() rmsserver.JobService { return a.engine }
+
+// Starter implements jobEngine.
+func (a *actorEngine) Starter() rmsserver.JobStarter { return a.engine }
 
 // BeginShutdown implements jobEngine.
 func (a *actorEngine) BeginShutdown() {

@@ -8,12 +8,13 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/messages"
 )
 
 func TestStartEngineServesJobReadsAndDrains(t *testing.T) {
-	eng, err := startEngine(config.Default(), zerolog.Nop())
+	eng, err := startEngine(config.Default(), logging.Logger{Logger: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 type hardware struct {
 	pool   *redfish.Pool
 	runner *nodeops.Runner
+	nvue   nvue.Options
 }
 
 func newHardware(cfg *config.Config, log logging.Logger) (*hardware, error) {
@@ -39,7 +40,7 @@ func newHardware(cfg *config.Config, log logging.Logger) (*hardware, error) {
 	}
 	nv.Logger = log.Component("nvue")
 	deps := platform.Deps{Redfish: pool, NVUE: nv, Logger: log.Component("platform")}
-	return &hardware{pool: pool, runner: nodeops.New(deps, r.MaxConcurrentBMCRequests)}, nil
+	return &hardware{pool: pool, runner: nodeops.New(deps, r.MaxConcurrentBMCRequests), nvue: nv}, nil
 }
 
 func (h *hardware) Close() { h.pool.Close() }

@@ -111,7 +111,7 @@ func start(opts runOptions) (*daemon, error) {
 			return nil, err
 		}
 	}
-	if d.engine, err = startEngine(cfg, logger.Component("jobs")); err != nil {
+	if d.engine, err = startEngine(cfg, logger); err != nil {
 		d.closeHardware()
 		return nil, fmt.Errorf("start job engine: %w", err)
 	}
@@ -124,7 +124,10 @@ func start(opts runOptions) (*daemon, error) {
 
 	version := buildinfo.Version()
 	serverOpts.Logger = logger.Component("grpc")
-	serverOpts.Deps = rmsserver.Deps{Version: version, Jobs: d.engine.Jobs(), Racks: registry, Nodes: d.hw.runner}
+	serverOpts.Deps = rmsserver.Deps{
+		Version: version, Jobs: d.engine.Jobs(), Starter: d.engine.Starter(),
+		Racks: registry, Nodes: d.hw.runner, SwitchNVUE: d.hw.nvue,
+	}
 	d.server = rmsserver.New(serverOpts)
 	go func() { d.served <- d.server.Serve(d.lis) }()
 	d.log.Info().Str("addr", d.lis.Addr().String()).Str("version", version).

@@ -2,6 +2,7 @@ package rmsserver
 
 import (
 	"github.com/rmsd/rmsd/hw/nodeops"
+	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/racks"
 )
 
@@ -14,6 +15,10 @@ type Deps struct {
 	Jobs JobService
 	// Racks holds the nodes registered with CreateNodes.
 	Racks *racks.Registry
-	// Nodes runs synchronous hardware operations (power, device info).
+	// Nodes runs hardware operations (power, device info, runbooks).
 	Nodes *nodeops.Runner
+	// SwitchNVUE is how runbooks reach NVOS switch APIs directly.
+	SwitchNVUE nvue.Options
+	// Starter creates jobs (the job engine).
+	Starter JobStarter
 }

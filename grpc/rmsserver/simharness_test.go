@@ -2,10 +2,15 @@ package rmsserver
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"testing"
+
+	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/rs/zerolog"
 
+	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nodeops"
@@ -17,11 +22,13 @@ import (
 )
 
 // simRack is a simulated GB200 rack behind a server whose node registry
-// already holds its nodes, as `rmsd --simulate` starts.
+// already holds its nodes, as `rmsd --simulate` starts, with a real job
+// engine.
 type simRack struct {
 	fleet  *sim.Fleet
 	client rmspb.RackManagerClient
 	racks  *racks.Registry
+	engine *actors.Engine
 	nodes  []hw.Node // in fleet order: compute, switches, shelves
 }
 
@@ -53,7 +60,20 @@ func startSimRack(t *testing.T) *simRack {
 			t.Fatal(err)
 		}
 	}
-	s.client = rmspb.NewRackManagerClient(startTestServer(t, Deps{Racks: reg, Nodes: runner}))
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+	s.engine, err = actors.New(sys, actors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // runs before the fleet closes, after the server stopped
+		s.engine.Close()
+		sys.Shutdown()
+	})
+	s.client = rmspb.NewRackManagerClient(startTestServer(t, Deps{
+		Racks: reg, Nodes: runner, Jobs: s.engine, Starter: s.engine, SwitchNVUE: nvue.Options{},
+	}))
 	return s
 }
 

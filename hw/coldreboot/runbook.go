@@ -1,0 +1,296 @@
+package coldreboot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/nodeops"
+	"github.com/rmsd/rmsd/hw/nvue"
+	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/messages"
+)
+
+// Deps are what the runbook drives the rack with.
+type Deps struct {
+	Nodes *nodeops.Runner
+	NVUE  nvue.Options
+	// Now is the clock of the timeline (time.Now when nil).
+	Now func() time.Time
+}
+
+// stage is one step of the runbook.
+type stage struct {
+	name, step, message string
+	run                 func(r *run, ctx context.Context) (map[string]string, error)
+}
+
+// stages is the runbook, in order. Steps 9 (fabric provisioning) and 13
+// (GPU checks) of the rack runbook are out of scope, as upstream.
+var stages = []stage{
+	{"prestage_shutdown_compute", "0", "shutting down compute trays gracefully", (*run).shutdownCompute},
+	{"prestage_verify_compute_down", "0", "waiting for compute trays to power off", (*run).verifyComputeDown},
+	{"power_off_shelves", "1", "powering off power shelves", (*run).shelvesOff},
+	{"verify_discharged", "2-3", "waiting for trays to discharge", (*run).verifyDischarged},
+	{"power_on_shelves", "4", "powering on power shelves", (*run).shelvesOn},
+	{"verify_bmc_up", "5-6", "waiting for power shelves and BMCs to come back", (*run).verifyBMCUp},
+	{"verify_nvos_ready", "7-8", "waiting for NVOS on every switch", (*run).verifyNVOSReady},
+	{"power_on_compute", "10", "powering on compute trays", (*run).computeOn},
+	{"wait_compute_boot", "11-12", "waiting for compute trays to boot", (*run).waitBoot},
+}
+
+// run is one execution of a plan.
+type run struct {
+	plan Plan
+	deps Deps
+	t    Timing
+}
+
+// Workflow returns the runbook for p as a job workflow. onExit runs once the
+// workflow has recorded its terminal state, even after a panic: the caller
+// releases the rack and its nodes there.
+func (p Plan) Workflow(deps Deps, onExit func()) messages.Workflow {
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	return messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
+		defer onExit()
+		r := &run{plan: p, deps: deps, t: p.Timing}
+		r.execute(ctx, job)
+	})
+}
+
+func (r *run) execute(ctx context.Context, job messages.Reporter) {
+	tl := newTimeline(r.deps.Now, stages)
+	for i, s := range stages {
+		job.Progress(fmt.Sprintf("Rack reboot step %s: %s", s.step, s.message))
+		tl.begin(i, s.message)
+		details, err := s.run(r, ctx)
+		if err == nil {
+			tl.end(i, stageCompleted, s.message+": done", details)
+			continue
+		}
+		if ctx.Err() != nil {
+			msg := fmt.Sprintf("cold reboot cancelled during %s", s.name)
+			tl.end(i, stageFailed, msg, details)
+			_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Rack reboot cancelled at step " + s.step,
+				Message: msg, ResultJSON: tl.result(r.plan.RackID, "cancelled", msg)})
+			return
+		}
+		msg := fmt.Sprintf("cold reboot stage %s failed: %v", s.name, err)
+		tl.end(i, stageFailed, err.Error(), details)
+		_ = job.Fail(messages.Failure{Code: classify(err), Description: "Rack reboot failed at step " + s.step + ": " + s.message,
+			Message: msg, ResultJSON: tl.result(r.plan.RackID, "failed", msg)})
+		return
+	}
+	_ = job.Complete("Rack reboot completed", tl.result(r.plan.RackID, "completed", ""))
+}
+
+// each runs op on nodes and returns the failures by node id.
+func (r *run) each(ctx context.Context, nodes []hw.Node, op nodeops.Op) map[string]error {
+	failed := map[string]error{}
+	for i, err := range r.deps.Nodes.Each(ctx, nodes, op) {
+		if err != nil {
+			failed[nodes[i].ID] = err
+		}
+	}
+	return failed
+}
+
+// firstFailure turns per-node failures into one error naming every node.
+func firstFailure(what string, failed map[string]error) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(failed))
+	for id := range failed {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return fmt.Errorf("%s failed on %d node(s) (%s): %s: %w", what, len(ids), strings.Join(ids, ", "), ids[0], failed[ids[0]])
+}
+
+func setPower(op platform.PowerOp) nodeops.Op {
+	return func(ctx context.Context, _ int, d platform.Device) error { return d.SetPower(ctx, op) }
+}
+
+func (r *run) shutdownCompute(ctx context.Context) (map[string]string, error) {
+	return nil, firstFailure("graceful shutdown", r.each(ctx, r.plan.Compute, setPower(platform.PowerGracefulShutdown)))
+}
+
+func (r *run) shelvesOff(ctx context.Context) (map[string]string, error) {
+	return nil, firstFailure("power shelf off", r.each(ctx, r.plan.Shelves, setPower(platform.PowerOff)))
+}
+
+func (r *run) shelvesOn(ctx context.Context) (map[string]string, error) {
+	return nil, firstFailure("power shelf on", r.each(ctx, r.plan.Shelves, setPower(platform.PowerOn)))
+}
+
+func (r *run) computeOn(ctx context.Context) (map[string]string, error) {
+	return nil, firstFailure("compute power on", r.each(ctx, r.plan.Compute, setPower(platform.PowerOn)))
+}
+
+func (r *run) waitBoot(ctx context.Context) (map[string]string, error) {
+	return map[string]string{"wait": r.t.ComputeBootWait.String()}, sleep(ctx, r.t.ComputeBootWait)
+}
+
+// powerStates reads the power state of nodes; a node that cannot be read
+// maps to its error.
+func (r *run) powerStates(ctx context.Context, nodes []hw.Node) ([]platform.PowerState, []error) {
+	states := make([]platform.PowerState, len(nodes))
+	errs := r.deps.Nodes.Each(ctx, nodes, func(ctx context.Context, i int, d platform.Device) (err error) {
+		states[i], err = d.PowerState(ctx)
+		return err
+	})
+	return states, errs
+}
+
+func (r *run) verifyComputeDown(ctx context.Context) (map[string]string, error) {
+	return r.poll(ctx, "compute trays still powered", r.t.PrestageShutdownFloor, r.t.PrestageShutdownPollMax,
+		func(ctx context.Context) ([]string, error) {
+			states, errs := r.powerStates(ctx, r.plan.Compute)
+			var pending []string
+			for i, n := range r.plan.Compute {
+				if errs[i] != nil || states[i] != platform.PowerStateOff {
+					pending = append(pending, n.ID)
+				}
+			}
+			return pending, nil
+		})
+}
+
+// verifyDischarged waits until no compute or switch BMC answers: the trays
+// have lost standby power.
+func (r *run) verifyDischarged(ctx context.Context) (map[string]string, error) {
+	trays := append(append([]hw.Node(nil), r.plan.Compute...), r.plan.Switches...)
+	return r.poll(ctx, "BMCs still reachable", r.t.DischargeFloor, r.t.DischargePollMax,
+		func(ctx context.Context) ([]string, error) {
+			states, errs := r.powerStates(ctx, trays)
+			var pending []string
+			for i, n := range trays {
+				if errs[i] == nil && states[i] != platform.PowerStateUnknown {
+					pending = append(pending, n.ID)
+				}
+			}
+			return pending, nil
+		})
+}
+
+// verifyBMCUp waits until every shelf reads On and every compute and switch
+// BMC answers with a power state.
+func (r *run) verifyBMCUp(ctx context.Context) (map[string]string, error) {
+	return r.poll(ctx, "not back", r.t.BMCUpFloor, r.t.BMCUpPollMax,
+		func(ctx context.Context) ([]string, error) {
+			var pending []string
+			states, errs := r.powerStates(ctx, r.plan.Shelves)
+			for i, n := range r.plan.Shelves {
+				if errs[i] != nil || states[i] != platform.PowerStateOn {
+					pending = append(pending, n.ID+" (power shelf not on)")
+				}
+			}
+			trays := append(append([]hw.Node(nil), r.plan.Compute...), r.plan.Switches...)
+			states, errs = r.powerStates(ctx, trays)
+			for i, n := range trays {
+				if errs[i] != nil || states[i] == platform.PowerStateUnknown {
+					pending = append(pending, n.ID)
+				}
+			}
+			return pending, nil
+		})
+}
+
+// verifyNVOSReady asks every switch's NVUE API for /system, retrying the
+// switches that did not answer with a doubling backoff.
+func (r *run) verifyNVOSReady(ctx context.Context) (map[string]string, error) {
+	pending := append([]hw.Node(nil), r.plan.Switches...)
+	backoff := r.t.NVOSHelloBackoff
+	var lastErr error
+	for attempt := 1; ; attempt++ {
+		var still []hw.Node
+		for _, n := range pending {
+			if err := r.hello(ctx, n); err != nil {
+				still, lastErr = append(still, n), err
+			}
+		}
+		pending = still
+		if len(pending) == 0 {
+			return map[string]string{"attempts": fmt.Sprint(attempt)}, nil
+		}
+		if attempt >= r.t.NVOSHelloAttempts {
+			ids := make([]string, len(pending))
+			for i, n := range pending {
+				ids[i] = n.ID
+			}
+			return map[string]string{"attempts": fmt.Sprint(attempt)},
+				fmt.Errorf("NVOS not ready on %s after %d attempts: %w", strings.Join(ids, ", "), attempt, lastErr)
+		}
+		if err := sleep(ctx, backoff); err != nil {
+			return nil, err
+		}
+		backoff *= 2
+	}
+}
+
+func (r *run) hello(ctx context.Context, n hw.Node) error {
+	c, err := nvue.New(*n.Host, r.deps.NVUE)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.System(ctx)
+	return err
+}
+
+// poll waits floor, then calls check every PollInterval until it reports
+// nothing pending or max has passed since the stage began.
+func (r *run) poll(ctx context.Context, what string, floor, max time.Duration, check func(ctx context.Context) ([]string, error)) (map[string]string, error) {
+	start := time.Now()
+	if err := sleep(ctx, floor); err != nil {
+		return nil, err
+	}
+	polls := 0
+	for {
+		polls++
+		pending, err := check(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(pending) == 0 {
+			return map[string]string{"polls": fmt.Sprint(polls), "waited": time.Since(start).Round(time.Millisecond).String()}, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		left := max - time.Since(start)
+		if left <= 0 {
+			sort.Strings(pending)
+			return map[string]string{"polls": fmt.Sprint(polls)},
+				fmt.Errorf("%w: %s after %s: %s", errStageTimeout, what, max, strings.Join(pending, ", "))
+		}
+		if err := sleep(ctx, min(r.t.PollInterval, left)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// errStageTimeout marks a stage whose condition did not hold in time.
+var errStageTimeout = errors.New("timed out")
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,284 @@
+package coldreboot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/nodeops"
+	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/hw/redfish"
+	"github.com/rmsd/rmsd/hw/sim"
+	"github.com/rmsd/rmsd/messages"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// reporter records what a workflow reports.
+type reporter struct {
+	mu       sync.Mutex
+	progress []string
+	outcome  *messages.Outcome
+	done     chan struct{}
+	steps    chan string // every progress description, as it is reported
+}
+
+func newReporter() *reporter {
+	return &reporter{done: make(chan struct{}), steps: make(chan string, len(stages)+1)}
+}
+
+func (r *reporter) ID() string       { return "job-1" }
+func (r *reporter) ParentID() string { return "" }
+func (r *reporter) Progress(d string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.progress = append(r.progress, d)
+	r.steps <- d
+	return r.outcome == nil
+}
+func (r *reporter) Complete(desc, result string) error {
+	return r.record(messages.Completed(desc, result))
+}
+func (r *reporter) Fail(f messages.Failure) error { return r.record(messages.Failed(f)) }
+func (r *reporter) record(o messages.Outcome) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.outcome != nil {
+		return messages.ErrJobTerminal
+	}
+	r.outcome = &o
+	close(r.done)
+	return nil
+}
+
+// rack is a simulated rack whose devices run 1000× faster than real ones.
+type rack struct {
+	fleet *sim.Fleet
+	plan  Plan
+	deps  Deps
+}
+
+// fastTiming polls every 20 ms and waits no floors: the simulated rack
+// discharges in 120 ms and boots its BMCs in 90 ms at this time scale.
+func fastTiming() Timing {
+	return Timing{
+		PrestageShutdownPollMax: 5 * time.Second,
+		DischargePollMax:        5 * time.Second,
+		BMCUpPollMax:            5 * time.Second,
+		NVOSHelloBackoff:        20 * time.Millisecond,
+		NVOSHelloAttempts:       20,
+		ComputeBootWait:         10 * time.Millisecond,
+		PollInterval:            20 * time.Millisecond,
+	}
+}
+
+func startRack(t *testing.T) *rack {
+	t.Helper()
+	fleet, err := sim.Start(context.Background(), sim.Options{TimeScale: 0.001, Network: 109})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fleet.Close)
+	pool := redfish.NewPool(redfish.Options{RequestTimeout: 2 * time.Second, ConnectTimeout: time.Second})
+	t.Cleanup(pool.Close)
+	var nodes []hw.Node
+	for _, sn := range fleet.Nodes() {
+		bmc := sn.BMC
+		n := hw.Node{ID: sn.ID, RackID: sn.RackID, Type: sn.Type, BMC: &bmc}
+		if sn.Host.Host() != "" {
+			host := sn.Host
+			n.Host = &host
+		}
+		nodes = append(nodes, n)
+	}
+	plan, _, err := Check(nodes, fastTiming())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := nodeops.New(platform.Deps{Redfish: pool, Logger: zerolog.Nop()}, 64)
+	return &rack{fleet: fleet, plan: plan, deps: Deps{Nodes: runner}}
+}
+
+// run executes the runbook and returns what it reported.
+func (r *rack) run(t *testing.T, ctx context.Context) *reporter {
+	t.Helper()
+	rep := newReporter()
+	exited := make(chan struct{})
+	go r.plan.Workflow(r.deps, func() { close(exited) }).Run(ctx, rep)
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		t.Fatal("runbook did not end within 60s")
+	}
+	select {
+	case <-rep.done:
+	default:
+		t.Fatal("the runbook ended without a terminal state")
+	}
+	return rep
+}
+
+type resultDoc struct {
+	Status       string `json:"status"`
+	RackID       string `json:"rack_id"`
+	CurrentStage string `json:"current_stage"`
+	Stages       []struct {
+		Name, Status, Message string
+	} `json:"stages"`
+}
+
+func decode(t *testing.T, s string) resultDoc {
+	t.Helper()
+	var d resultDoc
+	if err := json.Unmarshal([]byte(s), &d); err != nil {
+		t.Fatalf("result_json %q: %v", s, err)
+	}
+	return d
+}
+
+func TestRunbookCyclesTheRackAndRecordsEveryStage(t *testing.T) {
+	r := startRack(t)
+	rep := r.run(t, context.Background())
+	if rep.outcome.State != messages.StateCompleted {
+		t.Fatalf("outcome = %+v", rep.outcome)
+	}
+	doc := decode(t, rep.outcome.ResultJSON)
+	if doc.Status != "completed" || doc.RackID != r.plan.RackID || len(doc.Stages) != len(stages) {
+		t.Fatalf("result = %+v", doc)
+	}
+	for _, s := range doc.Stages {
+		if s.Status != stageCompleted {
+			t.Errorf("stage %s is %s", s.Name, s.Status)
+		}
+	}
+	if !strings.HasPrefix(rep.progress[0], "Rack reboot step 0: ") || !strings.Contains(strings.Join(rep.progress, "|"), "Rack reboot step 2-3: ") {
+		t.Errorf("progress = %q", rep.progress)
+	}
+	for _, n := range r.plan.Compute {
+		d, _ := r.fleet.Device(n.ID)
+		resets := d.Resets()
+		// The rack went dark in between: the BMC forgot nothing it needs,
+		// but the last request it served must be the final power-on.
+		if len(resets) == 0 || resets[len(resets)-1] != "On" {
+			t.Errorf("%s resets = %v, want the runbook's final On", n.ID, resets)
+		}
+		if d.Boots() == 0 {
+			t.Errorf("%s never cold-booted", n.ID)
+		}
+	}
+}
+
+func TestRunbookFailsFastWhenAShelfNeverComesBack(t *testing.T) {
+	r := startRack(t)
+	bad := r.plan.Shelves[2]
+	d, _ := r.fleet.Device(bad.ID)
+	if err := d.FailPowerOn(true); err != nil {
+		t.Fatal(err)
+	}
+	timing := fastTiming()
+	timing.BMCUpPollMax = 500 * time.Millisecond
+	r.plan.Timing = timing
+	rep := r.run(t, context.Background())
+	o := rep.outcome
+	if o.State != messages.StateFailed || o.Code != messages.ErrorTimeout ||
+		!strings.Contains(o.Message, "verify_bmc_up") || !strings.Contains(o.Message, bad.ID) {
+		t.Fatalf("outcome = %+v", o)
+	}
+	doc := decode(t, o.ResultJSON)
+	if doc.Status != "failed" || doc.CurrentStage != "verify_bmc_up" {
+		t.Fatalf("result = %+v", doc)
+	}
+	for _, s := range doc.Stages {
+		if s.Name == "power_on_compute" && s.Status != stageQueued {
+			t.Fatalf("a later stage ran after the failure: %+v", s)
+		}
+	}
+	for _, n := range r.plan.Compute {
+		dev, _ := r.fleet.Device(n.ID)
+		if resets := dev.Resets(); len(resets) > 0 && resets[len(resets)-1] == "On" {
+			t.Fatalf("%s was powered on after the failed stage", n.ID)
+		}
+	}
+}
+
+func TestRunbookReportsCancellation(t *testing.T) {
+	r := startRack(t)
+	timing := fastTiming()
+	timing.DischargeFloor = time.Hour // the run parks in stage 2-3
+	r.plan.Timing = timing
+	ctx, cancel := context.WithCancel(context.Background())
+	rep := newReporter()
+	exited := make(chan struct{})
+	go r.plan.Workflow(r.deps, func() { close(exited) }).Run(ctx, rep)
+	// Cancel once the run has reached the discharge wait.
+	deadline := time.After(30 * time.Second)
+	for reached := false; !reached; {
+		select {
+		case step := <-rep.steps:
+			reached = strings.HasPrefix(step, "Rack reboot step 2-3")
+		case <-deadline:
+			t.Fatal("runbook never reached the discharge wait")
+		}
+	}
+	cancel()
+	<-exited
+	o := rep.outcome
+	if o.State != messages.StateFailed || o.Message != "cold reboot cancelled during verify_discharged" || decode(t, o.ResultJSON).Status != "cancelled" {
+		t.Fatalf("outcome = %+v", o)
+	}
+}
+
+func TestCheckAdmission(t *testing.T) {
+	ep := &hw.Endpoint{IP: "127.0.0.1", Credentials: hw.UserPass("u", "p")}
+	node := func(rack, id string, t hw.NodeType, host bool) hw.Node {
+		n := hw.Node{ID: id, RackID: rack, Type: t, BMC: ep}
+		if host {
+			n.Host = ep
+		}
+		return n
+	}
+	good := []hw.Node{
+		node("r1", "c1", hw.ComputeGB200Nvidia, false),
+		node("r1", "s1", hw.SwitchGB200Nvidia, true),
+		node("r1", "p1", hw.PowerShelfGB200Liteon, false),
+	}
+	if p, errs, err := Check(good, DefaultTiming()); err != nil || len(p.Nodes()) != 3 || errs[0] != nil {
+		t.Fatalf("good rack refused: %v %v", err, errs)
+	}
+	tests := []struct {
+		name     string
+		give     []hw.Node
+		wantNode int
+		want     string
+	}{
+		{"no shelf", good[:2], -1, "0 power shelves"},
+		{"two racks", append(append([]hw.Node(nil), good...), node("r2", "c9", hw.ComputeGB200Nvidia, false)), 3, "one rack per request"},
+		{"switch without host", []hw.Node{good[0], node("r1", "s1", hw.SwitchGB200Nvidia, false), good[2]}, 1, "host_endpoint"},
+		{"duplicate", append(append([]hw.Node(nil), good...), good[0]), 3, "duplicate target rack_id/node_id: r1/c1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errs, err := Check(tt.give, DefaultTiming())
+			if !errors.Is(err, ErrNotARack) {
+				t.Fatalf("err = %v", err)
+			}
+			got := err.Error()
+			if tt.wantNode >= 0 {
+				got = errs[tt.wantNode].Error()
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
