@@ -62,35 +62,46 @@ port = 0
 insecure = true
 `
 
-func TestRunServesGetVersionAndShutsDownWithExitZero(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan net.Addr, 1)
-	var stdout, stderr lockedBuffer
-	exit := make(chan int, 1)
-	go func() {
-		exit <- run(ctx, runOptions{
-			Args:    []string{"--config", writeFile(t, insecureLoopback)},
-			Environ: []string{"RMS_ALLOW_INSECURE=1"},
-			Stdout:  &stdout,
-			Stderr:  &stderr,
-			Ready:   func(a net.Addr) { ready <- a },
-		})
-	}()
-	var addr net.Addr
-	select {
-	case addr = <-ready:
-	case code := <-exit:
-		t.Fatalf("run exited %d before serving: %s", code, stderr.String())
-	case <-time.After(10 * time.Second):
-		t.Fatal("daemon not ready within 10s")
-	}
+// runningDaemon is run() serving in the background of a test.
+type runningDaemon struct {
+	addr           net.Addr
+	stdout, stderr *lockedBuffer
+	exit           chan int
+	stop           context.CancelFunc
+	conn           *grpc.ClientConn
+}
 
-	conn, err := grpc.NewClient(addr.String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+// startRun runs the daemon with args and environ until the test stops it
+// (stop, then read exit) or ends, and connects a client to it.
+func startRun(t *testing.T, environ []string, args ...string) *runningDaemon {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	d := &runningDaemon{stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exit: make(chan int, 1), stop: cancel}
+	ready := make(chan net.Addr, 1)
+	go func() {
+		d.exit <- run(ctx, runOptions{Args: args, Environ: environ, Stdout: d.stdout, Stderr: d.stderr,
+			Ready: func(a net.Addr) { ready <- a }})
+	}()
+	select {
+	case d.addr = <-ready:
+	case code := <-d.exit:
+		t.Fatalf("run exited %d before serving: %s", code, d.stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("daemon not ready within 30s")
+	}
+	conn, err := grpc.NewClient(d.addr.String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { _ = conn.Close() })
+	d.conn = conn
+	return d
+}
+
+func TestRunServesGetVersionAndShutsDownWithExitZero(t *testing.T) {
+	d := startRun(t, []string{"RMS_ALLOW_INSECURE=1"}, "--config", writeFile(t, insecureLoopback))
+	stdout, stderr, exit, cancel, conn := d.stdout, d.stderr, d.exit, d.stop, d.conn
 	rpcCtx, rpcCancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rpcCancel()
 	resp, err := rmspb.NewRackManagerClient(conn).GetVersion(rpcCtx, &rmspb.GetVersionRequest{})

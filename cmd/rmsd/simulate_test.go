@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
@@ -31,25 +29,8 @@ nvue_port = 0
 ssh_port = 0
 nodes_file = "`+nodesFile+`"
 `)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan net.Addr, 1)
-	var stdout, stderr lockedBuffer
-	exit := make(chan int, 1)
-	go func() {
-		exit <- run(ctx, runOptions{
-			Args: []string{"--config", cfg, "--simulate"}, Stdout: &stdout, Stderr: &stderr,
-			Ready: func(a net.Addr) { ready <- a },
-		})
-	}()
-	var addr net.Addr
-	select {
-	case addr = <-ready:
-	case code := <-exit:
-		t.Fatalf("exited %d: %s", code, stderr.String())
-	case <-time.After(30 * time.Second):
-		t.Fatal("not ready within 30s")
-	}
+	d := startRun(t, nil, "--config", cfg, "--simulate")
+	addr, stdout, stderr := d.addr, d.stdout, d.stderr
 	if host, _, _ := net.SplitHostPort(addr.String()); host != "127.0.0.1" {
 		t.Fatalf("simulation must bind loopback, bound %s", addr)
 	}
@@ -57,12 +38,7 @@ nodes_file = "`+nodesFile+`"
 		t.Error("no simulation warning logged")
 	}
 
-	conn, err := grpc.NewClient(addr.String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	client := rmspb.NewRackManagerClient(conn)
+	client := rmspb.NewRackManagerClient(d.conn)
 	rpcCtx, rpcCancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer rpcCancel()
 	racksResp, err := client.ListRacks(rpcCtx, &rmspb.ListRacksRequest{})
@@ -96,8 +72,8 @@ nodes_file = "`+nodesFile+`"
 		t.Fatalf("BatchGetPowerState(nodes file) = %v, %v", batch.GetResponse(), err)
 	}
 
-	cancel()
-	if code := <-exit; code != 0 {
+	d.stop()
+	if code := <-d.exit; code != 0 {
 		t.Fatalf("exit code %d: %s", code, stderr.String())
 	}
 }
