@@ -16,12 +16,6 @@ type Plan struct {
 	Timing   Timing
 }
 
-// Nodes returns every node of the plan.
-func (p Plan) Nodes() []hw.Node {
-	out := append(append(append([]hw.Node(nil), p.Compute...), p.Switches...), p.Shelves...)
-	return out
-}
-
 // ErrNotARack is returned when the request does not describe one whole rack
 // the runbook can drive.
 var ErrNotARack = errors.New("coldreboot: request is not one rack with power shelves, compute trays and switches")

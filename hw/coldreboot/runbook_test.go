@@ -252,7 +252,7 @@ func TestCheckAdmission(t *testing.T) {
 		node("r1", "s1", hw.SwitchGB200Nvidia, true),
 		node("r1", "p1", hw.PowerShelfGB200Liteon, false),
 	}
-	if p, errs, err := Check(good, DefaultTiming()); err != nil || len(p.Nodes()) != 3 || errs[0] != nil {
+	if p, errs, err := Check(good, DefaultTiming()); err != nil || len(p.Compute)+len(p.Switches)+len(p.Shelves) != 3 || errs[0] != nil {
 		t.Fatalf("good rack refused: %v %v", err, errs)
 	}
 	tests := []struct {

@@ -269,14 +269,3 @@ func (c *Client) send(ctx context.Context, method, path string, payload any, hdr
 	return c.do(ctx, request{method: method, path: path, body: bytes.NewReader(b), ctype: "application/json",
 		length: int64(len(b)), header: hdr})
 }
-
-// decodeBody decodes a response body; an empty body decodes as {}.
-func decodeBody(resp *response, v any) error {
-	if len(bytes.TrimSpace(resp.body)) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(resp.body, v); err != nil {
-		return fmt.Errorf("decode response: %w: %v", ErrInvalidResponse, err)
-	}
-	return nil
-}

@@ -238,9 +238,6 @@ func (f *Fleet) Nodes() []Node {
 // that verify BMC certificates.
 func (f *Fleet) CertPool() *x509.CertPool { return f.ca.pool }
 
-// TimeScale returns the effective time scale.
-func (f *Fleet) TimeScale() float64 { return f.opts.TimeScale }
-
 // Scale converts a simulated duration to wall-clock time.
 func (f *Fleet) Scale(d time.Duration) time.Duration { return f.opts.scale(d) }
 

@@ -20,6 +20,15 @@ func collectionOf(id, odataType, name string, members []string) obj {
 		"Members": ms, "Members@odata.count": len(ms)}
 }
 
+// collectionOfIDs is collectionOf with members base/<id> for each id.
+func collectionOfIDs(base, odataType, name string, ids []string) obj {
+	uris := make([]string, len(ids))
+	for i, id := range ids {
+		uris[i] = base + "/" + id
+	}
+	return collectionOf(base, odataType, name, uris)
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("OData-Version", "4.0")

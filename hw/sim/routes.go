@@ -91,12 +91,7 @@ func (d *Device) managerIDs() []string {
 }
 
 func (d *Device) getManagers(w http.ResponseWriter, _ *http.Request) {
-	ids := d.managerIDs()
-	uris := make([]string, len(ids))
-	for i, id := range ids {
-		uris[i] = "/redfish/v1/Managers/" + id
-	}
-	writeJSON(w, http.StatusOK, collectionOf("/redfish/v1/Managers", "#ManagerCollection.ManagerCollection", "Manager Collection", uris))
+	writeJSON(w, http.StatusOK, collectionOfIDs("/redfish/v1/Managers", "#ManagerCollection.ManagerCollection", "Manager Collection", d.managerIDs()))
 }
 
 func (d *Device) getManager(w http.ResponseWriter, r *http.Request) {

@@ -150,12 +150,7 @@ func (d *Device) chassisIDs() []string {
 }
 
 func (d *Device) getChassisCollection(w http.ResponseWriter, _ *http.Request) {
-	ids := d.chassisIDs()
-	uris := make([]string, len(ids))
-	for i, id := range ids {
-		uris[i] = "/redfish/v1/Chassis/" + id
-	}
-	writeJSON(w, http.StatusOK, collectionOf("/redfish/v1/Chassis", "#ChassisCollection.ChassisCollection", "Chassis Collection", uris))
+	writeJSON(w, http.StatusOK, collectionOfIDs("/redfish/v1/Chassis", "#ChassisCollection.ChassisCollection", "Chassis Collection", d.chassisIDs()))
 }
 
 func (d *Device) getChassis(w http.ResponseWriter, r *http.Request) {

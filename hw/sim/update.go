@@ -299,11 +299,7 @@ func (d *Device) getTasks(w http.ResponseWriter, _ *http.Request) {
 	d.mu.Lock()
 	ids := append([]string(nil), d.state.taskOrder...)
 	d.mu.Unlock()
-	uris := make([]string, len(ids))
-	for i, id := range ids {
-		uris[i] = tasksURI + "/" + id
-	}
-	writeJSON(w, http.StatusOK, collectionOf(tasksURI, "#TaskCollection.TaskCollection", "Task Collection", uris))
+	writeJSON(w, http.StatusOK, collectionOfIDs(tasksURI, "#TaskCollection.TaskCollection", "Task Collection", ids))
 }
 
 func (d *Device) getTask(w http.ResponseWriter, r *http.Request) {

@@ -55,14 +55,13 @@ type outage struct {
 
 // revision is a staged NVUE configuration change set.
 type revision struct {
-	id         string
-	state      string // pending, applying, applied, invalid, failed
-	applyEnd   time.Time
-	applyFail  string
-	passwords  map[string]string // user -> new password
-	patches    map[string]any    // other staged paths, kept for inspection
-	issue      string
-	finishedAt time.Time
+	id        string
+	state     string // pending, applying, applied, invalid, failed
+	applyEnd  time.Time
+	applyFail string
+	passwords map[string]string // user -> new password
+	patches   map[string]any    // other staged paths, kept for inspection
+	issue     string
 }
 
 // advanceLocked brings the lazily computed state up to now: finishes due
