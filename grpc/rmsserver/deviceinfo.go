@@ -39,10 +39,11 @@ func readDeviceInfo(nodes []hw.Node, infos []*rmspb.NodeDeviceInfo) func(ctx con
 	}
 }
 
-// noDeviceInfo says why a node type has no device info, or "" when it has.
-// Power shelves are not part of the NVLink topology.
+// noDeviceInfo says why a node type has no device info (its platform lacks
+// the capability, as power shelves do: they are not part of the NVLink
+// topology), or "" when it has.
 func noDeviceInfo(t hw.NodeType) string {
-	if t.Kind() == hw.KindPowerShelf {
+	if !platform.Supports(t, platform.CapDeviceInfo) {
 		return fmt.Sprintf("%s nodes have no NVLink tray topology (device info)", t.Name())
 	}
 	return ""

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nvue"
@@ -71,6 +72,13 @@ func Lookup(t hw.NodeType) (Entry, bool) {
 	default:
 		return Entry{}, false
 	}
+}
+
+// Supports reports whether node type t has capability c, without building
+// an adapter.
+func Supports(t hw.NodeType, c Capability) bool {
+	e, ok := Lookup(t)
+	return ok && slices.Contains(e.Capabilities, c)
 }
 
 // New builds the adapter for cfg.Type.

@@ -97,3 +97,12 @@ func TestTable_CapabilitiesWorkAndTheRestIsUnsupported(t *testing.T) {
 		})
 	}
 }
+
+func TestSupportsFollowsTheTable(t *testing.T) {
+	if !platform.Supports(hw.ComputeGB200Nvidia, platform.CapDeviceInfo) || !platform.Supports(hw.SwitchGB300Nvidia, platform.CapDeviceInfo) {
+		t.Fatal("compute trays and switches have device info")
+	}
+	if platform.Supports(hw.PowerShelfGB200Delta, platform.CapDeviceInfo) || platform.Supports(hw.NodeType(77), platform.CapPower) {
+		t.Fatal("shelves have no device info; an unknown type has nothing")
+	}
+}
