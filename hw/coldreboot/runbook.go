@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
@@ -181,21 +182,18 @@ func (r *run) verifyDischarged(ctx context.Context) (map[string]string, error) {
 }
 
 // verifyBMCUp waits until every shelf reads On and every compute and switch
-// BMC answers with a power state.
+// BMC answers with a power state, all read in one batch per poll.
 func (r *run) verifyBMCUp(ctx context.Context) (map[string]string, error) {
+	nodes := append(append(append([]hw.Node(nil), r.plan.Shelves...), r.plan.Compute...), r.plan.Switches...)
 	return r.poll(ctx, "not back", r.t.BMCUpFloor, r.t.BMCUpPollMax,
 		func(ctx context.Context) ([]string, error) {
 			var pending []string
-			states, errs := r.powerStates(ctx, r.plan.Shelves)
-			for i, n := range r.plan.Shelves {
-				if errs[i] != nil || states[i] != platform.PowerStateOn {
+			states, errs := r.powerStates(ctx, nodes)
+			for i, n := range nodes {
+				switch {
+				case n.Type.Kind() == hw.KindPowerShelf && (errs[i] != nil || states[i] != platform.PowerStateOn):
 					pending = append(pending, n.ID+" (power shelf not on)")
-				}
-			}
-			trays := append(append([]hw.Node(nil), r.plan.Compute...), r.plan.Switches...)
-			states, errs = r.powerStates(ctx, trays)
-			for i, n := range trays {
-				if errs[i] != nil || states[i] == platform.PowerStateUnknown {
+				case n.Type.Kind() != hw.KindPowerShelf && (errs[i] != nil || states[i] == platform.PowerStateUnknown):
 					pending = append(pending, n.ID)
 				}
 			}
@@ -203,17 +201,18 @@ func (r *run) verifyBMCUp(ctx context.Context) (map[string]string, error) {
 		})
 }
 
-// verifyNVOSReady asks every switch's NVUE API for /system, retrying the
-// switches that did not answer with a doubling backoff.
+// verifyNVOSReady asks every switch's NVUE API for /system, all switches at
+// once, retrying the ones that did not answer with a doubling backoff.
 func (r *run) verifyNVOSReady(ctx context.Context) (map[string]string, error) {
 	pending := append([]hw.Node(nil), r.plan.Switches...)
 	backoff := r.t.NVOSHelloBackoff
-	var lastErr error
 	for attempt := 1; ; attempt++ {
+		errs := r.hello(ctx, pending)
 		var still []hw.Node
-		for _, n := range pending {
-			if err := r.hello(ctx, n); err != nil {
-				still, lastErr = append(still, n), err
+		var lastErr error
+		for i, n := range pending {
+			if errs[i] != nil {
+				still, lastErr = append(still, n), errs[i]
 			}
 		}
 		pending = still
@@ -235,14 +234,26 @@ func (r *run) verifyNVOSReady(ctx context.Context) (map[string]string, error) {
 	}
 }
 
-func (r *run) hello(ctx context.Context, n hw.Node) error {
-	c, err := nvue.New(*n.Host, r.deps.NVUE)
-	if err != nil {
-		return err
+// hello reads /system from the NVUE API of every switch concurrently; the
+// result has one error (or nil) per switch.
+func (r *run) hello(ctx context.Context, switches []hw.Node) []error {
+	errs := make([]error, len(switches))
+	var wg sync.WaitGroup
+	for i, n := range switches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := nvue.New(*n.Host, r.deps.NVUE)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer c.Close()
+			_, errs[i] = c.System(ctx)
+		}()
 	}
-	defer c.Close()
-	_, err = c.System(ctx)
-	return err
+	wg.Wait()
+	return errs
 }
 
 // poll waits floor, then calls check every PollInterval until it reports

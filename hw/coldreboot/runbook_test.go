@@ -282,3 +282,26 @@ func TestCheckAdmission(t *testing.T) {
 		})
 	}
 }
+
+func TestRunbookFailsWhenNVOSNeverAnswers(t *testing.T) {
+	r := startRack(t)
+	sw := &r.plan.Switches[1]
+	wrong := *sw.Host
+	wrong.Credentials = hw.UserPass(wrong.Credentials.Username, "not-the-nvos-password")
+	sw.Host = &wrong
+	timing := fastTiming()
+	timing.NVOSHelloAttempts = 3
+	r.plan.Timing = timing
+	rep := r.run(t, context.Background())
+	o := rep.outcome
+	if o.State != messages.StateFailed || o.Code != messages.ErrorUnauthenticated ||
+		!strings.Contains(o.Message, "NVOS not ready on "+sw.ID+" after 3 attempts") {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if strings.Contains(o.Message, "not-the-nvos-password") || strings.Contains(o.ResultJSON, "not-the-nvos-password") {
+		t.Fatal("a password leaked into the job record")
+	}
+	if doc := decode(t, o.ResultJSON); doc.CurrentStage != "verify_nvos_ready" {
+		t.Fatalf("failed at %s, want verify_nvos_ready", doc.CurrentStage)
+	}
+}
