@@ -96,7 +96,13 @@ func TestUpdateReplacesEndpoints(t *testing.T) {
 		t.Fatalf("node after update = %+v", n)
 	}
 	if err := r.Update("r1", "s1", &hw.Endpoint{IP: "10.0.0.5"}, nil); !errors.Is(err, ErrInvalidNode) {
-		t.Fatalf("an endpoint without credentials must be refused: %v", err)
+		t.Fatalf("a BMC endpoint without credentials must be refused: %v", err)
+	}
+	if err := r.Update("r1", "s1", nil, &hw.Endpoint{IP: "10.1.1.2"}); err != nil {
+		t.Fatalf("a host endpoint may come without credentials: %v", err)
+	}
+	if err := r.Update("r1", "s1", nil, &hw.Endpoint{MAC: "aa:bb"}); !errors.Is(err, ErrInvalidNode) {
+		t.Fatalf("a host endpoint without an address must be refused: %v", err)
 	}
 	if err := r.Update("r1", "nope", nil, host); !errors.Is(err, ErrNodeNotFound) {
 		t.Fatalf("unknown node: %v", err)

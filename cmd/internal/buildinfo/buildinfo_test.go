@@ -36,9 +36,3 @@ func TestFormat(t *testing.T) {
 		})
 	}
 }
-
-func TestVersionIsNeverEmpty(t *testing.T) {
-	if Version() == "" {
-		t.Fatal("Version() returned an empty string")
-	}
-}
