@@ -22,52 +22,126 @@ func parentRefusal(parent string) *messages.RefusedError {
 		fmt.Sprintf("parent job %s is missing, terminal, or already a child", parent))
 }
 
-func busyRefusal(k nodeKey, holder string) *messages.RefusedError {
-	return refuse(messages.ErrNodeBusy, messages.ErrorUpdateInProgress,
-		fmt.Sprintf("job already in progress for rack %s node %s (job_id %s)", k.rack, k.node, holder))
-}
-
 func capacityRefusal(current, limit int) *messages.RefusedError {
 	return refuse(messages.ErrAtCapacity, messages.ErrorInternal,
 		fmt.Sprintf("job tracker at capacity (%d/%d jobs); retry after in-flight jobs finish", current, limit))
 }
 
-func duplicateTargetRefusal(k nodeKey) *messages.RefusedError {
+func duplicateTargetRefusal(k lockKey) *messages.RefusedError {
 	return refuse(messages.ErrDuplicateTarget, messages.ErrorInvalidArgument,
 		fmt.Sprintf("duplicate target rack_id/node_id: %s/%s", k.rack, k.node))
 }
 
-// admit runs the admission checks in their contractual order: shutdown,
-// parent, node busy, capacity. Only the capacity check may prune (expired
-// terminal jobs, and only when the index is full).
-func (r *registry) admit(ctx actor.Context, spec *messages.JobSpec) *messages.RefusedError {
-	s := r.store
-	if s.shuttingDown {
-		return shuttingDownRefusal()
-	}
-	if spec.ParentID != "" {
-		p, ok := s.jobs[spec.ParentID]
-		if !ok || p.snap.State.IsTerminal() || p.snap.ParentID != "" {
-			return parentRefusal(spec.ParentID)
+// heldRefusal says who holds k. A node held by a job gets upstream's
+// wording, which callers parse; a node held by a synchronous operation, or
+// a rack, names the operation.
+func (r *registry) heldRefusal(l *lease) *messages.RefusedError {
+	k := l.key
+	if k.node == "" {
+		what := l.operation
+		if l.isJob() {
+			what = r.jobNoun(l.holder) + " job " + l.holder
 		}
+		return refuse(messages.ErrRackBusy, messages.ErrorUpdateInProgress,
+			fmt.Sprintf("rack %s is busy: %s in progress; retry when it finishes", k.rack, what))
 	}
-	if spec.NodeID != "" && !spec.AllowBusyNode {
-		k := nodeKey{spec.RackID, spec.NodeID}
-		if holder, busy := s.busy(k); busy {
-			return busyRefusal(k, holder)
-		}
+	if l.isJob() {
+		return refuse(messages.ErrNodeBusy, messages.ErrorUpdateInProgress,
+			fmt.Sprintf("job already in progress for rack %s node %s (job_id %s)", k.rack, k.node, l.holder))
 	}
-	if len(s.jobs) >= r.core.maxJobs {
-		r.applyAll(ctx, s.expiredEvictions(r.core.now(), r.core.ttl))
-		if n := len(s.jobs); n >= r.core.maxJobs {
-			return capacityRefusal(n, r.core.maxJobs)
-		}
+	return refuse(messages.ErrNodeBusy, messages.ErrorUpdateInProgress,
+		fmt.Sprintf("%s already in progress for rack %s node %s", l.operation, k.rack, k.node))
+}
+
+// jobNoun names a job's workflow for messages ("cold reboot"); a child
+// reservation is named after its parent.
+func (r *registry) jobNoun(id string) string {
+	rec, ok := r.store.jobs[id]
+	if !ok {
+		return "a"
+	}
+	return rec.snap.Type.BatchNoun()
+}
+
+// busy returns the refusal for a held key, or nil when it is free.
+func (r *registry) busy(k lockKey) *messages.RefusedError {
+	if l, held := r.store.leases[k]; held {
+		return r.heldRefusal(l)
 	}
 	return nil
 }
 
-// insert records an admitted job: created, node locked, attached to parent.
-func (r *registry) insert(ctx actor.Context, spec *messages.JobSpec, state messages.JobState, leaf bool) *record {
+// admit runs the admission checks in their contractual order: shutdown,
+// parent, holds (the job's node, then its rack and reservations), capacity
+// for need records. Only the capacity check may prune (expired terminal
+// jobs, and only when the index is full). conflicts lists every held key
+// of a reservation.
+func (r *registry) admit(ctx actor.Context, spec *messages.JobSpec, res *messages.Reservation, need int) (*messages.RefusedError, []messages.RejectedTarget) {
+	s := r.store
+	if s.shuttingDown {
+		return shuttingDownRefusal(), nil
+	}
+	if spec.ParentID != "" {
+		p, ok := s.jobs[spec.ParentID]
+		if !ok || p.snap.State.IsTerminal() || p.snap.ParentID != "" {
+			return parentRefusal(spec.ParentID), nil
+		}
+	}
+	var first *messages.RefusedError
+	var conflicts []messages.RejectedTarget
+	note := func(k lockKey, ref *messages.RefusedError) {
+		if first == nil {
+			first = ref
+		}
+		if res != nil {
+			conflicts = append(conflicts, messages.RejectedTarget{RackID: k.rack, NodeID: k.node, Code: ref.Code, Message: ref.Message})
+		}
+	}
+	if spec.NodeID != "" {
+		k := lockKey{spec.RackID, spec.NodeID}
+		if ref := r.busy(k); ref != nil {
+			note(k, ref)
+		}
+	}
+	if res != nil {
+		if res.HoldRack {
+			k := lockKey{spec.RackID, ""}
+			if ref := r.busy(k); ref != nil {
+				note(k, ref)
+			}
+		}
+		seen := map[lockKey]bool{{spec.RackID, spec.NodeID}: true}
+		for _, n := range res.Nodes {
+			k := lockKey{n.RackID, n.NodeID}
+			switch {
+			case n.NodeID == "":
+				note(k, refuse(messages.ErrInvalidSpec, messages.ErrorInvalidArgument,
+					fmt.Sprintf("reservation of rack %s names no node", n.RackID)))
+			case seen[k]:
+				note(k, duplicateTargetRefusal(k))
+			default:
+				if ref := r.busy(k); ref != nil {
+					note(k, ref)
+				}
+			}
+			seen[k] = true
+		}
+	}
+	if first != nil {
+		return first, conflicts
+	}
+	if len(s.jobs)+need > r.core.maxJobs {
+		r.applyAll(ctx, s.expiredEvictions(r.core.now(), r.core.ttl))
+		if n := len(s.jobs); n+need > r.core.maxJobs {
+			return capacityRefusal(n, r.core.maxJobs), nil
+		}
+	}
+	return nil, nil
+}
+
+// insert records an admitted job: created, its node and rack held,
+// attached to its parent.
+func (r *registry) insert(ctx actor.Context, spec *messages.JobSpec, state messages.JobState, reservation, holdRack bool) *record {
 	now := r.core.now()
 	desc := spec.Description
 	if desc == "" {
@@ -75,58 +149,98 @@ func (r *registry) insert(ctx actor.Context, spec *messages.JobSpec, state messa
 	}
 	evs := []messages.Event{messages.JobCreated{
 		ID: spec.ID, ParentID: spec.ParentID, Type: spec.Type, RackID: spec.RackID,
-		NodeID: spec.NodeID, State: state, Description: desc, At: now,
+		NodeID: spec.NodeID, State: state, Description: desc, Reservation: reservation, At: now,
 	}}
 	if spec.NodeID != "" {
-		evs = append(evs, messages.NodeLocked{RackID: spec.RackID, NodeID: spec.NodeID, JobID: spec.ID})
+		evs = append(evs, messages.NodeLocked{RackID: spec.RackID, NodeID: spec.NodeID, Holder: spec.ID, Since: now})
+	}
+	if holdRack {
+		evs = append(evs, messages.NodeLocked{RackID: spec.RackID, Holder: spec.ID, Since: now})
 	}
 	if spec.ParentID != "" {
 		evs = append(evs, messages.ChildAttached{ParentID: spec.ParentID, ChildID: spec.ID, At: now})
 	}
 	r.applyAll(ctx, evs)
 	rec := r.store.jobs[spec.ID]
-	rec.leaf = leaf
-	parent := spec.ParentID
-	if parent == "" {
-		parent = "None"
+	if !reservation {
+		parent := spec.ParentID
+		if parent == "" {
+			parent = "None"
+		}
+		r.core.log.Info().Str("job_id", spec.ID).Str("parent_job_id", parent).Str("rack_id", spec.RackID).
+			Str("node_id", spec.NodeID).Str("description", desc).Msg("job created")
 	}
-	r.core.log.Info().Str("job_id", spec.ID).Str("parent_job_id", parent).Str("rack_id", spec.RackID).
-		Str("node_id", spec.NodeID).Str("description", desc).Msg("job created")
 	return rec
 }
 
-// createJob admits one leaf. The reply is sent as soon as the admission is
-// recorded; the job's actors are spawned right after, in the same message,
-// so nothing can observe the job between the two.
+// createJob admits one job (with its reservation, if any). The reply is
+// sent as soon as the admission is recorded; the job's actors are spawned
+// right after, in the same message, so nothing can observe the job between
+// the two.
 func (r *registry) createJob(ctx actor.Context, m *messages.CreateJob) {
-	rec, reply := r.admitJob(ctx, m)
+	rec, kids, reply := r.admitJob(ctx, m)
 	ctx.Respond(reply)
 	if rec == nil {
 		return
 	}
 	r.startLeaf(ctx, rec)
+	for _, k := range kids {
+		r.spawnLocksOf(ctx, k)
+	}
 	if p := rec.snap.ParentID; p != "" {
-		r.childJoined(ctx, r.store.jobs[p], rec.snap.ID)
+		r.childJoined(ctx, r.store.jobs[p], rec)
 	}
 }
 
-func (r *registry) admitJob(ctx actor.Context, m *messages.CreateJob) (*record, *messages.CreateJobReply) {
+func (r *registry) admitJob(ctx actor.Context, m *messages.CreateJob) (*record, []*record, *messages.CreateJobReply) {
 	spec := m.Spec
 	if spec.ID == "" {
 		spec.ID = uuid.NewString()
 	}
 	if rec, ok := r.store.jobs[spec.ID]; ok { // a retried create: answer it again
-		return nil, &messages.CreateJobReply{Job: rec.snapshot()}
+		return nil, nil, &messages.CreateJobReply{Job: r.store.snapshot(rec), Children: r.reservationChildren(rec)}
 	}
 	if m.Workflow == nil {
-		return nil, &messages.CreateJobReply{Err: fmt.Errorf("create job %s: workflow is required: %w", spec.ID, messages.ErrInvalidSpec)}
+		return nil, nil, &messages.CreateJobReply{Err: fmt.Errorf("create job %s: workflow is required: %w", spec.ID, messages.ErrInvalidSpec)}
 	}
-	if ref := r.admit(ctx, &spec); ref != nil {
-		return nil, &messages.CreateJobReply{Err: ref}
+	res := m.Reserve
+	need := 1
+	if res != nil {
+		if spec.ParentID != "" {
+			return nil, nil, &messages.CreateJobReply{Err: fmt.Errorf("create job %s: a child cannot reserve nodes: %w", spec.ID, messages.ErrInvalidSpec)}
+		}
+		need += len(res.Nodes)
 	}
-	rec := r.insert(ctx, &spec, messages.StateQueued, true)
+	if ref, conflicts := r.admit(ctx, &spec, res, need); ref != nil {
+		return nil, nil, &messages.CreateJobReply{Err: ref, Conflicts: conflicts}
+	}
+	rec := r.insert(ctx, &spec, messages.StateQueued, false, res != nil && res.HoldRack)
+	rec.leaf = true
 	rec.wf, rec.cleanup = m.Workflow, m.Cleanup
-	return rec, &messages.CreateJobReply{Job: rec.snapshot()}
+	var kids []*record
+	if res != nil {
+		desc := res.Description
+		if desc == "" {
+			desc = "Reserved by job " + spec.ID
+		}
+		for _, n := range res.Nodes {
+			child := messages.JobSpec{ID: uuid.NewString(), ParentID: spec.ID, Type: spec.Type, RackID: n.RackID, NodeID: n.NodeID, Description: desc}
+			kids = append(kids, r.insert(ctx, &child, messages.StateRunning, true, false))
+		}
+	}
+	return rec, kids, &messages.CreateJobReply{Job: r.store.snapshot(rec), Children: r.reservationChildren(rec)}
+}
+
+// reservationChildren returns the snapshots of a job's reservation
+// children, in reservation order.
+func (r *registry) reservationChildren(rec *record) []messages.JobSnapshot {
+	var out []messages.JobSnapshot
+	for _, id := range rec.snap.ChildIDs {
+		if c, ok := r.store.jobs[id]; ok && c.reservation {
+			out = append(out, r.store.snapshot(c))
+		}
+	}
+	return out
 }
 
 // createBatch admits a parent and its children, answers, then starts the
@@ -158,17 +272,17 @@ func (r *registry) admitBatch(ctx actor.Context, m *messages.CreateBatch) (*reco
 			return nil, nil, &messages.CreateBatchReply{Err: fmt.Errorf("create batch %s: target %d: workflow is required: %w", spec.ID, i, messages.ErrInvalidSpec)}
 		}
 	}
-	if ref := r.admit(ctx, &spec); ref != nil {
+	if ref, _ := r.admit(ctx, &spec, nil, 1); ref != nil {
 		return nil, nil, &messages.CreateBatchReply{Err: ref}
 	}
 	if spec.Description == "" {
 		spec.Description = fmt.Sprintf("Batch %s in progress", spec.Type.BatchNoun())
 	}
-	parent := r.insert(ctx, &spec, messages.StateRunning, false)
-	seen := make(map[nodeKey]struct{}, len(m.Children))
+	parent := r.insert(ctx, &spec, messages.StateRunning, false, false)
+	seen := make(map[lockKey]struct{}, len(m.Children))
 	admitted := make([]*record, 0, len(m.Children))
 	for _, t := range m.Children {
-		k := nodeKey{t.RackID, t.NodeID}
+		k := lockKey{t.RackID, t.NodeID}
 		if _, dup := seen[k]; dup {
 			ref := duplicateTargetRefusal(k)
 			r.core.log.Warn().Str("job_id", spec.ID).Str("rack_id", k.rack).Str("node_id", k.node).Msg("batch job rejected: duplicate target")
@@ -177,12 +291,13 @@ func (r *registry) admitBatch(ctx actor.Context, m *messages.CreateBatch) (*reco
 		}
 		seen[k] = struct{}{}
 		child := messages.JobSpec{ID: uuid.NewString(), ParentID: spec.ID, RackID: t.RackID, NodeID: t.NodeID, Description: t.Description}
-		if ref := r.admit(ctx, &child); ref != nil {
+		if ref, _ := r.admit(ctx, &child, nil, 1); ref != nil {
 			r.core.log.Warn().Str("job_id", spec.ID).Str("rack_id", k.rack).Str("node_id", k.node).Str("reason", ref.Message).Msg("batch job rejected")
 			parent.rejected = append(parent.rejected, messages.RejectedTarget{RackID: k.rack, NodeID: k.node, Code: ref.Code, Message: ref.Message})
 			continue
 		}
-		rec := r.insert(ctx, &child, messages.StateQueued, true)
+		rec := r.insert(ctx, &child, messages.StateQueued, false, false)
+		rec.leaf = true
 		rec.wf = t.Workflow
 		admitted = append(admitted, rec)
 	}
@@ -190,21 +305,22 @@ func (r *registry) admitBatch(ctx actor.Context, m *messages.CreateBatch) (*reco
 }
 
 func (r *registry) batchReply(parent *record) *messages.CreateBatchReply {
-	out := &messages.CreateBatchReply{Parent: parent.snapshot(), Rejected: append([]messages.RejectedTarget(nil), parent.rejected...)}
+	out := &messages.CreateBatchReply{Parent: r.store.snapshot(parent), Rejected: append([]messages.RejectedTarget(nil), parent.rejected...)}
 	for _, id := range parent.snap.ChildIDs {
 		if c, ok := r.store.jobs[id]; ok {
-			out.Admitted = append(out.Admitted, c.snapshot())
+			out.Admitted = append(out.Admitted, r.store.snapshot(c))
 		}
 	}
 	return out
 }
 
 // childJoined tells a parent's batch actor about a new child, spawning the
-// actor when the job just became a parent.
-func (r *registry) childJoined(ctx actor.Context, parent *record, childID string) {
-	if parent.batch == nil {
-		r.spawnBatch(ctx, parent)
+// actor when the job just became a batch parent.
+func (r *registry) childJoined(ctx actor.Context, parent *record, child *record) {
+	if child.reservation || !parent.isBatch() {
 		return
 	}
-	ctx.Send(parent.batch, &childAdded{id: childID})
+	if parent.batch == nil {
+		r.spawnBatch(ctx, parent)
+	}
 }

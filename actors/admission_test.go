@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -207,23 +206,6 @@ func TestCancellationKeepsNodeBusyUntilTerminalTransition(t *testing.T) {
 	if ok, _ := e.Cancel(testCtx(t), s.ID); ok {
 		t.Fatal("cancel of a terminal job reported signalled")
 	}
-}
-
-func TestAllowBusyNodeJobsShareNodeAndKeepItBusy(t *testing.T) {
-	e, _ := newEngine(t, Options{})
-	g := newGate()
-	var ids []string
-	for range 3 {
-		ids = append(ids, mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n", AllowBusyNode: true}, g).ID)
-	}
-	_, err := e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "n"}, g, nil)
-	ref := refusal(t, err, messages.ErrNodeBusy)
-	if !strings.Contains(ref.Message, ids[0]) {
-		t.Fatalf("busy message %q does not name the oldest holder %s", ref.Message, ids[0])
-	}
-	close(g.release)
-	waitTerminal(t, e, ids...)
-	waitTerminal(t, e, mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", "")).ID)
 }
 
 func TestCreateRequiresWorkflow(t *testing.T) {

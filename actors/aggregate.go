@@ -8,70 +8,37 @@ import (
 	"github.com/rmsd/rmsd/messages"
 )
 
-// batchView is the result of aggregating a parent's children.
-type batchView struct {
-	// description is the in-progress description (outcome == nil).
-	description string
-	// outcome is set once every child is terminal or gone.
-	outcome *messages.Outcome
+// progressDescription is an open batch parent's description:
+// Batch {noun} in progress ({done}/{total} complete[, {n} running][, {n} queued]).
+func progressDescription(t messages.JobType, c childCounts, total int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Batch %s in progress (%d/%d complete", t.BatchNoun(), c.done(), total)
+	if c.running > 0 {
+		fmt.Fprintf(&b, ", %d running", c.running)
+	}
+	if c.queued > 0 {
+		fmt.Fprintf(&b, ", %d queued", c.queued)
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
-// aggregateBatch computes a typed parent's state from its children. lookup
-// returns a child's snapshot, or false when the child no longer exists (it
-// then counts as missing). It returns false when the parent is not
-// aggregated: unknown type, no children, or already terminal.
-func aggregateBatch(parent *messages.JobSnapshot, lookup func(id string) (*messages.JobSnapshot, bool)) (batchView, bool) {
-	if parent.State.IsTerminal() || parent.Type == messages.TypeNone || len(parent.ChildIDs) == 0 {
-		return batchView{}, false
-	}
-	var completed, failed, missing, running, queued, skipped int
-	var failedKids []*messages.JobSnapshot
-	for _, id := range parent.ChildIDs {
-		c, ok := lookup(id)
-		switch {
-		case !ok:
-			missing++
-		case c.State == messages.StateCompleted:
-			completed++
-			if resultStatus(c.ResultJSON) == "already_up_to_date" {
-				skipped++
-			}
-		case c.State == messages.StateFailed:
-			failed++
-			failedKids = append(failedKids, c)
-		case c.State == messages.StateRunning:
-			running++
-		default:
-			queued++
+// verdict is a batch parent's outcome once every child is terminal or
+// gone: Completed when none failed or went missing (noting children that
+// were already up to date), Failed with the failure document otherwise.
+// failed holds the failed children's entries in attach order.
+func verdict(t messages.JobType, c childCounts, total, skipped int, failed []failedEntry) messages.Outcome {
+	if c.failed > 0 || c.missing > 0 {
+		desc := fmt.Sprintf("Batch complete: %d/%d succeeded, %d failed", c.completed, total, c.failed)
+		msg := fmt.Sprintf("%d of %d %s failed", c.failed+c.missing, total, t.BatchNounPlural())
+		if c.missing > 0 {
+			desc += fmt.Sprintf(", %d missing", c.missing)
+			msg += fmt.Sprintf(" (%d jobs missing)", c.missing)
 		}
-	}
-	total := len(parent.ChildIDs)
-	done := completed + failed + missing
-	t := parent.Type
-	if done < total {
-		var b strings.Builder
-		fmt.Fprintf(&b, "Batch %s in progress (%d/%d complete", t.BatchNoun(), done, total)
-		if running > 0 {
-			fmt.Fprintf(&b, ", %d running", running)
-		}
-		if queued > 0 {
-			fmt.Fprintf(&b, ", %d queued", queued)
-		}
-		b.WriteString(")")
-		return batchView{description: b.String()}, true
-	}
-	if failed > 0 || missing > 0 {
-		desc := fmt.Sprintf("Batch complete: %d/%d succeeded, %d failed", completed, total, failed)
-		msg := fmt.Sprintf("%d of %d %s failed", failed+missing, total, t.BatchNounPlural())
-		if missing > 0 {
-			desc += fmt.Sprintf(", %d missing", missing)
-			msg += fmt.Sprintf(" (%d jobs missing)", missing)
-		}
-		out := messages.Outcome{
+		return messages.Outcome{
 			State: messages.StateFailed, Description: desc, Code: messages.ErrorOther, Message: msg,
-			ResultJSON: batchFailureJSON(t, completed, failed, missing, total, failedKids),
+			ResultJSON: batchFailureJSON(t, c, total, failed),
 		}
-		return batchView{outcome: &out}, true
 	}
 	var desc string
 	switch {
@@ -82,22 +49,38 @@ func aggregateBatch(parent *messages.JobSnapshot, lookup func(id string) (*messa
 	default:
 		desc = fmt.Sprintf("All %d %s completed successfully", total, t.BatchNounPlural())
 	}
-	out := messages.Completed(desc, "")
-	return batchView{outcome: &out}, true
+	return messages.Completed(desc, "")
 }
 
-// resultStatus returns the top-level "status" of a result document, or "".
-func resultStatus(doc string) string {
-	if doc == "" {
-		return ""
+// alreadyUpToDate reports whether a completed child's result document says
+// it had nothing to do ("status":"already_up_to_date").
+func alreadyUpToDate(doc string) bool {
+	if !strings.Contains(doc, "already_up_to_date") {
+		return false
 	}
 	var v struct {
 		Status string `json:"status"`
 	}
-	if json.Unmarshal([]byte(doc), &v) != nil {
-		return ""
+	return json.Unmarshal([]byte(doc), &v) == nil && v.Status == "already_up_to_date"
+}
+
+// failedEntry is one failed child in a batch failure document, built once
+// when the child is sealed. Exactly one of lean and firmware is used,
+// depending on the parent's type.
+type failedEntry struct {
+	index    int
+	lean     leanFailedJob
+	firmware firmwareFailedJob
+}
+
+func newFailedEntry(t messages.JobType, index int, k *messages.JobSnapshot) failedEntry {
+	e := failedEntry{index: index}
+	if t == messages.TypeFirmwareUpdate {
+		e.firmware = firmwareEntry(k)
+	} else {
+		e.lean = leanFailedJob{k.ID, k.NodeID, k.ErrorMessage}
 	}
-	return v.Status
+	return e
 }
 
 // batchSummary is the parent's failure document. Key order is part of the
@@ -157,19 +140,19 @@ func (r firmwareResult) empty() bool {
 	return r == firmwareResult{}
 }
 
-func batchFailureJSON(t messages.JobType, completed, failed, missing, total int, kids []*messages.JobSnapshot) string {
+func batchFailureJSON(t messages.JobType, c childCounts, total int, failed []failedEntry) string {
 	var b []byte
 	var err error
 	if t == messages.TypeFirmwareUpdate {
-		doc := batchSummary[firmwareFailedJob]{completed, failed, missing, total, make([]firmwareFailedJob, 0, len(kids))}
-		for _, k := range kids {
-			doc.FailedJobs = append(doc.FailedJobs, firmwareEntry(k))
+		doc := batchSummary[firmwareFailedJob]{c.completed, c.failed, c.missing, total, make([]firmwareFailedJob, 0, len(failed))}
+		for _, e := range failed {
+			doc.FailedJobs = append(doc.FailedJobs, e.firmware)
 		}
 		b, err = json.Marshal(doc)
 	} else {
-		doc := batchSummary[leanFailedJob]{completed, failed, missing, total, make([]leanFailedJob, 0, len(kids))}
-		for _, k := range kids {
-			doc.FailedJobs = append(doc.FailedJobs, leanFailedJob{k.ID, k.NodeID, k.ErrorMessage})
+		doc := batchSummary[leanFailedJob]{c.completed, c.failed, c.missing, total, make([]leanFailedJob, 0, len(failed))}
+		for _, e := range failed {
+			doc.FailedJobs = append(doc.FailedJobs, e.lean)
 		}
 		b, err = json.Marshal(doc)
 	}

@@ -86,31 +86,13 @@ func TestAggregateBatch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			byID := map[string]*messages.JobSnapshot{}
-			parent := messages.JobSnapshot{ID: "p", Type: tc.typ, State: messages.StateRunning}
-			for i := range tc.kids {
-				id := tc.kids[i].ID
-				if id == "" {
-					id = "gone"
-				} else {
-					byID[id] = &tc.kids[i]
-				}
-				parent.ChildIDs = append(parent.ChildIDs, id)
-			}
-			view, ok := aggregateBatch(&parent, func(id string) (*messages.JobSnapshot, bool) {
-				s, ok := byID[id]
-				return s, ok
-			})
-			if !ok {
-				t.Fatal("not aggregated")
-			}
+			desc, o := aggregateKids(tc.typ, tc.kids)
 			if tc.state == 0 {
-				if view.outcome != nil || view.description != tc.wantDesc {
-					t.Fatalf("view %+v, want description %q", view, tc.wantDesc)
+				if o != nil || desc != tc.wantDesc {
+					t.Fatalf("description %q, outcome %+v; want description %q", desc, o, tc.wantDesc)
 				}
 				return
 			}
-			o := view.outcome
 			if o == nil || o.State != tc.state || o.Description != tc.wantDesc || o.Message != tc.wantMsg || o.ResultJSON != tc.wantJSON {
 				t.Fatalf("outcome %+v\nwant %q %q %s", o, tc.wantDesc, tc.wantMsg, tc.wantJSON)
 			}
@@ -121,16 +103,45 @@ func TestAggregateBatch(t *testing.T) {
 	}
 }
 
-func TestAggregateSkipsTerminalUntypedAndChildlessParents(t *testing.T) {
-	none := func(string) (*messages.JobSnapshot, bool) { return nil, false }
-	for _, p := range []messages.JobSnapshot{
-		{Type: messages.TypeFirmwareUpdate, State: messages.StateCompleted, ChildIDs: []string{"a"}},
-		{Type: messages.TypeNone, State: messages.StateRunning, ChildIDs: []string{"a"}},
-		{Type: messages.TypeFirmwareUpdate, State: messages.StateRunning},
-	} {
-		if _, ok := aggregateBatch(&p, none); ok {
-			t.Fatalf("aggregated %+v", p)
+// aggregateKids does what the registry and a batch actor do together for
+// a parent whose children are kids (an empty ID is a missing child): count
+// them, collect the failure entries, and settle once all are done.
+func aggregateKids(typ messages.JobType, kids []messages.JobSnapshot) (string, *messages.Outcome) {
+	var c childCounts
+	ba := &batchActor{typ: typ}
+	for i := range kids {
+		k := &kids[i]
+		if k.ID == "" {
+			c.missing++
+			continue
 		}
+		c.add(k.State, 1)
+		if k.State.IsTerminal() {
+			ba.add(i, k)
+		}
+	}
+	if c.done() < len(kids) {
+		return progressDescription(typ, c, len(kids)), nil
+	}
+	o := verdict(typ, c, len(kids), ba.skipped, ba.failed)
+	return "", &o
+}
+
+func TestAlreadyUpToDateChildrenAreNamedInTheDescription(t *testing.T) {
+	done := func(doc string) messages.JobSnapshot {
+		return messages.JobSnapshot{ID: "x", State: messages.StateCompleted, ResultJSON: doc}
+	}
+	_, o := aggregateKids(messages.TypeFirmwareUpdate, []messages.JobSnapshot{done(`{"status":"already_up_to_date"}`), done(`{"status":"completed"}`)})
+	if o.Description != "1/2 firmware updates applied, 1 already up to date" {
+		t.Fatalf("description %q", o.Description)
+	}
+	_, o = aggregateKids(messages.TypeFirmwareUpdate, []messages.JobSnapshot{done(`{"status":"already_up_to_date"}`), done(`{"note":"already_up_to_date"}`)})
+	if o.Description != "1/2 firmware updates applied, 1 already up to date" {
+		t.Fatalf("a document only mentioning the status counted: %q", o.Description)
+	}
+	_, o = aggregateKids(messages.TypeFirmwareUpdate, []messages.JobSnapshot{done(`{"status":"already_up_to_date"}`)})
+	if o.Description != "All 1 nodes already up to date" {
+		t.Fatalf("description %q", o.Description)
 	}
 }
 

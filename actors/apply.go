@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/rmsd/rmsd/messages"
 )
@@ -14,30 +15,22 @@ var errBadEvent = errors.New("jobs: event does not apply")
 // apply is the one function that changes a jobStore's index. It is
 // deterministic: the result depends only on the store and the event (times
 // travel inside the events), so replaying a journal of events rebuilds the
-// same index. An event that does not fit (unknown job, terminal overwrite)
-// changes nothing and returns an error.
+// same index, parents' child counts included. An event that does not fit
+// (unknown job, terminal overwrite, a hold on a held node) changes nothing
+// and returns an error.
 func (s *jobStore) apply(ev messages.Event) error {
 	switch e := ev.(type) {
 	case messages.JobCreated:
 		if _, ok := s.jobs[e.ID]; ok {
 			return fmt.Errorf("create %s: %w", e.ID, messages.ErrDuplicateJob)
 		}
-		s.jobs[e.ID] = &record{snap: messages.JobSnapshot{
+		s.jobs[e.ID] = &record{reservation: e.Reservation, snap: messages.JobSnapshot{
 			ID: e.ID, ParentID: e.ParentID, Type: e.Type, State: e.State,
 			Description: e.Description, RackID: e.RackID, NodeID: e.NodeID,
 			CreatedAt: e.At, UpdatedAt: e.At,
 		}}
 	case messages.ChildAttached:
-		p, ok := s.jobs[e.ParentID]
-		if !ok || p.snap.State.IsTerminal() || p.snap.ParentID != "" {
-			return fmt.Errorf("attach %s to %s: %w", e.ChildID, e.ParentID, errBadEvent)
-		}
-		if _, ok := s.jobs[e.ChildID]; !ok {
-			return fmt.Errorf("attach %s: %w", e.ChildID, messages.ErrJobNotFound)
-		}
-		p.snap.ChildIDs = append(p.snap.ChildIDs, e.ChildID)
-		p.snap.UpdatedAt = e.At
-		s.openParents[e.ParentID] = struct{}{}
+		return s.attach(e)
 	case messages.JobStarted:
 		r, err := s.live(e.ID)
 		if err != nil {
@@ -46,6 +39,7 @@ func (s *jobStore) apply(ev messages.Event) error {
 		if r.snap.State != messages.StateQueued {
 			return fmt.Errorf("start %s from %s: %w", e.ID, r.snap.State, errBadEvent)
 		}
+		s.moveChild(r, messages.StateRunning, e.At)
 		r.snap.State, r.snap.Description, r.snap.UpdatedAt = messages.StateRunning, e.Description, e.At
 	case messages.JobProgressed:
 		r, err := s.live(e.ID)
@@ -61,6 +55,7 @@ func (s *jobStore) apply(ev messages.Event) error {
 		if err != nil {
 			return err
 		}
+		s.moveChild(r, messages.StateCompleted, e.At)
 		r.snap.State, r.snap.Description, r.snap.ResultJSON, r.snap.UpdatedAt =
 			messages.StateCompleted, e.Description, e.ResultJSON, e.At
 		delete(s.openParents, e.ID)
@@ -69,32 +64,30 @@ func (s *jobStore) apply(ev messages.Event) error {
 		if err != nil {
 			return err
 		}
+		s.moveChild(r, messages.StateFailed, e.At)
 		r.snap.State, r.snap.Description, r.snap.UpdatedAt = messages.StateFailed, e.Description, e.At
 		r.snap.ErrorCode, r.snap.ErrorMessage, r.snap.ResultJSON = e.Code, e.Message, e.ResultJSON
 		delete(s.openParents, e.ID)
 	case messages.NodeLocked:
-		k := nodeKey{e.RackID, e.NodeID}
-		if slices.Contains(s.byNode[k], e.JobID) {
-			return fmt.Errorf("lock %s/%s for %s: %w", e.RackID, e.NodeID, e.JobID, errBadEvent)
-		}
-		s.byNode[k] = append(s.byNode[k], e.JobID)
+		return s.lock(e)
 	case messages.NodeReleased:
-		k := nodeKey{e.RackID, e.NodeID}
-		ids := s.byNode[k]
-		i := slices.Index(ids, e.JobID)
-		if i < 0 {
-			return fmt.Errorf("release %s/%s for %s: %w", e.RackID, e.NodeID, e.JobID, errBadEvent)
+		k := lockKey{e.RackID, e.NodeID}
+		l, ok := s.leases[k]
+		if !ok || l.holder != e.Holder {
+			return fmt.Errorf("release %s/%s for %s: %w", e.RackID, e.NodeID, e.Holder, errBadEvent)
 		}
-		ids = slices.Delete(ids, i, i+1)
-		if len(ids) == 0 {
-			delete(s.byNode, k)
-		} else {
-			s.byNode[k] = ids
+		delete(s.leases, k)
+		if r, ok := s.jobs[e.Holder]; ok && l.isJob() {
+			r.holds = slices.DeleteFunc(r.holds, func(h lockKey) bool { return h == k })
+		} else if op, ok := s.ops[e.Holder]; ok {
+			op.keys = slices.DeleteFunc(op.keys, func(h lockKey) bool { return h == k })
 		}
 	case messages.JobEvicted:
-		if _, ok := s.jobs[e.ID]; !ok {
+		r, ok := s.jobs[e.ID]
+		if !ok {
 			return fmt.Errorf("evict %s: %w", e.ID, messages.ErrJobNotFound)
 		}
+		s.moveChild(r, messages.StateUnspecified, time.Time{}) // a parent counts it missing
 		delete(s.jobs, e.ID)
 		delete(s.openParents, e.ID)
 	case messages.ShutdownBegun:
@@ -102,6 +95,72 @@ func (s *jobStore) apply(ev messages.Event) error {
 	default:
 		return fmt.Errorf("event %T: %w", ev, errBadEvent)
 	}
+	return nil
+}
+
+func (s *jobStore) attach(e messages.ChildAttached) error {
+	p, ok := s.jobs[e.ParentID]
+	if !ok || p.snap.State.IsTerminal() || p.snap.ParentID != "" {
+		return fmt.Errorf("attach %s to %s: %w", e.ChildID, e.ParentID, errBadEvent)
+	}
+	c, ok := s.jobs[e.ChildID]
+	if !ok {
+		return fmt.Errorf("attach %s: %w", e.ChildID, messages.ErrJobNotFound)
+	}
+	c.index = len(p.snap.ChildIDs)
+	p.snap.ChildIDs = append(p.snap.ChildIDs, e.ChildID)
+	p.snap.UpdatedAt = e.At
+	if !c.reservation {
+		p.batchKids++
+		p.counts.add(c.snap.State, 1)
+		s.openParents[e.ParentID] = struct{}{}
+	}
+	return nil
+}
+
+// moveChild moves a batch child between its parent's counts: from its
+// current state to to (StateUnspecified: gone, counted missing). An open
+// parent's update time follows its children.
+func (s *jobStore) moveChild(c *record, to messages.JobState, at time.Time) {
+	if c.snap.ParentID == "" || c.reservation {
+		return
+	}
+	p, ok := s.jobs[c.snap.ParentID]
+	if !ok || c.index >= len(p.snap.ChildIDs) || p.snap.ChildIDs[c.index] != c.snap.ID {
+		return
+	}
+	p.counts.add(c.snap.State, -1)
+	if to == messages.StateUnspecified {
+		p.counts.missing++
+		return
+	}
+	p.counts.add(to, 1)
+	if !p.snap.State.IsTerminal() && at.After(p.snap.UpdatedAt) {
+		p.snap.UpdatedAt = at
+	}
+}
+
+func (s *jobStore) lock(e messages.NodeLocked) error {
+	k := lockKey{e.RackID, e.NodeID}
+	if l, held := s.leases[k]; held {
+		return fmt.Errorf("lock %s/%s for %s: held by %s: %w", e.RackID, e.NodeID, e.Holder, l.holder, errBadEvent)
+	}
+	l := &lease{key: k, holder: e.Holder, operation: e.Operation, since: e.Since, expires: e.Expires}
+	if l.isJob() {
+		r, ok := s.jobs[e.Holder]
+		if !ok || r.snap.State.IsTerminal() {
+			return fmt.Errorf("lock %s/%s for %s: %w", e.RackID, e.NodeID, e.Holder, messages.ErrJobNotFound)
+		}
+		r.holds = append(r.holds, k)
+	} else {
+		op := s.ops[e.Holder]
+		if op == nil {
+			op = &opLease{}
+			s.ops[e.Holder] = op
+		}
+		op.keys = append(op.keys, k)
+	}
+	s.leases[k] = l
 	return nil
 }
 

@@ -127,34 +127,84 @@ func TestApplyEvents(t *testing.T) {
 			wantErr: errBadEvent,
 		},
 		{
-			name: "node lock and release keep the index in order and pruned",
-			events: []messages.Event{messages.NodeLocked{RackID: "r", NodeID: "n", JobID: "a"}, messages.NodeLocked{RackID: "r", NodeID: "n", JobID: "b"},
-				messages.NodeReleased{RackID: "r", NodeID: "n", JobID: "a"}},
+			name: "a job's hold is exclusive until it is released",
+			events: []messages.Event{created("a", "", "n", messages.StateQueued), created("b", "", "n", messages.StateQueued),
+				messages.NodeLocked{RackID: "r", NodeID: "n", Holder: "a", Since: t0},
+				messages.NodeLocked{RackID: "r", NodeID: "n", Holder: "b", Since: t1}},
+			wantErr: errBadEvent,
 			check: func(t *testing.T, s *jobStore) {
-				if id, busy := s.busy(nodeKey{"r", "n"}); !busy || id != "b" {
-					t.Fatalf("holder %q %v", id, busy)
+				l := s.leases[lockKey{"r", "n"}]
+				if l == nil || l.holder != "a" || !l.since.Equal(t0) || len(s.jobs["a"].holds) != 1 || len(s.jobs["b"].holds) != 0 {
+					t.Fatalf("lease %+v", l)
 				}
 			},
 		},
 		{
-			name: "releasing the last holder frees the node",
-			events: []messages.Event{messages.NodeLocked{RackID: "r", NodeID: "n", JobID: "a"},
-				messages.NodeReleased{RackID: "r", NodeID: "n", JobID: "a"}},
+			name: "releasing the holder frees the node",
+			events: []messages.Event{created("a", "", "n", messages.StateQueued), messages.NodeLocked{RackID: "r", NodeID: "n", Holder: "a"},
+				messages.NodeReleased{RackID: "r", NodeID: "n", Holder: "a"}},
 			check: func(t *testing.T, s *jobStore) {
-				if _, busy := s.busy(nodeKey{"r", "n"}); busy || len(s.byNode) != 0 {
-					t.Fatal("node still busy")
+				if len(s.leases) != 0 || len(s.jobs["a"].holds) != 0 {
+					t.Fatal("node still held")
 				}
 			},
 		},
 		{
-			name:    "double lock is rejected",
-			events:  []messages.Event{messages.NodeLocked{RackID: "r", NodeID: "n", JobID: "a"}, messages.NodeLocked{RackID: "r", NodeID: "n", JobID: "a"}},
+			name: "an operation lease and a rack lease are holds like any other",
+			events: []messages.Event{
+				messages.NodeLocked{RackID: "r", Holder: "lease-1", Operation: "SetPowerState", Since: t0, Expires: t1},
+				messages.NodeLocked{RackID: "r", NodeID: "n", Holder: "lease-1", Operation: "SetPowerState", Since: t0, Expires: t1}},
+			check: func(t *testing.T, s *jobStore) {
+				if len(s.leases) != 2 || len(s.ops["lease-1"].keys) != 2 || s.leases[lockKey{"r", ""}].operation != "SetPowerState" {
+					t.Fatalf("leases %v", s.leases)
+				}
+			},
+		},
+		{
+			name:    "a job that does not exist holds nothing",
+			events:  []messages.Event{messages.NodeLocked{RackID: "r", NodeID: "n", Holder: "ghost"}},
+			wantErr: messages.ErrJobNotFound,
+		},
+		{
+			name:    "release by another holder is rejected",
+			events:  []messages.Event{created("a", "", "n", messages.StateQueued), messages.NodeLocked{RackID: "r", NodeID: "n", Holder: "a"}, messages.NodeReleased{RackID: "r", NodeID: "n", Holder: "b"}},
 			wantErr: errBadEvent,
 		},
 		{
 			name:    "release without lock is rejected",
-			events:  []messages.Event{messages.NodeReleased{RackID: "r", NodeID: "n", JobID: "a"}},
+			events:  []messages.Event{messages.NodeReleased{RackID: "r", NodeID: "n", Holder: "a"}},
 			wantErr: errBadEvent,
+		},
+		{
+			name: "a parent counts its children by state as they move",
+			events: []messages.Event{created("p", "", "", messages.StateRunning),
+				created("c1", "p", "n1", messages.StateQueued), messages.ChildAttached{ParentID: "p", ChildID: "c1", At: t0},
+				created("c2", "p", "n2", messages.StateQueued), messages.ChildAttached{ParentID: "p", ChildID: "c2", At: t0},
+				created("c3", "p", "n3", messages.StateQueued), messages.ChildAttached{ParentID: "p", ChildID: "c3", At: t0},
+				messages.JobStarted{ID: "c1", At: t1}, messages.JobStarted{ID: "c2", At: t1},
+				messages.JobCompleted{ID: "c1", At: t1}, messages.JobFailed{ID: "c2", At: t1}, messages.JobEvicted{ID: "c3"}},
+			check: func(t *testing.T, s *jobStore) {
+				p := s.jobs["p"]
+				want := childCounts{completed: 1, failed: 1, missing: 1}
+				if p.counts != want || p.batchKids != 3 || s.jobs["c2"].index != 1 {
+					t.Fatalf("counts %+v (%d children)", p.counts, p.batchKids)
+				}
+			},
+		},
+		{
+			name: "reservation children are not counted",
+			events: []messages.Event{created("p", "", "", messages.StateQueued),
+				messages.JobCreated{ID: "h", ParentID: "p", RackID: "r", NodeID: "n", State: messages.StateRunning, Reservation: true, At: t0},
+				messages.ChildAttached{ParentID: "p", ChildID: "h", At: t0}},
+			check: func(t *testing.T, s *jobStore) {
+				p := s.jobs["p"]
+				if p.batchKids != 0 || p.counts != (childCounts{}) || p.isBatch() || len(p.snap.ChildIDs) != 1 {
+					t.Fatalf("%+v", p)
+				}
+				if _, open := s.openParents["p"]; open {
+					t.Fatal("a job with reservations is not a batch parent")
+				}
+			},
 		},
 		{
 			name:   "eviction removes the record",
@@ -203,11 +253,11 @@ func TestReplayingEventsRebuildsTheSameIndex(t *testing.T) {
 	evs := []messages.Event{
 		messages.JobCreated{ID: "p", Type: messages.TypeFirmwareUpdate, State: messages.StateRunning, Description: "Batch", At: t0},
 		messages.JobCreated{ID: "c1", ParentID: "p", RackID: "r", NodeID: "n1", State: messages.StateQueued, Description: "Queued", At: t0},
-		messages.NodeLocked{RackID: "r", NodeID: "n1", JobID: "c1"},
+		messages.NodeLocked{RackID: "r", NodeID: "n1", Holder: "c1"},
 		messages.ChildAttached{ParentID: "p", ChildID: "c1", At: t0},
 		messages.JobStarted{ID: "c1", Description: "Flashing", At: t0},
 		messages.JobCompleted{ID: "c1", Description: "Completed", At: t0},
-		messages.NodeReleased{RackID: "r", NodeID: "n1", JobID: "c1"},
+		messages.NodeReleased{RackID: "r", NodeID: "n1", Holder: "c1"},
 	}
 	a, b := newJobStore(), newJobStore()
 	for _, ev := range evs {
@@ -220,12 +270,13 @@ func TestReplayingEventsRebuildsTheSameIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(a.jobs) != 2 || len(b.jobs) != 2 || len(b.byNode) != 0 {
-		t.Fatalf("jobs %d/%d nodes %d", len(a.jobs), len(b.jobs), len(b.byNode))
+	if len(a.jobs) != 2 || len(b.jobs) != 2 || len(b.leases) != 0 {
+		t.Fatalf("jobs %d/%d leases %d", len(a.jobs), len(b.jobs), len(b.leases))
 	}
 	for id, r := range a.jobs {
-		got, want := b.jobs[id].snapshot(), r.snapshot()
-		if got.State != want.State || got.Description != want.Description || len(got.ChildIDs) != len(want.ChildIDs) {
+		got, want := b.snapshot(b.jobs[id]), a.snapshot(r)
+		if got.State != want.State || got.Description != want.Description || len(got.ChildIDs) != len(want.ChildIDs) ||
+			b.jobs[id].counts != r.counts {
 			t.Fatalf("%s: %+v vs %+v", id, got, want)
 		}
 	}

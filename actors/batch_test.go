@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rmsd/rmsd/messages"
 )
@@ -281,5 +282,28 @@ func TestUntypedParentIsNeverAggregated(t *testing.T) {
 	}
 	if p := mustGet(t, e, rep.Parent.ID); p.State != messages.StateRunning {
 		t.Fatalf("untyped parent aggregated: %+v", p)
+	}
+}
+
+func TestReadingAnOpenParentChangesNothing(t *testing.T) {
+	e, clk := newEngine(t, Options{})
+	g := newGate()
+	rep := mustBatch(t, e, messages.TypeFirmwareUpdate, targets(g, "r", "a", "r", "b", "r", "c"))
+	g.waitStarted(t, 3)
+	first := mustGet(t, e, rep.Parent.ID)
+	clk.Advance(time.Hour)
+	for range 3 {
+		again := mustGet(t, e, rep.Parent.ID)
+		if !again.UpdatedAt.Equal(first.UpdatedAt) || again.Description != first.Description {
+			t.Fatalf("a read changed the parent: %+v then %+v", first, again)
+		}
+	}
+	if first.Description != "Batch firmware update in progress (0/3 complete, 3 running)" {
+		t.Fatalf("description %q", first.Description)
+	}
+	close(g.release)
+	waitTerminal(t, e, rep.Parent.ID)
+	if p := mustGet(t, e, rep.Parent.ID); !p.UpdatedAt.After(first.UpdatedAt) || p.Description != "All 3 firmware updates completed successfully" {
+		t.Fatalf("settled parent %+v", p)
 	}
 }

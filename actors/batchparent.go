@@ -1,60 +1,59 @@
 package actors
 
 import (
+	"slices"
+
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/rmsd/rmsd/messages"
 )
 
-// batchActor is the BatchParent actor of one open parent. It collects its
-// children's terminal snapshots and, once every child is terminal or gone,
-// computes the parent's outcome and hands it to the registry. The registry
-// respawns it with the current child states if it dies early.
+// batchActor is the BatchParent actor of one open batch parent. The
+// registry counts the parent's children by state; this actor owns what the
+// counts cannot say: which children were already up to date and the
+// failure entry of every failed child, each built once when the child is
+// sealed (its result document parsed then, off the registry's turn). When
+// the registry reports the last child terminal, the actor computes the
+// parent's outcome and hands it back. The registry respawns it with the
+// terminal children so far if it dies early.
 type batchActor struct {
 	registry *actor.PID
-	parent   messages.JobSnapshot
-	done     map[string]messages.JobSnapshot
-	missing  map[string]struct{}
-	settled  bool
+	parentID string
+	typ      messages.JobType
+	skipped  int
+	failed   []failedEntry
+	verdict  *parentSettled // sent; offered again after a registry restart
 }
 
 // Receive implements actor.Actor.
 func (b *batchActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
-	case *actor.Started:
-		b.trySettle(ctx)
-	case *resync:
-		// The previous registry may have lost our verdict: offer it again.
-		b.registry = m.registry
-		b.settled = false
-		b.trySettle(ctx)
-	case *childAdded:
-		b.parent.ChildIDs = append(b.parent.ChildIDs, m.id)
 	case *childFinished:
-		b.done[m.snap.ID] = m.snap
-		b.trySettle(ctx)
+		b.add(m.index, &m.snap)
+	case *settleBatch:
+		failed := slices.Clone(b.failed)
+		slices.SortFunc(failed, func(x, y failedEntry) int { return x.index - y.index })
+		out := verdict(b.typ, m.counts, m.total, b.skipped, failed)
+		b.verdict = &parentSettled{id: b.parentID, outcome: out}
+		ctx.Send(b.registry, b.verdict)
+	case *resync:
+		b.registry = m.registry
+		if b.verdict != nil {
+			ctx.Send(b.registry, b.verdict)
+		}
 	default:
 		crashIfAsked(m)
 	}
 }
 
-func (b *batchActor) trySettle(ctx actor.Context) {
-	if b.settled {
-		return
-	}
-	pending := messages.JobSnapshot{State: messages.StateQueued}
-	view, ok := aggregateBatch(&b.parent, func(id string) (*messages.JobSnapshot, bool) {
-		if _, gone := b.missing[id]; gone {
-			return nil, false
+// add records one terminal child.
+func (b *batchActor) add(index int, s *messages.JobSnapshot) {
+	switch s.State {
+	case messages.StateCompleted:
+		if alreadyUpToDate(s.ResultJSON) {
+			b.skipped++
 		}
-		if s, ok := b.done[id]; ok {
-			return &s, true
-		}
-		return &pending, true
-	})
-	if !ok || view.outcome == nil {
-		return
+	case messages.StateFailed:
+		b.failed = append(b.failed, newFailedEntry(b.typ, index, s))
 	}
-	b.settled = true
-	ctx.Send(b.registry, &parentSettled{id: b.parent.ID, outcome: *view.outcome})
 }

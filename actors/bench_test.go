@@ -16,11 +16,13 @@ import (
 )
 
 // Admission benchmarks are read as ratios against the baseline round trips
-// measured in the same run. Short runs suited to a shared 2-core machine:
+// measured in the same run; the baseline actor uses the engine's mailbox
+// (protoactor's default). Short runs suited to a shared 2-core machine:
 //
 //	go test -run '^$' -bench 'Baseline|AdmitLeafJob' -benchtime 20000x -count 3 ./actors/
 //	go test -run '^$' -bench 'StatusRead' -benchtime 200000x -count 5 ./actors/
-//	go test -run '^$' -bench 'AdmitBatch' -benchtime 3x ./actors/
+//	go test -run '^$' -bench 'BatchSettle' -benchtime 3x -count 3 ./actors/
+//	go test -run '^$' -bench 'ReadParent' -benchtime 100000x -count 5 ./actors/
 //	go test -run '^$' -bench 'RetainedPerTerminalJob' -benchtime 1x ./actors/
 
 type echoActor struct{}
@@ -32,11 +34,14 @@ func (echoActor) Receive(ctx actor.Context) {
 }
 
 // BenchmarkBaselineRequestFuture is one raw protoactor RequestFuture round
-// trip to an actor that answers at once.
+// trip to an actor that answers at once, on the mailbox and dispatcher the
+// engine's actors use.
 func BenchmarkBaselineRequestFuture(b *testing.B) {
 	sys := quietSystem()
 	defer sys.Shutdown()
-	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return echoActor{} }))
+	d := newDispatcher(defaultWorkers())
+	defer d.close()
+	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return echoActor{} }, actor.WithDispatcher(d)))
 	defer func() { _ = sys.Root.StopFuture(pid).Wait() }()
 	for b.Loop() {
 		if _, err := sys.Root.RequestFuture(pid, &messages.GetJob{}, time.Second).Result(); err != nil {
@@ -68,8 +73,10 @@ func BenchmarkAdmitLeafJob(b *testing.B) {
 	}
 }
 
-// BenchmarkAdmitBatch admits one batch of N children in one request.
-func BenchmarkAdmitBatch(b *testing.B) {
+// BenchmarkBatchSettle times one batch of N children with trivial
+// workflows from admission until the parent is terminal: admission, every
+// child's run and seal, and the parent's verdict.
+func BenchmarkBatchSettle(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			e, _ := newEngine(b, Options{MaxTrackedJobs: 10_000_000})
@@ -82,16 +89,47 @@ func BenchmarkAdmitBatch(b *testing.B) {
 					ts[i] = messages.BatchTarget{RackID: "r" + strconv.Itoa(round), NodeID: "n" + strconv.Itoa(i), Workflow: doneWorkflow}
 				}
 				round++
+				runtime.GC()
 				b.StartTimer()
 				rep, err := e.CreateBatch(ctx, messages.JobSpec{Type: messages.TypeFirmwareUpdate}, ts)
 				if err != nil || len(rep.Admitted) != n {
 					b.Fatalf("%d admitted: %v", len(rep.Admitted), err)
 				}
-				b.StopTimer()
 				if err := e.Wait(ctx, rep.Parent.ID); err != nil {
 					b.Fatal(err)
 				}
-				b.StartTimer()
+				if p := mustGet(b, e, rep.Parent.ID); p.State != messages.StateCompleted {
+					b.Fatalf("parent %+v", p)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadParent reads a leaf, and an open batch parent of 10,000
+// children (all running), through the facade.
+func BenchmarkReadParent(b *testing.B) {
+	e, _ := newEngine(b, Options{MaxTrackedJobs: 100_000})
+	ctx := context.Background()
+	g := newGate()
+	defer close(g.release)
+	leaf := mustCreate(b, e, messages.JobSpec{RackID: "leaf", NodeID: "n"}, g)
+	ts := make([]messages.BatchTarget, 10_000)
+	for i := range ts {
+		ts[i] = messages.BatchTarget{RackID: "r", NodeID: "n" + strconv.Itoa(i), Workflow: g}
+	}
+	rep, err := e.CreateBatch(ctx, messages.JobSpec{Type: messages.TypeFirmwareUpdate}, ts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g.waitStarted(b, len(ts)+1)
+	for _, c := range []struct{ name, id string }{{"leaf", leaf.ID}, {"open-parent-10000", rep.Parent.ID}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				jobs, err := e.Get(ctx, c.id, false)
+				if err != nil || jobs[0].State != messages.StateRunning {
+					b.Fatalf("%+v %v", jobs, err)
+				}
 			}
 		})
 	}
@@ -173,11 +211,7 @@ func BenchmarkRetainedPerTerminalJob(b *testing.B) {
 			b.Fatal(err)
 		}
 		for {
-			res, err := e.ask(ctx, &listActors{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if l := res.(*listActorsReply); len(l.jobs) == 0 && len(l.locks) == 0 {
+			if l := listed(b, e); len(l.jobs) == 0 && len(l.locks) == 0 {
 				break
 			}
 			runtime.Gosched()
@@ -233,7 +267,9 @@ func BenchmarkAdmitLeafJobOnly(b *testing.B) {
 func BenchmarkBaselineRequestFutureParallel(b *testing.B) {
 	sys := quietSystem()
 	defer sys.Shutdown()
-	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return echoActor{} }))
+	d := newDispatcher(defaultWorkers())
+	defer d.close()
+	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return echoActor{} }, actor.WithDispatcher(d)))
 	defer func() { _ = sys.Root.StopFuture(pid).Wait() }()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

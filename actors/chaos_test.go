@@ -128,7 +128,7 @@ func TestChaosEveryAdmittedJobEndsTerminalAndConsistent(t *testing.T) {
 			case 1:
 				e.sys.Root.Poison(victim)
 			default:
-				e.sys.Root.Send(victim, crashNow{})
+				e.sys.Root.Send(victim, crashActor{})
 			}
 		}
 		runtime.Gosched()
@@ -159,13 +159,13 @@ func TestChaosEveryAdmittedJobEndsTerminalAndConsistent(t *testing.T) {
 		}
 		checkParentReflectsChildren(t, jobs)
 	}
-	if l := listed(t, e); l.lockedNodes != 0 || len(l.locks) != 0 {
-		t.Fatalf("orphan node locks: %d locked nodes, %d lock actors", l.lockedNodes, len(l.locks))
+	if l := listed(t, e); l.HeldNodes != 0 || len(l.locks) != 0 {
+		t.Fatalf("orphan node locks: %d locked nodes, %d lock actors", l.HeldNodes, len(l.locks))
 	}
 	t.Logf("%d leaves, %d batches, %d jobs; kills %v", len(leaves), len(batches), len(all), kills)
 }
 
-func chaosVictim(rng *rand.Rand, e *Engine, l *listActorsReply) (*actor.PID, string) {
+func chaosVictim(rng *rand.Rand, e *Engine, l actorList) (*actor.PID, string) {
 	pick := func(ps []*actor.PID) *actor.PID {
 		if len(ps) == 0 {
 			return nil

@@ -59,7 +59,7 @@ func TestCleanupWaitsForChildPanicToBecomeTerminal(t *testing.T) {
 		<-release
 		panic("child boom")
 	}))
-	book, err := e.Create(testCtx(t), messages.JobSpec{RackID: "", NodeID: "ephemeral-object-cache-cleanup", AllowBusyNode: true},
+	book, err := e.Create(testCtx(t), messages.JobSpec{Description: "object cache cleanup"},
 		completes("Completed", ""), &messages.CleanupPlan{Dir: cache, AfterJobs: []string{child.ID}, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)

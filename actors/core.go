@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,8 @@ type core struct {
 	// actor, it is never restarted (hardware side effects are not
 	// idempotent). One value per engine, so protoactor keeps one guardian.
 	noRestart actor.SupervisorStrategy
+	// dispatcher runs every engine actor's mailbox turns.
+	dispatcher *dispatcher
 	// spawner is the root context (with the noRestart guardian) that spawns
 	// job, lock and batch actors.
 	spawner *actor.RootContext
@@ -31,6 +34,9 @@ type core struct {
 	// workers counts running worker goroutines (workflow + cleanup). The
 	// registry adds before it spawns a job actor; the goroutine marks done.
 	workers sync.WaitGroup
+	// running names the jobs whose workflow goroutine has not returned, so
+	// a shutdown that gives up on them can say which.
+	running jobSet
 	// stopCtx ends when Engine.Close begins; waits that must not outlive
 	// the engine derive from it.
 	stopCtx  context.Context
@@ -48,3 +54,36 @@ type core struct {
 }
 
 func stopDecider(any) actor.Directive { return actor.StopDirective }
+
+// jobSet is a set of job ids safe for concurrent use.
+type jobSet struct {
+	mu  sync.Mutex
+	ids map[string]struct{}
+}
+
+func (s *jobSet) add(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ids == nil {
+		s.ids = make(map[string]struct{})
+	}
+	s.ids[id] = struct{}{}
+}
+
+func (s *jobSet) remove(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.ids, id)
+}
+
+// list returns the ids, sorted.
+func (s *jobSet) list() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.ids))
+	for id := range s.ids {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,35 +1,56 @@
 // Package actors is the job engine: it admits, runs, aggregates, retains
-// and drains the asynchronous jobs behind rmsd's long-running RPCs, on the
-// protoactor-go actor model. Engine is its synchronous facade.
+// and drains the asynchronous jobs behind rmsd's long-running RPCs, and it
+// is the one owner of which node is busy, on the protoactor-go actor
+// model. Engine is its synchronous facade.
 //
 // # Supervision tree
 //
 //	root
 //	├── jobs-N (keeper)            restarts the registry on panic (same store)
 //	│   └── registry-M             and spawns a new one (same store) if stopped
-//	├── job-<uuid>   (Job)         one per leaf job; runs the Workflow goroutine
-//	├── lock-N       (NodeLock)    one per locked (rack, node); watches holders;
-//	│                              spawned by the first holder's Job actor
-//	└── batch-N      (BatchParent) one per open parent; aggregates children
+//	├── job-<uuid>   (Job)         one per job; runs the Workflow goroutine
+//	├── lock-N       (NodeLock)    one per lease of a (rack, node) or a rack
+//	└── batch-N      (BatchParent) one per open batch parent
 //
 // Job, NodeLock and BatchParent actors are top-level actors under a guardian
 // whose decider always answers Stop: they are never restarted (hardware side
 // effects are not idempotent) and a registry crash or restart does not touch
-// them. The registry watches all of them.
+// them. The registry spawns and watches all of them. Every engine actor runs
+// on protoactor's default mailbox through the engine's dispatcher, a small
+// pool of long-lived goroutines: no actor's handler ever runs inside another
+// actor's handler.
 //
 // # Where the state lives
 //
-// The registry is the only owner of the job index. Its state (jobs, node
-// index, open parents, watched PIDs, pending waits) lives in a store that the
-// keeper's producer injects into every registry instance, so restarting or
-// respawning the registry loses no job and no lock. On start the registry
-// re-watches every actor (a dead one answers with Terminated at once), sends
-// each its new PID and asks it to resend any report it may have missed
-// (terminal reports, batch verdicts), seals leaves whose job
-// actor is gone and respawns missing lock and batch actors. Every change of
-// the index is an event (messages.JobCreated, JobStarted, JobFailed,
-// NodeLocked, ...) applied by one function, jobStore.apply, so a journal
-// can replay it.
+// The registry is the only owner of the job index, the leases and the
+// parents' child counts. Its state lives in a store that the keeper's
+// producer injects into every registry instance, so restarting or
+// respawning the registry loses no job and no lease. On start the registry
+// counts a new generation, re-watches every actor (a dead one answers with
+// Terminated at once), asks each to resend any report it may have missed
+// (terminal reports, batch verdicts), seals jobs whose actor is gone and
+// respawns missing lock and batch actors. Every change of the index is an
+// event (messages.JobCreated, JobStarted, JobFailed, NodeLocked, ...)
+// applied by one function, jobStore.apply, so a journal can replay it.
+//
+// # Holds
+//
+// A hold is exclusive. A job holds its node from admission to its terminal
+// state; a job with a messages.Reservation (a cold reboot) also holds its
+// rack and, as reservation children visible in its job status, every node
+// it drives, all admitted in one message. Synchronous operations (power
+// changes, node deletion) take short leases (Engine.Lease) that end on
+// Release or after their TTL. A refused hold says who holds the node: a
+// job in upstream's words, "job already in progress for rack R node N
+// (job_id J)". When a job is sealed, the same registry turn releases every
+// hold it and its reservation children have, so whoever sees a job terminal
+// finds its nodes free.
+//
+// Each lease is served by a NodeLock actor, handed the immutable grant
+// (holder, since, expiry): it watches the actor the holder lives in and
+// tells the registry when it is gone, and ends an operation's lease when
+// its TTL lapses. Killing it loses nothing: the registry spawns another
+// from the same grant.
 //
 // # Job rules
 //
@@ -44,22 +65,37 @@
 // notice, so a recorded state is never clobbered.
 //
 // Admission runs, in one registry message, the checks shutdown → parent →
-// node busy → capacity (pruning expired terminal jobs only when full). A
-// batch is admitted in one request: the parent, then each child, before any
-// child workflow starts. Parents are aggregated on read, when their last
-// child ends (BatchParent) and on every reaper pass; the reaper then evicts
-// expired terminal jobs, children before their parent.
+// holds → capacity (pruning expired terminal jobs only when full). A batch
+// is admitted in one request: the parent, then each child, before any child
+// workflow starts.
 //
-// No actor blocks its mailbox on another actor: replies that must wait
-// (AwaitTerminal) are sent later, and the facade retries requests lost to a
-// registry restart until the caller's context ends.
+// # Batches
 //
-// # Mailboxes
+// The registry keeps each batch parent's children counted by state, moved
+// as each child changes (O(1) per change): reading an open parent derives
+// its description from the counts and changes nothing. The parent's
+// BatchParent actor is handed every child as it is sealed and builds what
+// the counts cannot say (children already up to date, the failure entry of
+// each failed child, its result document parsed once). When the last child
+// ends, the registry asks it for the verdict and seals the parent. The
+// reaper offers finished batches their verdict again as a backstop, then
+// evicts expired terminal jobs, children before their parent.
 //
-// Every engine actor uses inlineMailbox: a sender that finds the mailbox
-// idle runs the first few messages on its own goroutine, and only a longer
-// backlog moves to a goroutine of the mailbox. This removes the two
-// goroutine hand-offs protoactor's default mailbox costs per request; it is
-// safe because no engine handler blocks (they touch their own state and
-// send messages, nothing else).
+// # Waits, crashes and shutdown
+//
+// A waiting caller (Engine.Wait) holds one subscription in the registry,
+// kept across registry restarts and removed when the caller gives up; it
+// checks every AskTimeout that the registry still knows it and subscribes
+// again only if not. A request whose handling panics the registry is
+// answered with messages.ErrRegistryCrashed and remembered, so the facade's
+// retry of it is refused instead of crashing the registry again.
+//
+// Shutdown (Drain) refuses new jobs and cancels every workflow's context
+// with cause messages.ErrShuttingDown; a step that must not be abandoned
+// half-way runs on messages.ShieldFromShutdown(ctx) and may finish within
+// the drain window. When the window ends, jobs still running are sealed
+// Failed "interrupted by shutdown of rmsd at stage ...", their workflows are
+// stopped, and Close waits for them no longer than the window: a workflow
+// that ignores its context is named in the log and left to end with the
+// process.
 package actors

@@ -24,6 +24,8 @@ const (
 	DefaultMaxTrackedJobs = 10000
 	DefaultTerminalJobTTL = 24 * time.Hour
 	DefaultAskTimeout     = 2 * time.Second
+	// DefaultCloseTimeout bounds Close.
+	DefaultCloseTimeout = 30 * time.Second
 )
 
 // Options configures an Engine. Zero values select the defaults.
@@ -57,7 +59,9 @@ type Engine struct {
 	keeper     *actor.PID
 	askTimeout time.Duration
 
-	closed     atomic.Bool
+	closed atomic.Bool
+	// waitChecks counts Wait's subscription checks (tests observe it).
+	waitChecks atomic.Int64
 	closeOnce  sync.Once
 	reaperStop chan struct{}
 	reaperDone chan struct{}
@@ -87,23 +91,24 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 		opts.Now = time.Now
 	}
 	c := &core{
-		maxJobs:   opts.MaxTrackedJobs,
-		ttl:       opts.TerminalJobTTL,
-		now:       opts.Now,
-		log:       opts.Logger,
-		noRestart: actor.NewOneForOneStrategy(0, 0, stopDecider),
-		onCleanup: opts.OnCleanup,
-		removeDir: os.RemoveAll,
+		maxJobs:    opts.MaxTrackedJobs,
+		ttl:        opts.TerminalJobTTL,
+		now:        opts.Now,
+		log:        opts.Logger,
+		noRestart:  actor.NewOneForOneStrategy(0, 0, stopDecider),
+		onCleanup:  opts.OnCleanup,
+		removeDir:  os.RemoveAll,
+		dispatcher: newDispatcher(defaultWorkers()),
 	}
 	c.spawner = sys.Root.Copy().WithGuardian(c.noRestart)
 	c.stopCtx, c.stopWork = context.WithCancel(context.Background())
 	e := &Engine{sys: sys, core: c, askTimeout: opts.AskTimeout, reaperStop: make(chan struct{}), reaperDone: make(chan struct{})}
 	c.awaitTerminal = e.awaitForCleanup
 	regProps := actor.PropsFromProducer(func() actor.Actor { return &registry{store: store, core: c} },
-		actor.WithMailbox(newInlineMailbox))
+		actor.WithDispatcher(c.dispatcher))
 	kp := &keeper{props: regProps, core: c, ready: make(chan struct{})}
 	e.keeper = sys.Root.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor { return kp },
-		actor.WithSupervisor(registryRestarts())), "jobs-")
+		actor.WithSupervisor(registryRestarts()), actor.WithDispatcher(c.dispatcher)), "jobs-")
 	<-kp.ready
 	ticks := opts.ReaperTicks
 	var ticker *time.Ticker
@@ -131,30 +136,15 @@ func (e *Engine) runReaper(ticks <-chan time.Time, ticker *time.Ticker) {
 }
 
 // ask sends a command to the registry and returns its reply. A lost request
-// (registry restarting, or a message that crashed it) is retried with a
-// short backoff until ctx ends; every command is idempotent.
+// (registry restarting) is retried with a short backoff until ctx ends;
+// every command is idempotent. A request that crashed the registry is
+// answered with ErrRegistryCrashed and not retried.
 func (e *Engine) ask(ctx context.Context, msg any) (any, error) {
 	backoff := 2 * time.Millisecond
 	for {
-		if e.closed.Load() {
-			return nil, messages.ErrEngineClosed
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%w: %w", messages.ErrRegistryNotReached, err)
-		}
-		timeout := e.askTimeout
-		if dl, ok := ctx.Deadline(); ok {
-			timeout = min(timeout, time.Until(dl))
-			if timeout <= 0 {
-				return nil, fmt.Errorf("%w: %w", messages.ErrRegistryNotReached, context.DeadlineExceeded)
-			}
-		}
-		res, err := e.sys.Root.RequestFuture(e.core.registry.Load(), msg, timeout).Result()
-		if err == nil {
-			return res, nil
-		}
-		if !errors.Is(err, actor.ErrTimeout) && !errors.Is(err, actor.ErrDeadLetter) {
-			return nil, fmt.Errorf("ask job registry: %w", err)
+		res, err := e.askOnce(ctx, msg)
+		if err == nil || !errors.Is(err, errAskLost) {
+			return res, err
 		}
 		t := time.NewTimer(backoff)
 		select {
@@ -170,6 +160,39 @@ func (e *Engine) ask(ctx context.Context, msg any) (any, error) {
 	}
 }
 
+// errAskLost marks one attempt whose answer never came (timeout, or the
+// registry PID was gone): it may be retried.
+var errAskLost = errors.New("jobs: registry answer lost")
+
+// askOnce makes one attempt of ask.
+func (e *Engine) askOnce(ctx context.Context, msg any) (any, error) {
+	if e.closed.Load() {
+		return nil, messages.ErrEngineClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", messages.ErrRegistryNotReached, err)
+	}
+	timeout := e.askTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Until(dl))
+		if timeout <= 0 {
+			return nil, fmt.Errorf("%w: %w", messages.ErrRegistryNotReached, context.DeadlineExceeded)
+		}
+	}
+	res, err := e.sys.Root.RequestFuture(e.core.registry.Load(), msg, timeout).Result()
+	switch {
+	case err == nil:
+		if f, ok := res.(*requestFailed); ok {
+			return nil, f.err
+		}
+		return res, nil
+	case errors.Is(err, actor.ErrTimeout), errors.Is(err, actor.ErrDeadLetter):
+		return nil, fmt.Errorf("%w: %w", errAskLost, err)
+	default:
+		return nil, fmt.Errorf("ask job registry: %w", err)
+	}
+}
+
 // Create admits one job and starts wf in it. A refusal is a
 // *messages.RefusedError (errors.Is with ErrNodeBusy, ErrAtCapacity, ...).
 func (e *Engine) Create(ctx context.Context, spec messages.JobSpec, wf Workflow, cleanup *messages.CleanupPlan) (messages.JobSnapshot, error) {
@@ -182,6 +205,23 @@ func (e *Engine) Create(ctx context.Context, spec messages.JobSpec, wf Workflow,
 	}
 	rep := res.(*messages.CreateJobReply)
 	return rep.Job, rep.Err
+}
+
+// CreateReserved admits a job that also holds the rack and nodes of res,
+// all or nothing, in one registry message, and starts wf. A refusal is a
+// *messages.RefusedError; the reply's Conflicts then lists every busy node.
+// Set spec.ID first to be able to cancel the job should the call fail
+// without an answer.
+func (e *Engine) CreateReserved(ctx context.Context, spec messages.JobSpec, wf Workflow, res *messages.Reservation) (messages.CreateJobReply, error) {
+	if spec.ID == "" {
+		spec.ID = uuid.NewString()
+	}
+	out, err := e.ask(ctx, &messages.CreateJob{Spec: spec, Workflow: wf, Reserve: res})
+	if err != nil {
+		return messages.CreateJobReply{}, fmt.Errorf("create job %s: %w", spec.ID, err)
+	}
+	rep := out.(*messages.CreateJobReply)
+	return *rep, rep.Err
 }
 
 // CreateBatch admits a parent and one child per target in one registry
@@ -231,17 +271,77 @@ func (e *Engine) Cancel(ctx context.Context, id string) (bool, error) {
 	return rep.Signalled, rep.Err
 }
 
-// Wait blocks until every listed job is terminal or gone, or ctx ends.
+// Wait blocks until every listed job is terminal or gone, or ctx ends. It
+// holds one subscription in the registry for its whole wait, removed when
+// it returns; every AskTimeout it checks that the registry still knows the
+// subscription (a request sent while the registry was being replaced is
+// lost) and registers it again only then.
 func (e *Engine) Wait(ctx context.Context, ids ...string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	res, err := e.ask(ctx, &messages.AwaitTerminal{IDs: ids})
-	if err == nil {
-		err = res.(*messages.AwaitTerminalReply).Err
+	if e.closed.Load() {
+		return fmt.Errorf("wait for %d jobs: %w", len(ids), messages.ErrEngineClosed)
 	}
+	w := newWaitProcess(e.sys)
+	defer w.close()
+	msg := &messages.AwaitTerminal{WaiterID: w.id, IDs: ids}
+	subscribe := func() { e.sys.Root.RequestWithCustomSender(e.core.registry.Load(), msg, w.pid) }
+	subscribe()
+	tick := time.NewTicker(e.askTimeout)
+	defer tick.Stop()
+	retry := time.NewTimer(0)
+	<-retry.C
+	backoff := 2 * time.Millisecond
+	for {
+		select {
+		case res := <-w.ch:
+			rep, ok := res.(*messages.AwaitTerminalReply)
+			if !ok { // a dead letter: the registry was being replaced
+				retry.Reset(backoff)
+				backoff = min(2*backoff, 100*time.Millisecond)
+				continue
+			}
+			if rep.Err != nil {
+				return fmt.Errorf("wait for %d jobs: %w", len(ids), rep.Err)
+			}
+			return nil
+		case <-retry.C:
+			subscribe()
+		case <-ctx.Done():
+			e.sys.Root.Send(e.core.registry.Load(), &cancelAwait{waiterID: w.id})
+			return fmt.Errorf("wait for %d jobs: %w: %w", len(ids), messages.ErrRegistryNotReached, ctx.Err())
+		case <-e.core.stopCtx.Done():
+			return fmt.Errorf("wait for %d jobs: %w", len(ids), messages.ErrEngineClosed)
+		case <-tick.C:
+			e.waitChecks.Add(1)
+			res, err := e.askOnce(ctx, &awaitCheck{waiterID: w.id})
+			if err == nil && !res.(*awaitCheckReply).known {
+				subscribe() // lost, not late: ask again (an answer already sent wins)
+			}
+		}
+	}
+}
+
+// Lease holds nodes and racks for a synchronous operation until Release
+// (or the lease's TTL). The reply says which nodes were refused, and why.
+func (e *Engine) Lease(ctx context.Context, req messages.AcquireLease) (messages.AcquireLeaseReply, error) {
+	if req.ID == "" {
+		req.ID = "lease-" + uuid.NewString()
+	}
+	res, err := e.ask(ctx, &req)
 	if err != nil {
-		return fmt.Errorf("wait for %d jobs: %w", len(ids), err)
+		return messages.AcquireLeaseReply{}, fmt.Errorf("lease for %s: %w", req.Operation, err)
+	}
+	rep := res.(*messages.AcquireLeaseReply)
+	return *rep, nil
+}
+
+// Release gives a lease back. It is safe to call for a refused or expired
+// lease, and more than once.
+func (e *Engine) Release(ctx context.Context, leaseID string) error {
+	if _, err := e.ask(ctx, &messages.ReleaseLease{ID: leaseID}); err != nil {
+		return fmt.Errorf("release lease %s: %w", leaseID, err)
 	}
 	return nil
 }
@@ -266,8 +366,12 @@ func (e *Engine) BeginShutdown(ctx context.Context) ([]string, error) {
 }
 
 // Drain begins shutdown, waits until ctx ends for the signalled jobs to
-// reach a terminal state, then closes the engine. It returns the number of
-// jobs signalled and a non-nil error when the wait was cut short.
+// reach a terminal state, then closes the engine. Workflows get their
+// context cancelled when shutdown begins; a step shielded from shutdown
+// (messages.ShieldFromShutdown) may finish within the window. Jobs still
+// running when ctx ends are sealed Failed as interrupted, with the stage
+// they were at, and logged. It returns the number of jobs signalled and a
+// non-nil error when the wait was cut short.
 func (e *Engine) Drain(ctx context.Context) (int, error) {
 	ids, err := e.BeginShutdown(ctx)
 	if err == nil {
@@ -275,34 +379,59 @@ func (e *Engine) Drain(ctx context.Context) (int, error) {
 			e.core.log.Warn().Int("jobs", len(ids)).Err(err).Msg("graceful shutdown wait timed out; some jobs did not reach a terminal state before the deadline")
 		}
 	}
-	e.Close()
+	left := closeGrace
+	if dl, ok := ctx.Deadline(); ok {
+		left = max(time.Until(dl), closeGrace)
+	}
+	e.closeWithin(left)
 	return len(ids), err
 }
 
-// Close stops every engine actor and goroutine and waits for them.
-// Workflows see their context cancelled and must return promptly.
-func (e *Engine) Close() {
+// Close stops every engine actor and goroutine and waits for them, at most
+// DefaultCloseTimeout. Jobs still running are sealed as interrupted first.
+func (e *Engine) Close() { e.closeWithin(DefaultCloseTimeout) }
+
+// closeGrace is the least time Close gets to stop the actors after a drain
+// whose deadline has passed.
+const closeGrace = time.Second
+
+// closeWithin closes the engine, bounded by d even when a workflow ignores
+// its context: what is still running then is named in the log.
+func (e *Engine) closeWithin(d time.Duration) {
 	e.closeOnce.Do(func() {
+		deadline := time.Now().Add(d)
 		close(e.reaperStop)
 		<-e.reaperDone
-		ctx, cancel := context.WithTimeout(context.Background(), 10*e.askTimeout)
-		// Twice: lock actors that job actors reported while they were being
-		// stopped are adopted by the closing registry and stopped in round 2.
-		for range 2 {
-			res, err := e.ask(ctx, &stopActors{})
-			if err != nil {
-				e.core.log.Error().Err(err).Msg("stop job engine actors")
-				break
-			}
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		defer cancel()
+		if res, err := e.ask(ctx, &interruptJobs{}); err != nil {
+			e.core.log.Error().Err(err).Msg("interrupt running jobs")
+		} else if n := len(res.(*interruptJobsReply).jobs); n > 0 {
+			e.core.log.Error().Int("jobs", n).Msg("jobs interrupted by shutdown")
+		}
+		if res, err := e.ask(ctx, &stopActors{}); err != nil {
+			e.core.log.Error().Err(err).Msg("stop job engine actors")
+		} else {
+			futures := make([]*actor.Future, 0, len(res.(*stopActorsReply).pids))
 			for _, pid := range res.(*stopActorsReply).pids {
-				_ = e.sys.Root.StopFuture(pid).Wait()
+				futures = append(futures, e.sys.Root.StopFuture(pid))
+			}
+			for _, f := range futures {
+				_ = f.Wait()
 			}
 		}
-		cancel()
 		e.closed.Store(true)
 		e.core.stopWork()
 		_ = e.sys.Root.StopFuture(e.keeper).Wait()
-		e.core.workers.Wait()
+		e.core.dispatcher.close()
+		done := make(chan struct{})
+		go func() { e.core.workers.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(time.Until(deadline)):
+			e.core.log.Error().Strs("job_ids", e.core.running.list()).
+				Msg("job workflows still running after shutdown; they ignore cancellation and end with the process")
+		}
 	})
 }
 

@@ -2,11 +2,18 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/rmsd/rmsd/messages"
+)
+
+// Causes of a workflow's cancellation.
+var (
+	errCancelled    = errors.New("jobs: job cancelled")
+	errActorStopped = errors.New("jobs: job actor stopped")
 )
 
 // jobActor runs one job's workflow in a goroutine it starts and cancels, and
@@ -15,18 +22,14 @@ import (
 // registry may be restarting), then stops itself. It is never restarted.
 type jobActor struct {
 	id, parentID string
-	rack, node   string
 	registry     *actor.PID
 	wf           messages.Workflow
 	cleanup      *messages.CleanupPlan
 	core         *core
 
-	spawnLock bool       // spawn this node's lock actor and report it
-	lockPID   *actor.PID // the lock actor spawned, reported again on resync
-
-	cancel   context.CancelFunc
-	lastDesc string
-	pending  *messages.Outcome // terminal report not yet acknowledged
+	hardStop, softStop context.CancelCauseFunc
+	lastDesc           string
+	pending            *messages.Outcome // terminal report not yet acknowledged
 }
 
 // Receive implements actor.Actor.
@@ -34,9 +37,6 @@ func (j *jobActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		j.start(ctx)
-		if j.spawnLock {
-			j.startLock(ctx)
-		}
 	case *workerProgress:
 		if j.pending == nil {
 			j.lastDesc = m.description
@@ -53,9 +53,6 @@ func (j *jobActor) Receive(ctx actor.Context) {
 		ctx.Stop(ctx.Self())
 	case *resync:
 		j.registry = m.registry
-		if j.lockPID != nil {
-			ctx.Send(j.registry, &lockSpawned{key: j.lockKey(), pid: j.lockPID, jobID: j.id})
-		}
 		switch {
 		case j.pending != nil:
 			ctx.Request(j.registry, &jobFinished{id: j.id, outcome: *j.pending})
@@ -63,9 +60,13 @@ func (j *jobActor) Receive(ctx actor.Context) {
 			ctx.Send(j.registry, &jobProgress{id: j.id, description: j.lastDesc})
 		}
 	case *cancelWork:
-		j.cancel()
+		if m.soft {
+			j.softStop(m.cause)
+		} else {
+			j.hardStop(m.cause)
+		}
 	case *actor.Stopping:
-		j.cancel()
+		j.hardStop(errActorStopped)
 		if j.pending != nil {
 			// Sent before our Terminated, so the registry records it before
 			// it considers the fallback seal.
@@ -76,22 +77,14 @@ func (j *jobActor) Receive(ctx actor.Context) {
 	}
 }
 
-// startLock spawns the node lock actor holding this job and reports it.
-func (j *jobActor) startLock(ctx actor.Context) {
-	la := &nodeLockActor{key: j.lockKey(), registry: j.registry, holders: map[string]*actor.PID{j.id: ctx.Self()}}
-	j.lockPID = j.core.spawner.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor { return la }, actor.WithMailbox(newInlineMailbox)), "lock-")
-	ctx.Send(j.registry, &lockSpawned{key: la.key, pid: j.lockPID, jobID: j.id})
-}
-
-func (j *jobActor) lockKey() nodeKey { return nodeKey{j.rack, j.node} }
-
 func (j *jobActor) start(ctx actor.Context) {
-	wctx, cancel := context.WithCancel(context.Background())
-	j.cancel = cancel
+	hard, hardStop := context.WithCancelCause(context.Background())
+	soft, softStop := context.WithCancelCause(hard)
+	j.hardStop, j.softStop = hardStop, softStop
 	h := &handle{id: j.id, parentID: j.parentID, root: ctx.ActorSystem().Root, self: ctx.Self()}
 	wf, plan, c := j.wf, j.cleanup, j.core
 	j.wf, j.cleanup = nil, nil
-	go runWorker(wctx, c, wf, h, plan)
+	go runWorker(messages.WorkflowContext(soft, hard), c, wf, h, plan)
 }
 
 // runWorker runs a workflow and guarantees a terminal report: a workflow
@@ -99,6 +92,8 @@ func (j *jobActor) start(ctx actor.Context) {
 // cleanup plan runs afterwards, whatever happened.
 func runWorker(ctx context.Context, c *core, wf messages.Workflow, h *handle, plan *messages.CleanupPlan) {
 	defer c.workers.Done()
+	c.running.add(h.id)
+	defer c.running.remove(h.id)
 	func() {
 		defer func() {
 			if p := recover(); p != nil {

@@ -1,43 +1,64 @@
 package actors
 
 import (
+	"time"
+
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// nodeLockActor represents the lock on one (rack, node) while non-terminal
-// jobs target it. The lock itself is recorded in the registry's store (so no
-// actor death can lose it); this actor is its watchdog: it watches the job
-// actors holding the node and tells the registry when one of them is gone,
-// so a node never stays locked without a live job.
-type nodeLockActor struct {
-	key      nodeKey
-	registry *actor.PID
-	holders  map[string]*actor.PID
+// leaseGrant is the immutable description of a lease a NodeLock actor
+// serves: what is held, by whom, since when and until when (operations).
+type leaseGrant struct {
+	key       lockKey
+	holder    string
+	operation string
+	since     time.Time
+	expires   time.Time
 }
+
+// nodeLockActor serves one lease of a (rack, node) or a rack. The registry
+// decides who may hold what and records it; this actor is the lease's live
+// side: it watches the actor the holder lives in and tells the registry
+// when it is gone, so a node never stays held by a job whose actor died,
+// and it ends an operation's lease when its TTL lapses, so a caller that
+// vanished cannot hold a node for ever. The registry stops it when the
+// lease is released, and spawns a new one from the same grant if it dies.
+type nodeLockActor struct {
+	registry *actor.PID
+	grant    leaseGrant
+	watch    *actor.PID // the holder's actor; nil for operations
+	now      func() time.Time
+	timer    *time.Timer
+}
+
+// leaseTimeout is the lock actor's own timer firing.
+type leaseTimeout struct{}
 
 // Receive implements actor.Actor.
 func (l *nodeLockActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
-		for _, pid := range l.holders {
-			ctx.Watch(pid)
+		if l.watch != nil {
+			ctx.Watch(l.watch)
 		}
-	case *lockAcquire:
-		l.holders[m.jobID] = m.pid
-		ctx.Watch(m.pid)
+		if !l.grant.expires.IsZero() {
+			self, root := ctx.Self(), ctx.ActorSystem().Root
+			l.timer = time.AfterFunc(max(l.grant.expires.Sub(l.now()), 0), func() { root.Send(self, &leaseTimeout{}) })
+		}
+	case *leaseTimeout:
+		ctx.Send(l.registry, &leaseExpired{key: l.grant.key, holder: l.grant.holder})
+	case *actor.Terminated:
+		if l.watch != nil && m.Who.Id == l.watch.Id {
+			ctx.Send(l.registry, &lockHolderGone{key: l.grant.key, holder: l.grant.holder})
+		}
 	case *resync:
 		l.registry = m.registry
-	case *lockRelease:
-		if pid, ok := l.holders[m.jobID]; ok {
-			delete(l.holders, m.jobID)
-			ctx.Unwatch(pid)
+	case *actor.Stopping:
+		if l.timer != nil {
+			l.timer.Stop()
 		}
-	case *actor.Terminated:
-		for id, pid := range l.holders {
-			if pid.Id == m.Who.Id {
-				delete(l.holders, id)
-				ctx.Send(l.registry, &lockHolderGone{jobID: id})
-			}
+		if l.watch != nil {
+			ctx.Unwatch(l.watch) // no Terminated to a dead letter later
 		}
 	default:
 		crashIfAsked(m)

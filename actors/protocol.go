@@ -26,38 +26,80 @@ type (
 		id      string
 		outcome messages.Outcome
 	}
-	finishAck  struct{}
-	cancelWork struct{}
-	// resync asks a job actor to resend whatever the registry may have lost
-	// while it was restarting: the pending terminal report or the last
-	// progress description.
+	finishAck struct{}
+	// cancelWork stops a job's workflow: soft (shutdown begins) cancels the
+	// context the workflow got but not ShieldFromShutdown's; hard cancels
+	// both, with cause.
+	cancelWork struct {
+		soft  bool
+		cause error
+	}
+	// resync asks an actor to resend whatever the registry may have lost
+	// while it was restarting: a job's pending terminal report or last
+	// progress, a batch parent's verdict.
 	resync struct{ registry *actor.PID }
 )
 
-// node lock ↔ registry
+// node lock → registry
 type (
-	lockAcquire struct {
-		jobID string
-		pid   *actor.PID
+	// lockHolderGone reports that the actor a lease's holder lives in has
+	// ended.
+	lockHolderGone struct {
+		key    lockKey
+		holder string
 	}
-	lockRelease    struct{ jobID string }
-	lockHolderGone struct{ jobID string }
-	// lockSpawned is a job actor reporting the lock actor it spawned for
-	// its node (the registry asked it to, to keep spawns off its mailbox).
-	lockSpawned struct {
-		key   nodeKey
-		pid   *actor.PID
-		jobID string
+	// leaseExpired reports that an operation's lease outlived its TTL.
+	leaseExpired struct {
+		key    lockKey
+		holder string
 	}
 )
 
 // batch parent ↔ registry
 type (
-	childAdded    struct{ id string }
-	childFinished struct{ snap messages.JobSnapshot }
+	// childFinished gives the batch actor one terminal child.
+	childFinished struct {
+		index int
+		snap  messages.JobSnapshot
+	}
+	// settleBatch tells the batch actor that every child is terminal or
+	// gone, with the registry's counts.
+	settleBatch struct {
+		counts childCounts
+		total  int
+	}
 	parentSettled struct {
 		id      string
 		outcome messages.Outcome
+	}
+)
+
+// facade → registry
+type (
+	// awaitCheck asks whether a waiter's subscription is known; the answer
+	// carries the registry's generation.
+	awaitCheck      struct{ waiterID string }
+	awaitCheckReply struct {
+		known      bool
+		generation uint64
+	}
+	// cancelAwait drops a waiter's subscription (the caller gave up).
+	cancelAwait struct{ waiterID string }
+	// interruptJobs seals every non-terminal job Failed as interrupted by
+	// shutdown and stops its workflow (the drain window has ended).
+	interruptJobs      struct{}
+	interruptJobsReply struct{ jobs []messages.JobSnapshot }
+	// stopActors makes the registry stop every job, lock and batch actor it
+	// knows and answer with their PIDs (engine Close).
+	stopActors      struct{}
+	stopActorsReply struct{ pids []*actor.PID }
+	// listActors asks the registry for the actors it supervises.
+	listActors      struct{}
+	listActorsReply struct {
+		actors     []ActorInfo
+		heldNodes  int
+		waiters    int
+		generation uint64
 	}
 )
 
@@ -68,25 +110,19 @@ type (
 	// user mailbox) is processed before the fallback seal is considered.
 	checkAbandoned struct{ id string }
 	reapTick       struct{}
-	// stopActors makes the registry stop every job, lock and batch actor it
-	// knows and answer with their PIDs (engine Close).
-	stopActors      struct{}
-	stopActorsReply struct{ pids []*actor.PID }
-	// listActors asks the registry for the PIDs it watches, by kind
-	// (diagnostics and chaos tests).
-	listActors      struct{}
-	listActorsReply struct {
-		jobs, locks, batches []*actor.PID
-		lockedNodes          int
-	}
 )
 
-// crashable is implemented by test messages that make an engine actor panic
-// (chaos tests). Production code never sends one.
-type crashable interface{ crashActor() }
+// crashActor makes any engine actor panic: the admin service's chaos tool
+// sends it to test supervision. Nothing else does.
+type crashActor struct{}
+
+func (crashActor) crash() { panic("chaos: crash requested") }
+
+// crashable is implemented by messages that make an engine actor panic.
+type crashable interface{ crash() }
 
 func crashIfAsked(msg any) {
 	if c, ok := msg.(crashable); ok {
-		c.crashActor()
+		c.crash()
 	}
 }

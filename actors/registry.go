@@ -15,32 +15,52 @@ const (
 	kindBatch
 )
 
-// pidRef maps a watched PID back to the job or node it serves.
+func (k pidKind) String() string {
+	switch k {
+	case kindJob:
+		return "job"
+	case kindLock:
+		return "lock"
+	case kindBatch:
+		return "batch"
+	default:
+		return "unknown"
+	}
+}
+
+// pidRef maps a watched PID back to the job or lease it serves.
 type pidRef struct {
 	kind pidKind
-	job  string
-	node nodeKey
+	job  string  // job id (job and batch actors)
+	key  lockKey // lock actors
 }
 
-// awaiter is a pending AwaitTerminal request.
-type awaiter struct {
-	to        *actor.PID
-	remaining int
-}
-
-// registry is the JobRegistry actor: the only owner of the job index. Its
-// state lives in a jobStore injected by the producer, so a restarted (panic)
-// or respawned (stopped) registry resumes with every job and node lock; on
-// Started it re-watches every live actor and asks job actors to resend
-// reports it may have missed.
+// registry is the JobRegistry actor: the only owner of the job index, the
+// node and rack leases and the parents' child counts. Its state lives in a
+// jobStore injected by the producer, so a restarted (panic) or respawned
+// (stopped) registry resumes with every job and lease; on Started it
+// re-watches every live actor and asks them to resend reports it may have
+// missed.
 type registry struct {
 	store *jobStore
 	core  *core
 }
 
-// Receive implements actor.Actor.
+// Receive implements actor.Actor. A request that crashed an earlier
+// instance is answered with ErrRegistryCrashed instead of being handled
+// again.
 func (r *registry) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
+	msg := ctx.Message()
+	if r.store.poisoned.has(msg) {
+		ctx.Respond(&requestFailed{err: errRegistryCrashed(msg)})
+		return
+	}
+	defer r.recoverRequest(ctx, msg)
+	r.handle(ctx, msg)
+}
+
+func (r *registry) handle(ctx actor.Context, msg any) {
+	switch m := msg.(type) {
 	case *actor.Started:
 		r.rebuild(ctx)
 	case *messages.CreateJob:
@@ -48,15 +68,27 @@ func (r *registry) Receive(ctx actor.Context) {
 	case *messages.CreateBatch:
 		r.createBatch(ctx, m)
 	case *messages.GetJob:
-		ctx.Respond(r.getJob(ctx, m))
+		ctx.Respond(r.getJob(m))
 	case *messages.SealJob:
 		ctx.Respond(r.sealJob(ctx, m))
 	case *messages.CancelJob:
 		ctx.Respond(r.cancelJob(ctx, m))
+	case *messages.AcquireLease:
+		ctx.Respond(r.acquireLease(ctx, m))
+	case *messages.ReleaseLease:
+		r.releaseLease(ctx, m.ID)
+		ctx.Respond(&messages.ReleaseLeaseReply{})
 	case *messages.AwaitTerminal:
 		r.awaitTerminal(ctx, m)
+	case *awaitCheck:
+		_, known := r.store.awaiters[m.waiterID]
+		ctx.Respond(&awaitCheckReply{known: known, generation: r.store.generation})
+	case *cancelAwait:
+		r.dropAwaiter(m.waiterID)
 	case *messages.BeginShutdown:
 		ctx.Respond(r.beginShutdown(ctx))
+	case *interruptJobs:
+		ctx.Respond(r.interruptJobs(ctx))
 	case *messages.ReapExpired:
 		ctx.Respond(&messages.ReapExpiredReply{Evicted: r.reap(ctx)})
 	case *reapTick:
@@ -73,9 +105,9 @@ func (r *registry) Receive(ctx actor.Context) {
 	case *checkAbandoned:
 		r.checkAbandoned(ctx, m.id)
 	case *lockHolderGone:
-		r.checkAbandoned(ctx, m.jobID)
-	case *lockSpawned:
-		r.lockReported(ctx, m)
+		r.holderGone(ctx, m.key, m.holder)
+	case *leaseExpired:
+		r.expireLease(ctx, m.key, m.holder)
 	case *parentSettled:
 		if rec, ok := r.store.jobs[m.id]; ok && !rec.snap.State.IsTerminal() {
 			r.seal(ctx, rec, m.outcome)
@@ -85,7 +117,7 @@ func (r *registry) Receive(ctx actor.Context) {
 	case *stopActors:
 		ctx.Respond(r.stopActors(ctx))
 	case *listActors:
-		ctx.Respond(r.listActors())
+		ctx.Respond(r.listActors(ctx))
 	default:
 		crashIfAsked(m)
 	}
@@ -94,6 +126,7 @@ func (r *registry) Receive(ctx actor.Context) {
 // rebuild re-establishes runtime links after a (re)start.
 func (r *registry) rebuild(ctx actor.Context) {
 	s := r.store
+	s.generation++
 	for id := range s.pidRefs {
 		pid := s.pids[id]
 		ctx.Watch(pid) // a dead PID answers with Terminated(NotFound)
@@ -107,11 +140,9 @@ func (r *registry) rebuild(ctx actor.Context) {
 			r.spawnBatch(ctx, rec)
 		}
 	}
-	for k := range s.byNode {
-		_, locked := s.locks[k]
-		_, pending := s.pendingLocks[k] // its owner resends lockSpawned on resync
-		if !locked && !pending {
-			r.spawnLock(ctx, k)
+	for _, l := range s.leases {
+		if l.lock == nil {
+			r.spawnLock(ctx, l)
 		}
 	}
 }
@@ -123,32 +154,24 @@ func (r *registry) terminated(ctx actor.Context, who *actor.PID) {
 	if !ok {
 		return
 	}
-	if s.closing { // engine Close: nothing is respawned, jobs are sealed
-		r.forget(who)
-		if ref.kind == kindJob {
-			ctx.Send(ctx.Self(), &checkAbandoned{id: ref.job})
-		}
-		return
-	}
 	r.forget(who)
 	switch ref.kind {
 	case kindJob:
 		if rec, ok := s.jobs[ref.job]; ok && rec.worker != nil && rec.worker.Id == who.Id {
 			rec.worker = nil
-			r.lockOwnerGone(ctx, rec)
 		}
 		ctx.Send(ctx.Self(), &checkAbandoned{id: ref.job})
 	case kindLock:
-		if pid, ok := s.locks[ref.node]; ok && pid.Id == who.Id {
-			delete(s.locks, ref.node)
-			if len(s.byNode[ref.node]) > 0 {
-				r.spawnLock(ctx, ref.node) // the lock itself lives in the store
+		if l, ok := s.leases[ref.key]; ok && l.lock != nil && l.lock.Id == who.Id {
+			l.lock = nil
+			if !s.closing {
+				r.spawnLock(ctx, l) // the lease itself lives in the store
 			}
 		}
 	case kindBatch:
 		if rec, ok := s.jobs[ref.job]; ok && rec.batch != nil && rec.batch.Id == who.Id {
 			rec.batch = nil
-			if _, open := s.openParents[ref.job]; open {
+			if _, open := s.openParents[ref.job]; open && !s.closing {
 				r.spawnBatch(ctx, rec)
 			}
 		}
@@ -188,14 +211,8 @@ func (r *registry) stopActors(ctx actor.Context) *stopActorsReply {
 		r.applyAll(ctx, []messages.Event{messages.ShutdownBegun{At: r.core.now()}})
 	}
 	s.closing = true
-	for id, ws := range s.waiters {
-		delete(s.waiters, id)
-		for _, w := range ws {
-			if w.remaining > 0 {
-				w.remaining = 0
-				ctx.Send(w.to, &messages.AwaitTerminalReply{Err: messages.ErrEngineClosed})
-			}
-		}
+	for id := range s.awaiters {
+		r.answerAwaiter(ctx, id, messages.ErrEngineClosed)
 	}
 	out := make([]*actor.PID, 0, len(s.pids))
 	for _, pid := range s.pids {
@@ -203,21 +220,11 @@ func (r *registry) stopActors(ctx actor.Context) *stopActorsReply {
 		r.forget(pid)
 		ctx.Stop(pid)
 	}
-	return &stopActorsReply{pids: out}
-}
-
-func (r *registry) listActors() *listActorsReply {
-	out := &listActorsReply{lockedNodes: len(r.store.byNode)}
-	for id, ref := range r.store.pidRefs {
-		pid := r.store.pids[id]
-		switch ref.kind {
-		case kindJob:
-			out.jobs = append(out.jobs, pid)
-		case kindLock:
-			out.locks = append(out.locks, pid)
-		case kindBatch:
-			out.batches = append(out.batches, pid)
-		}
+	for _, l := range s.leases {
+		l.lock = nil
 	}
-	return out
+	for _, rec := range s.jobs {
+		rec.batch = nil
+	}
+	return &stopActorsReply{pids: out}
 }

@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -9,18 +8,31 @@ import (
 	"github.com/rmsd/rmsd/messages"
 )
 
-// crashNow makes any engine actor panic.
-type crashNow struct{}
+// actorList is the engine's actors by kind.
+type actorList struct {
+	Listing
+	jobs, locks, batches []*actor.PID
+}
 
-func (crashNow) crashActor() { panic("chaos: crash requested") }
-
-func listed(t testing.TB, e *Engine) *listActorsReply {
+func listed(t testing.TB, e *Engine) actorList {
 	t.Helper()
-	res, err := e.ask(testCtx(t), &listActors{})
+	l, err := e.Actors(testCtx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.(*listActorsReply)
+	out := actorList{Listing: l}
+	for _, a := range l.Actors {
+		pid := actor.NewPID(e.sys.Address(), a.ID)
+		switch a.Kind {
+		case "job":
+			out.jobs = append(out.jobs, pid)
+		case "lock":
+			out.locks = append(out.locks, pid)
+		case "batch":
+			out.batches = append(out.batches, pid)
+		}
+	}
+	return out
 }
 
 func TestRegistryCrashLosesNoJobAndNoLock(t *testing.T) {
@@ -28,7 +40,7 @@ func TestRegistryCrashLosesNoJobAndNoLock(t *testing.T) {
 	g := newGate()
 	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, g)
 	g.waitStarted(t, 1)
-	e.sys.Root.Send(e.core.registry.Load(), crashNow{})
+	e.sys.Root.Send(e.core.registry.Load(), crashActor{})
 	if got := mustGet(t, e, s.ID); got.ID != s.ID || got.State.IsTerminal() {
 		t.Fatalf("job after restart %+v", got)
 	}
@@ -59,8 +71,8 @@ func TestRegistryStopRespawnsWithEveryJobAndLock(t *testing.T) {
 			t.Fatalf("job %s: %+v", id, got)
 		}
 	}
-	if l := listed(t, e); l.lockedNodes != 0 {
-		t.Fatalf("%d nodes still locked", l.lockedNodes)
+	if l := listed(t, e); l.HeldNodes != 0 {
+		t.Fatalf("%d nodes still locked", l.HeldNodes)
 	}
 }
 
@@ -80,7 +92,7 @@ func TestCrashedJobActorIsNotRestarted(t *testing.T) {
 	g := newGate()
 	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, g)
 	g.waitStarted(t, 1)
-	e.sys.Root.Send(actor.NewPID(e.sys.Address(), "job-"+s.ID), crashNow{})
+	e.sys.Root.Send(actor.NewPID(e.sys.Address(), "job-"+s.ID), crashActor{})
 	waitTerminal(t, e, s.ID)
 	assertAbandoned(t, mustGet(t, e, s.ID))
 	select {
@@ -94,7 +106,10 @@ func TestKilledNodeLockKeepsNodeLocked(t *testing.T) {
 	e, _ := newEngine(t, Options{})
 	g := newGate()
 	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, g)
-	l := waitLockActors(t, e, 1)
+	l := listed(t, e)
+	if len(l.locks) != 1 {
+		t.Fatalf("%d lock actors for one held node", len(l.locks))
+	}
 	if err := e.sys.Root.StopFuture(l.locks[0]).Wait(); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +120,7 @@ func TestKilledNodeLockKeepsNodeLocked(t *testing.T) {
 	}
 	close(g.release)
 	waitTerminal(t, e, s.ID)
-	if l3 := listed(t, e); len(l3.locks) != 0 || l3.lockedNodes != 0 {
+	if l3 := listed(t, e); len(l3.locks) != 0 || l3.HeldNodes != 0 {
 		t.Fatalf("lock left behind: %+v", l3)
 	}
 }
@@ -118,24 +133,10 @@ func TestKilledBatchParentStillAggregates(t *testing.T) {
 	if len(l.batches) != 1 {
 		t.Fatalf("%d batch actors", len(l.batches))
 	}
-	e.sys.Root.Send(l.batches[0], crashNow{})
+	e.sys.Root.Send(l.batches[0], crashActor{})
 	close(g.release)
 	waitTerminal(t, e, rep.Parent.ID)
 	if p := mustGet(t, e, rep.Parent.ID); p.State != messages.StateCompleted {
 		t.Fatalf("parent %+v", p)
 	}
-}
-
-// waitLockActors waits until the registry has adopted n lock actors (job
-// actors spawn them and report them asynchronously).
-func waitLockActors(t *testing.T, e *Engine, n int) *listActorsReply {
-	t.Helper()
-	for range 100000 {
-		if l := listed(t, e); len(l.locks) == n {
-			return l
-		}
-		runtime.Gosched()
-	}
-	t.Fatalf("registry never adopted %d lock actors", n)
-	return nil
 }

@@ -7,26 +7,27 @@ import (
 )
 
 // Where engine actors live. Job, lock and batch actors are top-level actors
-// spawned through core.spawner, a root context with the noRestart guardian: they are not
-// children of the registry, so restarting or stopping the registry never
-// stops them, and a panic stops them instead of restarting them. The
-// registry watches each of them.
+// spawned through core.spawner, a root context with the noRestart guardian:
+// they are not children of the registry, so restarting or stopping the
+// registry never stops them, and a panic stops them instead of restarting
+// them. The registry watches each of them. Every engine actor uses
+// protoactor's default mailbox, run by the engine's dispatcher: no actor's
+// handler ever runs inside another actor's handler.
 
-// startLeaf spawns the job actor for an admitted leaf and arranges its node
-// lock actor.
+func (c *core) props(a actor.Actor) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor { return a }, actor.WithDispatcher(c.dispatcher))
+}
+
+// startLeaf spawns the job actor for an admitted leaf and the lock actors
+// of its holds.
 func (r *registry) startLeaf(ctx actor.Context, rec *record) {
-	wf := rec.wf
-	rec.wf = nil
 	ja := &jobActor{
-		id: rec.snap.ID, parentID: rec.snap.ParentID, rack: rec.snap.RackID, node: rec.snap.NodeID, registry: ctx.Self(),
-		wf: wf, cleanup: rec.cleanup, core: r.core,
+		id: rec.snap.ID, parentID: rec.snap.ParentID, registry: ctx.Self(),
+		wf: rec.wf, cleanup: rec.cleanup, core: r.core,
 	}
-	rec.cleanup = nil
-	lockToSpawn := r.lockFor(rec)
-	ja.spawnLock = lockToSpawn
-	props := actor.PropsFromProducer(func() actor.Actor { return ja }, actor.WithMailbox(newInlineMailbox))
+	rec.wf, rec.cleanup = nil, nil
 	r.core.workers.Add(1) // done by the worker goroutine the actor starts
-	pid, err := r.core.spawner.SpawnNamed(props, "job-"+rec.snap.ID)
+	pid, err := r.core.spawner.SpawnNamed(r.core.props(ja), "job-"+rec.snap.ID)
 	if err != nil {
 		r.core.workers.Done()
 		r.core.log.Error().Err(err).Str("job_id", rec.snap.ID).Msg("spawn job actor")
@@ -36,108 +37,54 @@ func (r *registry) startLeaf(ctx actor.Context, rec *record) {
 	rec.worker = pid
 	r.remember(pid, pidRef{kind: kindJob, job: rec.snap.ID})
 	ctx.Watch(pid)
-	if !lockToSpawn && rec.snap.NodeID != "" {
-		if lock, ok := r.store.locks[nodeKey{rec.snap.RackID, rec.snap.NodeID}]; ok {
-			ctx.Send(lock, &lockAcquire{jobID: rec.snap.ID, pid: pid})
+	r.spawnLocksOf(ctx, rec)
+}
+
+// spawnLocksOf spawns the lock actor of every lease a job holds.
+func (r *registry) spawnLocksOf(ctx actor.Context, rec *record) {
+	for _, l := range r.leasesOf(rec) {
+		r.spawnLock(ctx, l)
+	}
+}
+
+// spawnLock spawns the NodeLock actor of a lease. A job's lease watches the
+// job's actor (its parent's, for a reservation child).
+func (r *registry) spawnLock(ctx actor.Context, l *lease) {
+	la := &nodeLockActor{
+		registry: ctx.Self(), now: r.core.now,
+		grant: leaseGrant{key: l.key, holder: l.holder, operation: l.operation, since: l.since, expires: l.expires},
+	}
+	if l.isJob() {
+		if rec, ok := r.store.jobs[l.holder]; ok {
+			if rec.reservation {
+				rec = r.store.jobs[rec.snap.ParentID]
+			}
+			if rec != nil {
+				la.watch = rec.worker
+			}
 		}
 	}
-}
-
-// lockFor decides who provides a new leaf's node lock actor: an existing
-// one (told after the spawn), one another job is already spawning (it is
-// told when that one reports), or the new job's own actor, which spawns it
-// off the registry's mailbox and reports it with lockSpawned.
-func (r *registry) lockFor(rec *record) bool {
-	if rec.snap.NodeID == "" {
-		return false
-	}
-	k := nodeKey{rec.snap.RackID, rec.snap.NodeID}
-	if _, ok := r.store.locks[k]; ok {
-		return false
-	}
-	if _, ok := r.store.pendingLocks[k]; ok {
-		return false
-	}
-	r.store.pendingLocks[k] = rec.snap.ID
-	return true
-}
-
-// lockReported adopts the lock actor a job spawned for its node, or stops
-// it when it is no longer wanted (node released, or another lock exists).
-func (r *registry) lockReported(ctx actor.Context, m *lockSpawned) {
-	s := r.store
-	if cur, ok := s.locks[m.key]; ok && cur.Id == m.pid.Id {
-		return // reported again after a resync
-	}
-	if s.closing {
-		r.remember(m.pid, pidRef{kind: kindLock, node: m.key}) // stopped by Close
-		return
-	}
-	owner, pending := s.pendingLocks[m.key]
-	if !pending || owner != m.jobID || len(s.byNode[m.key]) == 0 || s.locks[m.key] != nil {
-		ctx.Stop(m.pid)
-		return
-	}
-	delete(s.pendingLocks, m.key)
-	s.locks[m.key] = m.pid
-	r.remember(m.pid, pidRef{kind: kindLock, node: m.key})
-	ctx.Watch(m.pid)
-	for _, id := range s.byNode[m.key] {
-		if rec, ok := s.jobs[id]; ok && id != m.jobID && rec.worker != nil {
-			ctx.Send(m.pid, &lockAcquire{jobID: id, pid: rec.worker})
-		}
-	}
-}
-
-// lockOwnerGone handles the death of a job actor that was to spawn its
-// node's lock: the registry spawns the lock itself if the node stays locked.
-func (r *registry) lockOwnerGone(ctx actor.Context, rec *record) {
-	if rec.snap.NodeID == "" {
-		return
-	}
-	k := nodeKey{rec.snap.RackID, rec.snap.NodeID}
-	if r.store.pendingLocks[k] != rec.snap.ID {
-		return
-	}
-	delete(r.store.pendingLocks, k)
-	if len(r.store.byNode[k]) > 0 && r.store.locks[k] == nil {
-		r.spawnLock(ctx, k)
-	}
-}
-
-// spawnLock spawns the NodeLock actor for a locked node, holding every job
-// the store lists on it.
-func (r *registry) spawnLock(ctx actor.Context, k nodeKey) {
-	holders := make(map[string]*actor.PID)
-	for _, id := range r.store.byNode[k] {
-		if rec, ok := r.store.jobs[id]; ok && rec.worker != nil {
-			holders[id] = rec.worker
-		}
-	}
-	la := &nodeLockActor{key: k, registry: ctx.Self(), holders: holders}
-	props := actor.PropsFromProducer(func() actor.Actor { return la }, actor.WithMailbox(newInlineMailbox))
-	pid := r.core.spawner.SpawnPrefix(props, "lock-")
-	r.store.locks[k] = pid
-	r.remember(pid, pidRef{kind: kindLock, node: k})
+	pid := r.core.spawner.SpawnPrefix(r.core.props(la), "lock-")
+	l.lock = pid
+	r.remember(pid, pidRef{kind: kindLock, job: l.holder, key: l.key})
 	ctx.Watch(pid)
 }
 
-// spawnBatch spawns the BatchParent actor of an open parent with the
-// current state of its children.
+// spawnBatch spawns the BatchParent actor of an open batch parent, handing
+// it every child already terminal; if they all are, it settles at once.
 func (r *registry) spawnBatch(ctx actor.Context, parent *record) {
-	ba := &batchActor{registry: ctx.Self(), parent: parent.snapshot(), done: make(map[string]messages.JobSnapshot), missing: make(map[string]struct{})}
+	if !parent.isBatch() {
+		return // an untyped parent is never aggregated
+	}
+	ba := &batchActor{registry: ctx.Self(), parentID: parent.snap.ID, typ: parent.snap.Type}
 	for _, id := range parent.snap.ChildIDs {
-		c, ok := r.store.jobs[id]
-		switch {
-		case !ok:
-			ba.missing[id] = struct{}{}
-		case c.snap.State.IsTerminal():
-			ba.done[id] = c.snapshot()
+		if c, ok := r.store.jobs[id]; ok && !c.reservation && c.snap.State.IsTerminal() {
+			ba.add(c.index, &c.snap)
 		}
 	}
-	props := actor.PropsFromProducer(func() actor.Actor { return ba }, actor.WithMailbox(newInlineMailbox))
-	pid := r.core.spawner.SpawnPrefix(props, "batch-")
+	pid := r.core.spawner.SpawnPrefix(r.core.props(ba), "batch-")
 	parent.batch = pid
 	r.remember(pid, pidRef{kind: kindBatch, job: parent.snap.ID})
 	ctx.Watch(pid)
+	r.settleIfDone(ctx, parent)
 }

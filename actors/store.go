@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -9,12 +8,58 @@ import (
 	"github.com/rmsd/rmsd/messages"
 )
 
-// nodeKey identifies a node exactly as the client named it.
-type nodeKey struct{ rack, node string }
+// lockKey names what a lease holds: one node of a rack, exactly as the
+// caller spelled it, or (node == "") the rack itself.
+type lockKey struct{ rack, node string }
+
+func (k lockKey) ref() messages.NodeRef { return messages.NodeRef{RackID: k.rack, NodeID: k.node} }
+
+// lease is one granted, exclusive hold. Its facts (holder, since, expiry)
+// are fixed when it is granted; the NodeLock actor serving it is handed
+// the same immutable grant and watches the holder for the registry.
+type lease struct {
+	key       lockKey
+	holder    string // job id, or the id of an operation's lease
+	operation string // what an operation lease is for; "" for jobs
+	since     time.Time
+	expires   time.Time  // operations only
+	lock      *actor.PID // the NodeLock actor; nil until spawned
+}
+
+func (l *lease) isJob() bool { return l.operation == "" }
+
+// childCounts tally a parent's children by state. The registry keeps them
+// current as children change (O(1) per change), so a parent is never
+// re-aggregated from its children.
+type childCounts struct {
+	queued, running, completed, failed, missing int
+}
+
+func (c *childCounts) add(s messages.JobState, n int) {
+	switch s {
+	case messages.StateQueued:
+		c.queued += n
+	case messages.StateRunning:
+		c.running += n
+	case messages.StateCompleted:
+		c.completed += n
+	case messages.StateFailed:
+		c.failed += n
+	}
+}
+
+func (c childCounts) done() int { return c.completed + c.failed + c.missing }
 
 // record is one job in the index: its snapshot plus runtime links.
 type record struct {
 	snap messages.JobSnapshot
+
+	// Index facts, maintained by apply.
+	reservation bool      // a child that only holds its node for its parent
+	index       int       // position among its parent's children
+	holds       []lockKey // leases this job holds
+	counts      childCounts
+	batchKids   int // children that are not reservations
 
 	// Runtime links, rebuilt (not replayed) after a registry restart.
 	leaf     bool                      // has a workflow (a job actor)
@@ -25,58 +70,75 @@ type record struct {
 	rejected []messages.RejectedTarget // batch refusals, for idempotent replies
 }
 
+// isBatch reports whether the record aggregates its children: a typed job
+// with children that are not reservations.
+func (r *record) isBatch() bool {
+	return r.batchKids > 0 && r.snap.Type != messages.TypeNone
+}
+
+// opLease is an operation's lease: the keys it holds.
+type opLease struct {
+	keys    []lockKey
+	expires time.Time
+	refused []*messages.RefusedError // the reply, for retried requests
+	err     error
+}
+
 // jobStore is the registry's state. It outlives any one registry actor
 // instance: the engine injects the same store into every instance it
-// produces, so a restarted or respawned registry finds every job and node
-// lock where the previous instance left them.
+// produces, so a restarted or respawned registry finds every job and lease
+// where the previous instance left them.
 //
 // Only the registry actor touches a store; protoactor's mailbox gives the
 // happens-before edges between consecutive instances.
 type jobStore struct {
-	jobs        map[string]*record
-	byNode      map[nodeKey][]string // non-terminal jobs per node, oldest first
-	openParents map[string]struct{}  // non-terminal jobs with children
-	locks       map[nodeKey]*actor.PID
-	// pendingLocks names, per node, the job whose actor was asked to spawn
-	// the node's lock actor and has not yet reported it (lockSpawned).
-	pendingLocks map[nodeKey]string
+	jobs         map[string]*record
+	leases       map[lockKey]*lease
+	ops          map[string]*opLease // operation leases by id
+	openParents  map[string]struct{} // non-terminal batch parents
 	shuttingDown bool
 	closing      bool // engine Close: dead actors are not replaced
 
-	// Runtime links: watched PIDs by id, and pending AwaitTerminal requests
-	// keyed by job id (the waiting futures outlive a registry restart).
-	pids    map[string]*actor.PID
-	pidRefs map[string]pidRef
-	waiters map[string][]*awaiter
+	// generation counts registry instances over this store: it grows on
+	// every (re)start, so a waiting caller can tell a restart from a delay.
+	generation uint64
+	// poisoned remembers requests that crashed the registry, so a retry is
+	// answered with an error instead of crashing it again.
+	poisoned poisonRing
+
+	// Runtime links: watched PIDs by id, and pending AwaitTerminal
+	// subscriptions (the waiting callers outlive a registry restart).
+	pids     map[string]*actor.PID
+	pidRefs  map[string]pidRef
+	waiters  map[string][]*awaiter // by job id
+	awaiters map[string]*awaiter   // by waiter id
 }
 
 func newJobStore() *jobStore {
 	return &jobStore{
-		jobs:         make(map[string]*record),
-		byNode:       make(map[nodeKey][]string),
-		openParents:  make(map[string]struct{}),
-		locks:        make(map[nodeKey]*actor.PID),
-		pendingLocks: make(map[nodeKey]string),
-		pids:         make(map[string]*actor.PID),
-		pidRefs:      make(map[string]pidRef),
-		waiters:      make(map[string][]*awaiter),
+		jobs:        make(map[string]*record),
+		leases:      make(map[lockKey]*lease),
+		ops:         make(map[string]*opLease),
+		openParents: make(map[string]struct{}),
+		pids:        make(map[string]*actor.PID),
+		pidRefs:     make(map[string]pidRef),
+		waiters:     make(map[string][]*awaiter),
+		awaiters:    make(map[string]*awaiter),
 	}
 }
 
-// busy returns the oldest non-terminal job on a node, if any.
-func (s *jobStore) busy(k nodeKey) (string, bool) {
-	ids := s.byNode[k]
-	if len(ids) == 0 {
-		return "", false
+// snapshot returns the job as callers see it. ChildIDs shares the
+// registry's append-only list (capped, so an append by either side never
+// writes into the other's view). An open batch parent's description is
+// derived from its counts, without changing the record.
+func (s *jobStore) snapshot(r *record) messages.JobSnapshot {
+	snap := r.snap
+	n := len(snap.ChildIDs)
+	snap.ChildIDs = snap.ChildIDs[:n:n]
+	if r.isBatch() && !snap.State.IsTerminal() {
+		snap.Description = progressDescription(snap.Type, r.counts, r.batchKids)
 	}
-	return ids[0], true
-}
-
-// snapshot returns a deep copy of a job.
-func (r *record) snapshot() messages.JobSnapshot {
-	s := r.snap
-	s.ChildIDs = slices.Clone(r.snap.ChildIDs)
-	return s
+	return snap
 }
 
 // expired reports whether a terminal record's TTL has elapsed at now. A

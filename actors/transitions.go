@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -16,6 +17,11 @@ func abandonedFailure() messages.Failure {
 	f := messages.NewFailure(messages.ErrorInternal, abandonedMessage)
 	f.Description = "Abandoned"
 	return f
+}
+
+// reservationReleased is a reservation child's outcome when its parent ends.
+func reservationReleased(t messages.JobType) messages.Outcome {
+	return messages.Completed(t.BatchNoun()+" reservation released", `{"status":"completed"}`)
 }
 
 // applyAll applies events in order. An event that does not fit is an engine
@@ -37,7 +43,7 @@ func (r *registry) applyAll(ctx actor.Context, evs []messages.Event) {
 func (r *registry) progress(ctx actor.Context, id, desc string) {
 	rec, ok := r.store.jobs[id]
 	if !ok || rec.snap.State.IsTerminal() {
-		r.core.log.Warn().Str("job_id", id).Msg("progress update ignored; job no longer active")
+		r.core.log.Debug().Str("job_id", id).Msg("progress update ignored; job no longer active")
 		return
 	}
 	now := r.core.now()
@@ -53,10 +59,9 @@ func (r *registry) progress(ctx actor.Context, id, desc string) {
 	r.core.log.Debug().Str("job_id", id).Str("description", desc).Msg("job progress")
 }
 
-// seal records a terminal outcome for a non-terminal job and performs its
-// consequences: node release, batch notification, waiters.
-func (r *registry) seal(ctx actor.Context, rec *record, out messages.Outcome) {
-	s := r.store
+// terminalEvents returns the events that seal rec with out and release
+// every hold it has.
+func (r *registry) terminalEvents(rec *record, out messages.Outcome) []messages.Event {
 	id := rec.snap.ID
 	now := r.core.now()
 	var evs []messages.Event
@@ -69,120 +74,113 @@ func (r *registry) seal(ctx actor.Context, rec *record, out messages.Outcome) {
 		}
 		evs = append(evs, messages.JobFailed{ID: id, Code: out.Code, Description: desc, Message: out.Message, ResultJSON: out.ResultJSON, At: now})
 	}
-	k := nodeKey{rec.snap.RackID, rec.snap.NodeID}
-	locked := rec.snap.NodeID != "" && slices.Contains(s.byNode[k], id)
-	if locked {
-		evs = append(evs, messages.NodeReleased{RackID: k.rack, NodeID: k.node, JobID: id})
+	for _, k := range rec.holds {
+		evs = append(evs, messages.NodeReleased{RackID: k.rack, NodeID: k.node, Holder: id})
 	}
+	return evs
+}
+
+// seal records a terminal outcome for a non-terminal job and performs its
+// consequences in the same turn: its reservation children complete, every
+// hold of the job and its reservations is released, its parent learns of
+// it, its waiters are answered. So whoever sees the job terminal finds its
+// nodes free.
+func (r *registry) seal(ctx actor.Context, rec *record, out messages.Outcome) {
+	s := r.store
+	var evs []messages.Event
+	var released []*lease
+	var kids []*record
+	for _, cid := range rec.snap.ChildIDs {
+		if c, ok := s.jobs[cid]; ok && c.reservation && !c.snap.State.IsTerminal() {
+			kids = append(kids, c)
+			released = append(released, r.leasesOf(c)...)
+			evs = append(evs, r.terminalEvents(c, reservationReleased(rec.snap.Type))...)
+		}
+	}
+	released = append(released, r.leasesOf(rec)...)
+	evs = append(evs, r.terminalEvents(rec, out)...)
 	r.applyAll(ctx, evs)
-	if out.State == messages.StateCompleted {
-		r.core.log.Info().Str("job_id", id).Str("description", out.Description).Msg("job completed")
-	} else {
-		r.core.log.Info().Str("job_id", id).Str("description", out.Message).Str("error_code", out.Code.String()).Msg("job failed")
+	r.logSealed(rec, out)
+	for _, l := range released {
+		r.stopLock(ctx, l)
 	}
-	if locked {
-		r.releaseLockActor(ctx, k, id)
+	if rec.worker != nil { // its Terminated is now irrelevant
+		r.forget(rec.worker)
+		rec.worker = nil
 	}
-	rec.worker = nil      // its Terminated is now irrelevant; drop the PID early
 	if rec.batch != nil { // a parent sealed: its batch actor is done
 		r.forget(rec.batch)
 		ctx.Stop(rec.batch)
 		rec.batch = nil
 	}
-	if p := rec.snap.ParentID; p != "" {
-		if parent, ok := s.jobs[p]; ok && parent.batch != nil {
-			ctx.Send(parent.batch, &childFinished{snap: rec.snapshot()})
+	if p := rec.snap.ParentID; p != "" && !rec.reservation {
+		r.childSealed(ctx, rec, p)
+	}
+	for _, c := range kids {
+		r.settleWaiters(ctx, c.snap.ID)
+	}
+	r.settleWaiters(ctx, rec.snap.ID)
+}
+
+// leasesOf returns the leases a job holds.
+func (r *registry) leasesOf(rec *record) []*lease {
+	out := make([]*lease, 0, len(rec.holds))
+	for _, k := range rec.holds {
+		if l, ok := r.store.leases[k]; ok && l.holder == rec.snap.ID {
+			out = append(out, l)
 		}
 	}
-	r.settleWaiters(ctx, id)
+	return out
 }
 
-// releaseLockActor stops the node's lock actor when the node is free, or
-// drops one holder from it otherwise.
-func (r *registry) releaseLockActor(ctx actor.Context, k nodeKey, jobID string) {
-	if len(r.store.byNode[k]) == 0 {
-		delete(r.store.pendingLocks, k) // a late lockSpawned is then stopped
-	}
-	pid, ok := r.store.locks[k]
-	if !ok {
+func (r *registry) logSealed(rec *record, out messages.Outcome) {
+	id := rec.snap.ID
+	if rec.reservation {
+		r.core.log.Debug().Str("job_id", id).Str("state", out.State.String()).Msg("job sealed")
 		return
 	}
-	if len(r.store.byNode[k]) > 0 {
-		ctx.Send(pid, &lockRelease{jobID: jobID})
+	if out.State == messages.StateCompleted {
+		r.core.log.Info().Str("job_id", id).Str("rack_id", rec.snap.RackID).Str("node_id", rec.snap.NodeID).
+			Str("description", out.Description).Msg("job completed")
 		return
 	}
-	delete(r.store.locks, k)
-	r.forget(pid)
-	ctx.Stop(pid)
+	r.core.log.Info().Str("job_id", id).Str("rack_id", rec.snap.RackID).Str("node_id", rec.snap.NodeID).
+		Str("description", out.Message).Str("error_code", out.Code.String()).Msg("job failed")
 }
 
-// settleWaiters answers AwaitTerminal requests waiting on id.
-func (r *registry) settleWaiters(ctx actor.Context, id string) {
-	ws, ok := r.store.waiters[id]
-	if !ok {
+// childSealed hands a sealed batch child to its parent's batch actor and,
+// when it was the last one, asks for the parent's verdict.
+func (r *registry) childSealed(ctx actor.Context, child *record, parentID string) {
+	p, ok := r.store.jobs[parentID]
+	if !ok || p.snap.State.IsTerminal() || !p.isBatch() {
 		return
 	}
-	delete(r.store.waiters, id)
-	for _, w := range ws {
-		w.remaining--
-		if w.remaining == 0 {
-			ctx.Send(w.to, &messages.AwaitTerminalReply{})
-		}
+	if p.batch == nil {
+		return // being respawned: the new actor is given every terminal child
 	}
+	ctx.Send(p.batch, &childFinished{index: child.index, snap: r.store.snapshot(child)})
+	r.settleIfDone(ctx, p)
 }
 
-func (r *registry) awaitTerminal(ctx actor.Context, m *messages.AwaitTerminal) {
-	if r.store.closing {
-		ctx.Respond(&messages.AwaitTerminalReply{Err: messages.ErrEngineClosed})
-		return
-	}
-	w := &awaiter{to: ctx.Sender()}
-	for _, id := range m.IDs {
-		if rec, ok := r.store.jobs[id]; ok && !rec.snap.State.IsTerminal() {
-			w.remaining++
-			r.store.waiters[id] = append(r.store.waiters[id], w)
-		}
-	}
-	if w.remaining == 0 {
-		ctx.Respond(&messages.AwaitTerminalReply{})
+// settleIfDone asks an open batch parent's actor for its verdict once every
+// child is terminal or gone.
+func (r *registry) settleIfDone(ctx actor.Context, p *record) {
+	if p.batch != nil && p.isBatch() && p.counts.done() == p.batchKids {
+		ctx.Send(p.batch, &settleBatch{counts: p.counts, total: p.batchKids})
 	}
 }
 
-// refreshParent aggregates an open typed parent from its children: it seals
-// the parent once every child is terminal or gone, and otherwise keeps its
-// in-progress description current.
-func (r *registry) refreshParent(ctx actor.Context, rec *record) {
-	view, ok := aggregateBatch(&rec.snap, func(id string) (*messages.JobSnapshot, bool) {
-		c, ok := r.store.jobs[id]
-		if !ok {
-			return nil, false
-		}
-		return &c.snap, true
-	})
-	if !ok {
-		return
-	}
-	if view.outcome != nil {
-		r.seal(ctx, rec, *view.outcome)
-		return
-	}
-	r.progress(ctx, rec.snap.ID, view.description)
-}
-
-func (r *registry) getJob(ctx actor.Context, m *messages.GetJob) *messages.GetJobReply {
+func (r *registry) getJob(m *messages.GetJob) *messages.GetJobReply {
 	rec, ok := r.store.jobs[m.ID]
 	if !ok {
 		return &messages.GetJobReply{Err: messages.ErrJobNotFound}
-	}
-	if _, open := r.store.openParents[m.ID]; open {
-		r.refreshParent(ctx, rec)
 	}
 	n := 1
 	if m.IncludeChildren {
 		n += len(rec.snap.ChildIDs)
 	}
 	out := make([]messages.JobSnapshot, 1, n)
-	out[0] = rec.snapshot()
+	out[0] = r.store.snapshot(rec)
 	if m.IncludeChildren {
 		for _, id := range rec.snap.ChildIDs {
 			c, ok := r.store.jobs[id]
@@ -190,7 +188,7 @@ func (r *registry) getJob(ctx actor.Context, m *messages.GetJob) *messages.GetJo
 				r.core.log.Warn().Str("job_id", m.ID).Str("child_job_id", id).Msg("child job not found while building GetJobStatus response")
 				continue
 			}
-			out = append(out, c.snapshot())
+			out = append(out, r.store.snapshot(c))
 		}
 	}
 	return &messages.GetJobReply{Jobs: out}
@@ -203,13 +201,13 @@ func (r *registry) sealJob(ctx actor.Context, m *messages.SealJob) *messages.Sea
 	}
 	if rec.snap.State.IsTerminal() {
 		r.core.log.Error().Str("job_id", m.ID).Msg("seal called for a job already in a terminal state")
-		return &messages.SealJobReply{Job: rec.snapshot(), Err: messages.ErrJobTerminal}
+		return &messages.SealJobReply{Job: r.store.snapshot(rec), Err: messages.ErrJobTerminal}
 	}
 	if m.Outcome.State != messages.StateCompleted && m.Outcome.State != messages.StateFailed {
-		return &messages.SealJobReply{Job: rec.snapshot(), Err: messages.ErrInvalidSpec}
+		return &messages.SealJobReply{Job: r.store.snapshot(rec), Err: messages.ErrInvalidSpec}
 	}
 	r.seal(ctx, rec, m.Outcome)
-	return &messages.SealJobReply{Job: rec.snapshot()}
+	return &messages.SealJobReply{Job: r.store.snapshot(rec)}
 }
 
 func (r *registry) cancelJob(ctx actor.Context, m *messages.CancelJob) *messages.CancelJobReply {
@@ -220,12 +218,13 @@ func (r *registry) cancelJob(ctx actor.Context, m *messages.CancelJob) *messages
 	if rec.snap.State.IsTerminal() || rec.worker == nil {
 		return &messages.CancelJobReply{}
 	}
-	ctx.Send(rec.worker, &cancelWork{})
+	ctx.Send(rec.worker, &cancelWork{cause: errCancelled})
 	return &messages.CancelJobReply{Signalled: true}
 }
 
-// beginShutdown refuses new jobs from now on and cancels every non-terminal
-// leaf that has a workflow.
+// beginShutdown refuses new jobs from now on and softly cancels every
+// non-terminal leaf: a workflow in a step shielded from shutdown finishes
+// it.
 func (r *registry) beginShutdown(ctx actor.Context) *messages.BeginShutdownReply {
 	if !r.store.shuttingDown {
 		r.applyAll(ctx, []messages.Event{messages.ShutdownBegun{At: r.core.now()}})
@@ -235,7 +234,7 @@ func (r *registry) beginShutdown(ctx actor.Context) *messages.BeginShutdownReply
 		if rec.leaf && !rec.snap.State.IsTerminal() {
 			ids = append(ids, id)
 			if rec.worker != nil {
-				ctx.Send(rec.worker, &cancelWork{})
+				ctx.Send(rec.worker, &cancelWork{soft: true, cause: messages.ErrShuttingDown})
 			}
 		}
 	}
@@ -243,16 +242,59 @@ func (r *registry) beginShutdown(ctx actor.Context) *messages.BeginShutdownReply
 	return &messages.BeginShutdownReply{Signalled: ids}
 }
 
-// reap runs one reaper pass: refresh every open parent first (so a parent
-// nobody polled becomes terminal, and a child is counted before it can be
-// evicted), then evict expired terminal jobs.
+// interruptJobs ends the drain window: every job still running is sealed
+// Failed, saying where it was (its hardware may be half-way through a
+// change), and its workflow is stopped.
+func (r *registry) interruptJobs(ctx actor.Context) *interruptJobsReply {
+	out := &interruptJobsReply{}
+	var ids []string
+	for id, rec := range r.store.jobs {
+		if rec.leaf && !rec.snap.State.IsTerminal() {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		rec := r.store.jobs[id]
+		if rec.snap.State.IsTerminal() { // sealed with an earlier one
+			continue
+		}
+		stage := rec.snap.Description
+		msg := fmt.Sprintf("interrupted by shutdown of rmsd at stage %q; the state of the hardware is unknown", stage)
+		r.core.log.Error().Str("job_id", id).Str("rack_id", rec.snap.RackID).Str("node_id", rec.snap.NodeID).
+			Str("stage", stage).Msg("job interrupted by shutdown; check the hardware it was changing")
+		if rec.worker != nil {
+			ctx.Send(rec.worker, &cancelWork{cause: messages.ErrInterrupted})
+		}
+		f := messages.NewFailure(messages.ErrorInternal, msg)
+		f.Description = "Interrupted"
+		r.seal(ctx, rec, messages.Failed(f))
+		out.jobs = append(out.jobs, r.store.snapshot(rec))
+	}
+	return out
+}
+
+// reap runs one reaper pass: offer every finished batch its verdict again
+// (a backstop: verdicts are event-driven), then evict expired terminal
+// jobs and lapsed operation leases.
 func (r *registry) reap(ctx actor.Context) int {
 	for id := range r.store.openParents {
 		if rec, ok := r.store.jobs[id]; ok {
-			r.refreshParent(ctx, rec)
+			r.settleIfDone(ctx, rec)
 		}
 	}
-	evs := r.store.expiredEvictions(r.core.now(), r.core.ttl)
+	now := r.core.now()
+	for _, l := range r.store.leases {
+		if !l.isJob() && !l.expires.IsZero() && now.After(l.expires) {
+			r.expireLease(ctx, l.key, l.holder)
+		}
+	}
+	for id, op := range r.store.ops {
+		if len(op.keys) == 0 && now.After(op.expires) {
+			delete(r.store.ops, id) // a refused or lapsed lease nobody released
+		}
+	}
+	evs := r.store.expiredEvictions(now, r.core.ttl)
 	r.applyAll(ctx, evs)
 	return len(evs)
 }

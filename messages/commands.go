@@ -1,16 +1,24 @@
 package messages
 
+import "time"
+
 // CreateJob admits one job and starts its workflow.
 type CreateJob struct {
 	Spec     JobSpec
-	Workflow Workflow     // required for leaf jobs
+	Workflow Workflow     // required
 	Cleanup  *CleanupPlan // optional
+	Reserve  *Reservation // optional: more nodes and the rack, all or nothing
 }
 
 // CreateJobReply answers CreateJob.
 type CreateJobReply struct {
 	Job JobSnapshot
-	Err error // *RefusedError for admission refusals
+	// Children are the reservation children, in the order of Reserve.Nodes.
+	Children []JobSnapshot
+	Err      error // *RefusedError for admission refusals
+	// Conflicts lists every node (or rack, with an empty NodeID) that made a
+	// reservation refusal, with the holder named in Message.
+	Conflicts []RejectedTarget
 }
 
 // CreateBatch admits a parent and one child per target in a single request.
@@ -67,9 +75,12 @@ type CancelJobReply struct {
 	Err       error
 }
 
-// AwaitTerminal is answered once every listed job is terminal or gone.
+// AwaitTerminal is answered once every listed job is terminal or gone. The
+// registry keeps one subscription per WaiterID: sending the same request
+// again (after a registry restart) does not add a second one.
 type AwaitTerminal struct {
-	IDs []string
+	WaiterID string
+	IDs      []string
 }
 
 // AwaitTerminalReply answers AwaitTerminal.
@@ -96,3 +107,45 @@ type ReapExpiredReply struct {
 	Evicted int
 	Err     error
 }
+
+// AcquireLease asks for short holds on nodes and racks for a synchronous
+// operation (a power change, a node deletion). A node or rack held by a job
+// or by another lease is refused. Leases expire after TTL even if nobody
+// releases them, so a caller that vanishes cannot hold a node for ever.
+type AcquireLease struct {
+	// ID names the lease; sending the same request again is answered with
+	// the same grant (the facade retries requests lost to a restart).
+	ID string
+	// Operation says what holds the lease, for refusals and logs
+	// ("SetPowerState").
+	Operation string
+	// Racks are held whole: no other lease or job may hold the rack itself.
+	Racks []string
+	// RacksFree must not be held by anyone, but are not held by this lease
+	// (a node deletion must not happen during a rack-wide power operation,
+	// yet two deletions in one rack do not exclude each other).
+	RacksFree []string
+	Nodes     []NodeRef
+	// Partial grants the free nodes and refuses only the busy ones; without
+	// it the lease is all or nothing. Racks are always all or nothing.
+	Partial bool
+	TTL     time.Duration
+}
+
+// AcquireLeaseReply answers AcquireLease. Refused is aligned with Nodes (nil
+// where the node was granted). Err is set when nothing was granted because
+// a rack, or (without Partial) any node, was busy; then Refused still names
+// every busy node.
+type AcquireLeaseReply struct {
+	Refused []*RefusedError
+	Err     error
+}
+
+// ReleaseLease gives a lease's holds back. Releasing an unknown or expired
+// lease is not an error.
+type ReleaseLease struct {
+	ID string
+}
+
+// ReleaseLeaseReply answers ReleaseLease.
+type ReleaseLeaseReply struct{}

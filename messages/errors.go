@@ -16,6 +16,15 @@ var (
 	ErrInvalidSpec        = errors.New("jobs: invalid job spec")
 	ErrEngineClosed       = errors.New("jobs: engine closed")
 	ErrRegistryNotReached = errors.New("jobs: registry did not answer")
+	// ErrRegistryCrashed answers a request whose handling crashed the job
+	// registry: it is not retried (that would crash it again).
+	ErrRegistryCrashed = errors.New("jobs: job registry failed on this request")
+	// ErrRackBusy refuses a rack lease while another job or lease holds the
+	// rack.
+	ErrRackBusy = errors.New("jobs: rack busy")
+	// ErrInterrupted is the cause a drain gives workflows it stops at its
+	// deadline, after recording them as interrupted.
+	ErrInterrupted = errors.New("jobs: interrupted by shutdown")
 )
 
 // RefusedError is an admission refusal. Error returns the exact message

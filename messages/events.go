@@ -10,7 +10,8 @@ type Event interface {
 	Subject() string
 }
 
-// JobCreated records a new job. Parents are created Running, others Queued.
+// JobCreated records a new job. Parents and reservations are created
+// Running, others Queued.
 type JobCreated struct {
 	ID          string
 	ParentID    string
@@ -19,6 +20,9 @@ type JobCreated struct {
 	NodeID      string
 	State       JobState
 	Description string
+	// Reservation marks a child that only holds its node for its parent:
+	// it completes when the parent reaches a terminal state.
+	Reservation bool
 	At          time.Time
 }
 
@@ -61,18 +65,26 @@ type JobFailed struct {
 	At          time.Time
 }
 
-// NodeLocked records that JobID now holds (RackID, NodeID).
+// NodeLocked records that Holder (a job id, or the id of an operation's
+// lease) now holds (RackID, NodeID); an empty NodeID is the lease of the
+// whole rack. Holds are exclusive.
 type NodeLocked struct {
 	RackID string
 	NodeID string
-	JobID  string
+	Holder string
+	// Operation names an operation lease's purpose; empty for jobs.
+	Operation string
+	Since     time.Time
+	// Expires is when an operation's lease lapses; zero for jobs, whose
+	// holds end with their terminal state.
+	Expires time.Time
 }
 
-// NodeReleased records that JobID no longer holds (RackID, NodeID).
+// NodeReleased records that Holder no longer holds (RackID, NodeID).
 type NodeReleased struct {
 	RackID string
 	NodeID string
-	JobID  string
+	Holder string
 }
 
 // JobEvicted records that a job left the index (TTL or capacity pruning).
@@ -104,10 +116,10 @@ func (e JobCompleted) Subject() string { return e.ID }
 func (e JobFailed) Subject() string { return e.ID }
 
 // Subject implements Event.
-func (e NodeLocked) Subject() string { return e.JobID }
+func (e NodeLocked) Subject() string { return e.Holder }
 
 // Subject implements Event.
-func (e NodeReleased) Subject() string { return e.JobID }
+func (e NodeReleased) Subject() string { return e.Holder }
 
 // Subject implements Event.
 func (e JobEvicted) Subject() string { return e.ID }

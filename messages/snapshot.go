@@ -2,12 +2,13 @@ package messages
 
 import "time"
 
-// JobSnapshot is a point-in-time copy of one job record. It shares no memory
-// with the registry: callers may keep and modify it freely.
+// JobSnapshot is a point-in-time copy of one job record. Every field is a
+// copy except ChildIDs, which shares the registry's append-only list (so
+// reading a parent of 10,000 children costs no copy): treat it as read-only.
 type JobSnapshot struct {
 	ID           string
 	ParentID     string   // empty for top-level jobs
-	ChildIDs     []string // in attach order; non-empty exactly for parents
+	ChildIDs     []string // in attach order; non-empty exactly for parents; read-only
 	Type         JobType
 	State        JobState
 	Description  string // state_description on the wire
@@ -37,14 +38,32 @@ type JobSpec struct {
 	ParentID string
 	Type     JobType
 	RackID   string
-	// NodeID is the node the job works on. While a non-terminal job targets
-	// (RackID, NodeID), another job for it is refused; empty never conflicts.
+	// NodeID is the node the job works on. While a non-terminal job holds
+	// (RackID, NodeID), another job or lease for it is refused; empty never
+	// conflicts.
 	NodeID string
 	// Description is the initial state description ("Queued" when empty).
 	Description string
-	// AllowBusyNode skips the node-busy check (bookkeeping jobs only). The job
-	// still counts as active on its node.
-	AllowBusyNode bool
+}
+
+// NodeRef names one node exactly as the caller spelled it.
+type NodeRef struct {
+	RackID string
+	NodeID string
+}
+
+// Reservation makes a job hold more than its own node, from its admission
+// until its terminal state, all or nothing: the lease of its whole rack
+// (HoldRack) and, as child records visible with include_child_job_states,
+// every node in Nodes. The reservation children carry no workflow: they
+// are Running while the job runs and complete in the same registry turn
+// as the job's own terminal state, so a caller who sees the job terminal
+// finds every node it held already free.
+type Reservation struct {
+	HoldRack bool
+	Nodes    []NodeRef
+	// Description is the children's description while they hold their node.
+	Description string
 }
 
 // BatchTarget is one node of a batch request.

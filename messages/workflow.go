@@ -3,8 +3,8 @@ package messages
 import "context"
 
 // Workflow is the work a job runs. Run is called once, in a goroutine the
-// engine owns; ctx is cancelled when the job is cancelled, the engine drains
-// or the job's actor stops. Run must record exactly one terminal state
+// engine owns; ctx is cancelled when the job is cancelled, shutdown begins
+// (cause ErrShuttingDown; see ShieldFromShutdown) or the job's actor stops. Run must record exactly one terminal state
 // through job (Complete or Fail) before it returns; returning or panicking
 // without one seals the job Failed with code Internal.
 type Workflow interface {

@@ -16,10 +16,8 @@ import (
 
 // jobEngine is the daemon's view of the job engine.
 type jobEngine interface {
-	// Jobs is what the job-status RPCs read.
-	Jobs() rmsserver.JobService
-	// Starter creates jobs for the RPCs that start them.
-	Starter() rmsserver.JobStarter
+	// Jobs is what the RPCs ask of the job engine.
+	Jobs() rmsserver.JobEngine
 	// BeginShutdown refuses new jobs from now on.
 	BeginShutdown()
 	// Drain cancels running jobs, waits for them until ctx ends and stops
@@ -56,10 +54,7 @@ func startEngine(cfg *config.Config, logger logging.Logger) (jobEngine, error) {
 }
 
 // Jobs implements jobEngine.
-func (a *actorEngine) Jobs() rmsserver.JobService { return a.engine }
-
-// Starter implements jobEngine.
-func (a *actorEngine) Starter() rmsserver.JobStarter { return a.engine }
+func (a *actorEngine) Jobs() rmsserver.JobEngine { return a.engine }
 
 // BeginShutdown implements jobEngine.
 func (a *actorEngine) BeginShutdown() {

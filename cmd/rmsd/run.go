@@ -125,7 +125,7 @@ func start(opts runOptions) (*daemon, error) {
 	version := buildinfo.Version()
 	serverOpts.Logger = logger.Component("grpc")
 	serverOpts.Deps = rmsserver.Deps{
-		Version: version, Jobs: d.engine.Jobs(), Starter: d.engine.Starter(),
+		Version: version, Jobs: d.engine.Jobs(),
 		Racks: registry, Nodes: d.hw.runner, SwitchNVUE: d.hw.nvue,
 	}
 	d.server = rmsserver.New(serverOpts)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,14 +14,13 @@ import (
 	"github.com/rmsd/rmsd/messages"
 )
 
-// JobStarter creates jobs on the job engine.
-type JobStarter interface {
-	Create(ctx context.Context, spec messages.JobSpec, wf messages.Workflow, cleanup *messages.CleanupPlan) (messages.JobSnapshot, error)
-}
-
-// newJobID returns a fresh job id; the coordinator's id is fixed before its
-// reservations are made so they can name it.
+// newJobID returns a fresh job id; the coordinator's id is fixed before it
+// is admitted, so a failed admission can still be cancelled by id.
 func newJobID() string { return uuid.NewString() }
+
+// cancelTimeout bounds the cancel sent after an admission that failed
+// without an answer.
+const cancelTimeout = 10 * time.Second
 
 // coldRebootTiming applies the request's timing overrides (0 or absent
 // means the default) to the runbook defaults.
@@ -45,79 +43,99 @@ func coldRebootTiming(req *rmspb.ExecuteColdRebootRequest) coldreboot.Timing {
 	return t
 }
 
-// refuseAll answers a refused cold reboot: every node fails, those without
-// a reason of their own with why.
+// refuseAll answers a refused cold reboot: every node fails, with its own
+// reason where it has one (nodeErrs, by index), else saying why the whole
+// request was refused.
 func refuseAll(nodes []hw.Node, nodeErrs []error, why error) *rmspb.ExecuteColdRebootResponse {
+	notStarted := fmt.Errorf("cold reboot not started: %w", why)
 	results := make([]nodeResult, len(nodes))
 	for i, n := range nodes {
-		results[i] = nodeResult{nodeID: n.ID, err: why}
+		results[i] = nodeResult{nodeID: n.ID, err: notStarted}
 		if nodeErrs != nil && nodeErrs[i] != nil {
 			results[i].err = nodeErrs[i]
 		}
 	}
 	resp := batchResponse(results)
-	resp.Message = "cold reboot not started: " + why.Error()
+	resp.Message = notStarted.Error()
 	return &rmspb.ExecuteColdRebootResponse{Response: resp}
 }
 
 // ExecuteColdReboot starts the rack cold-reboot runbook as a coordinator
-// job (poll it with GetJobStatus). Admission is all or nothing: the rack's
-// power guard, a reservation job on every node and the coordinator on the
-// rack's sentinel node; if any is refused, nothing starts.
+// job (poll it with GetJobStatus). Admission is one job-engine request, all
+// or nothing: the coordinator on the rack's sentinel node, the rack's lease
+// and one reservation child per node. If anything is busy, nothing starts;
+// every node the runbook drives stays held until the coordinator ends.
 func (m *rackManager) ExecuteColdReboot(ctx context.Context, req *rmspb.ExecuteColdRebootRequest) (*rmspb.ExecuteColdRebootResponse, error) {
+	if len(req.GetNodes().GetNodes()) == 0 {
+		return &rmspb.ExecuteColdRebootResponse{Response: noNodesResponse()}, nil
+	}
 	nodes, err := nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}
-	if m.deps.Racks == nil || m.deps.Nodes == nil || m.deps.Starter == nil {
+	if m.deps.Nodes == nil || m.deps.Jobs == nil {
 		return nil, errUnavailable("cold reboot")
 	}
 	plan, nodeErrs, err := coldreboot.Check(nodes, coldRebootTiming(req))
 	if err != nil {
 		return refuseAll(nodes, nodeErrs, err), nil
 	}
-	releaseGuard, err := m.deps.Racks.TryGuard(plan.RackID, "cold reboot")
-	if err != nil {
-		return refuseAll(nodes, nil, err), nil
-	}
-	release := make(chan struct{})
-	var once sync.Once
-	releaseAll := func() {
-		once.Do(func() {
-			close(release)
-			releaseGuard()
-		})
-	}
-	coordinatorID := newJobID()
+	id := newJobID()
+	res := &messages.Reservation{HoldRack: true, Description: "Reserved by cold reboot job " + id}
 	for _, n := range nodes {
-		_, err := m.deps.Starter.Create(ctx, messages.JobSpec{
-			Type: messages.TypeColdRebootSequence, RackID: n.RackID, NodeID: n.ID,
-			Description: "Reserved for cold reboot",
-		}, coldreboot.Hold(coordinatorID, release), nil)
-		if err != nil {
-			releaseAll()
-			return refuseAll(nodes, nil, fmt.Errorf("node %s: %w", n.ID, err)), nil
-		}
+		res.Nodes = append(res.Nodes, messages.NodeRef{RackID: n.RackID, NodeID: n.ID})
 	}
-	job, err := m.deps.Starter.Create(ctx, messages.JobSpec{
-		ID: coordinatorID, Type: messages.TypeColdRebootSequence, RackID: plan.RackID,
+	spec := messages.JobSpec{
+		ID: id, Type: messages.TypeColdRebootSequence, RackID: plan.RackID,
 		NodeID: coldreboot.SentinelNode(plan.RackID), Description: "Rack reboot queued",
-	}, plan.Workflow(coldreboot.Deps{Nodes: m.deps.Nodes, NVUE: m.deps.SwitchNVUE}, releaseAll), nil)
-	if err != nil {
-		releaseAll()
-		var refused *messages.RefusedError
-		if !errors.As(err, &refused) {
-			err = fmt.Errorf("cold reboot coordinator: %w", err)
+	}
+	wf := plan.Workflow(coldreboot.Deps{Nodes: m.deps.Nodes, NVUE: m.deps.SwitchNVUE})
+	rep, err := m.deps.Jobs.CreateReserved(ctx, spec, wf, res)
+	var refused *messages.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return refuseAll(nodes, conflictsByNode(nodes, rep.Conflicts), refused), nil
+	case err != nil:
+		m.cancelUnanswered(ctx, id, err)
+		return nil, engineError(err)
+	}
+	m.log.Info().Str("rack_id", plan.RackID).Str("job_id", id).Int("nodes", len(nodes)).Msg("cold reboot started")
+	n := uint32(len(nodes))
+	return &rmspb.ExecuteColdRebootResponse{Response: &rmspb.NodeBatchResponse{
+		Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS,
+		JobId:  id,
+		Message: fmt.Sprintf("Cold reboot started for %d nodes. Use GetJobStatus with response.job_id to track per-stage progress.",
+			len(nodes)),
+		Stats: &rmspb.NodeOperationStats{TotalNodes: n, SuccessfulNodes: n},
+	}}, nil
+}
+
+// cancelUnanswered cancels a job whose admission failed without an answer
+// (a deadline while the request waited in the registry's queue): the
+// registry may still admit it, and nobody would know its id.
+func (m *rackManager) cancelUnanswered(ctx context.Context, id string, cause error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer cancel()
+	signalled, err := m.deps.Jobs.Cancel(cctx, id)
+	switch {
+	case errors.Is(err, messages.ErrJobNotFound):
+		m.log.Warn().Str("job_id", id).AnErr("cause", cause).Msg("job admission failed without an answer; the job was never admitted")
+	case err != nil:
+		m.log.Error().Str("job_id", id).AnErr("cause", cause).Err(err).Msg("job admission failed without an answer and the job could not be cancelled")
+	default:
+		m.log.Warn().Str("job_id", id).AnErr("cause", cause).Bool("signalled", signalled).Msg("job admission failed without an answer; the job is cancelled")
+	}
+}
+
+// conflictsByNode maps a reservation's conflicts onto the request's nodes.
+func conflictsByNode(nodes []hw.Node, conflicts []messages.RejectedTarget) []error {
+	out := make([]error, len(nodes))
+	for _, c := range conflicts {
+		for i, n := range nodes {
+			if n.RackID == c.RackID && n.ID == c.NodeID {
+				out[i] = errors.New(c.Message)
+			}
 		}
-		return refuseAll(nodes, nil, err), nil
 	}
-	m.log.Info().Str("rack_id", plan.RackID).Str("job_id", job.ID).Int("nodes", len(nodes)).Msg("cold reboot started")
-	results := make([]nodeResult, len(nodes))
-	for i, n := range nodes {
-		results[i] = nodeResult{nodeID: n.ID}
-	}
-	resp := batchResponse(results)
-	resp.JobId = job.ID
-	resp.Message = fmt.Sprintf("cold reboot of rack %s started as job %s", plan.RackID, job.ID)
-	return &rmspb.ExecuteColdRebootResponse{Response: resp}, nil
+	return out
 }

@@ -3,8 +3,12 @@ package rmsserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
@@ -40,19 +44,33 @@ func TestColdRebootRunsToCompletionAndHoldsTheRack(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := resp.GetResponse()
-	if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || r.GetJobId() == "" || r.GetStats().GetSuccessfulNodes() != 35 {
+	if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || r.GetJobId() == "" || r.GetStats().GetSuccessfulNodes() != 35 ||
+		len(r.GetNodeResults()) != 0 ||
+		r.GetMessage() != "Cold reboot started for 35 nodes. Use GetJobStatus with response.job_id to track per-stage progress." {
 		t.Fatalf("ExecuteColdReboot = %v", r)
 	}
 	job := s.jobStatus(t, r.GetJobId())
 	if job.GetNodeId() != s.nodes[0].RackID+":cold-reboot" || job.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
 		t.Fatalf("coordinator = %v", job)
 	}
+	// Every node is held by a reservation child of the coordinator.
+	all, err := s.client.GetJobStatus(rpcContext(t), &rmspb.GetJobStatusRequest{JobId: r.GetJobId(), IncludeChildJobStates: true})
+	if err != nil || len(all.GetJobStates()) != 36 || len(all.GetJobStates()[0].GetChildJobIds()) != 35 {
+		t.Fatalf("coordinator with children = %d states (%v)", len(all.GetJobStates()), err)
+	}
+	for i, c := range all.GetJobStates()[1:] {
+		if c.GetNodeId() != s.nodes[i].ID || c.GetParentJobId() != r.GetJobId() ||
+			c.GetStateDescription() != "Reserved by cold reboot job "+r.GetJobId() {
+			t.Fatalf("reservation %d = %v", i, c)
+		}
+	}
 
 	// While it runs: a second cold reboot of the rack, a registered power
 	// change and any other job on its nodes are refused.
 	again, err := s.client.ExecuteColdReboot(rpcContext(t), quickColdReboot(nodeSet(s.nodes...)))
 	if err != nil || again.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || again.GetResponse().GetJobId() != "" ||
-		!strings.Contains(again.GetResponse().GetMessage(), "busy") {
+		again.GetResponse().GetMessage() != "cold reboot not started: job already in progress for rack "+s.nodes[0].RackID+
+			" node "+s.nodes[0].RackID+":cold-reboot (job_id "+r.GetJobId()+")" {
 		t.Fatalf("second cold reboot = %v, %v", again.GetResponse(), err)
 	}
 	compute := s.ofKind(hw.KindCompute)[0]
@@ -60,6 +78,14 @@ func TestColdRebootRunsToCompletionAndHoldsTheRack(t *testing.T) {
 		Operation: rmspb.PowerOperation_POWER_OPERATION_ON})
 	if err != nil || power.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE {
 		t.Fatalf("SetPowerState during the cold reboot = %v, %v", power, err)
+	}
+	// Nor can a caller switch the shelves under the runbook.
+	shelves := s.ofKind(hw.KindPowerShelf)
+	batch, err := s.client.BatchSetPowerState(rpcContext(t), &rmspb.BatchSetPowerStateRequest{Nodes: nodeSet(shelves...),
+		Operation: rmspb.PowerOperation_POWER_OPERATION_OFF})
+	if err != nil || batch.GetResponse().GetStats().GetFailedNodes() != uint32(len(shelves)) ||
+		!strings.HasPrefix(batch.GetResponse().GetNodeResults()[0].GetErrorMessage(), "job already in progress for rack "+shelves[0].RackID+" node "+shelves[0].ID) {
+		t.Fatalf("BatchSetPowerState of the shelves during the cold reboot = %v, %v", batch.GetResponse(), err)
 	}
 	if running := s.jobStatus(t, r.GetJobId()); running.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_RUNNING &&
 		!strings.HasPrefix(running.GetStateDescription(), "Rack reboot step ") {
@@ -79,6 +105,9 @@ func TestColdRebootRunsToCompletionAndHoldsTheRack(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(done.GetResultJson()), &result); err != nil || result.Status != "completed" || len(result.Stages) != 9 {
 		t.Fatalf("result_json = %s (%v)", done.GetResultJson(), err)
+	}
+	if done.GetStateDescription() != "Cold reboot completed" {
+		t.Fatalf("completion description %q", done.GetStateDescription())
 	}
 
 	// Afterwards the rack is free again.
@@ -132,8 +161,26 @@ func TestColdRebootAdmissionIsAllOrNothing(t *testing.T) {
 		!strings.Contains(r.GetMessage(), "0 switches") {
 		t.Fatalf("refused request = %v", r)
 	}
-	// A node busy with another job refuses the whole request, and releases
-	// the reservations and the rack guard taken so far.
+	// A duplicate is refused as a duplicate, naming the node.
+	dup := append(append([]hw.Node(nil), s.nodes...), s.nodes[3])
+	resp, err = s.client.ExecuteColdReboot(rpcContext(t), quickColdReboot(nodeSet(dup...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = resp.GetResponse()
+	wantDup := "duplicate target rack_id/node_id: " + s.nodes[3].RackID + "/" + s.nodes[3].ID
+	if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || !strings.Contains(r.GetMessage(), wantDup) || strings.Contains(r.GetMessage(), "not one rack") ||
+		r.GetNodeResults()[len(dup)-1].GetErrorMessage() != wantDup {
+		t.Fatalf("duplicate node = %v", r)
+	}
+	// No node at all.
+	resp, err = s.client.ExecuteColdReboot(rpcContext(t), &rmspb.ExecuteColdRebootRequest{})
+	if err != nil || resp.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE ||
+		resp.GetResponse().GetMessage() != "No nodes specified in request" {
+		t.Fatalf("empty cold reboot = %v, %v", resp, err)
+	}
+	// A node busy with another job refuses the whole request; nothing is
+	// held by the refused request.
 	busyNode := s.ofKind(hw.KindPowerShelf)[1]
 	release := make(chan struct{})
 	blocker, err := s.engine.Create(rpcContext(t), messages.JobSpec{Type: messages.TypeFirmwareUpdate, RackID: busyNode.RackID, NodeID: busyNode.ID},
@@ -145,9 +192,18 @@ func TestColdRebootAdmissionIsAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	busy, err := s.client.ExecuteColdReboot(rpcContext(t), quickColdReboot(nodeSet(s.nodes...)))
+	wantBusy := "job already in progress for rack " + busyNode.RackID + " node " + busyNode.ID + " (job_id " + blocker.ID + ")"
 	if err != nil || busy.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE ||
-		!strings.Contains(busy.GetResponse().GetMessage(), "job already in progress for rack "+busyNode.RackID+" node "+busyNode.ID+" (job_id "+blocker.ID+")") {
+		!strings.Contains(busy.GetResponse().GetMessage(), wantBusy) {
 		t.Fatalf("cold reboot with a busy node = %v, %v", busy.GetResponse(), err)
+	}
+	for i, nr := range busy.GetResponse().GetNodeResults() {
+		if (s.nodes[i].ID == busyNode.ID) != (nr.GetErrorMessage() == wantBusy) {
+			t.Fatalf("node %s: %q", nr.GetNodeId(), nr.GetErrorMessage())
+		}
+	}
+	if l, err := s.engine.Actors(rpcContext(t)); err != nil || l.HeldNodes != 1 {
+		t.Fatalf("%d holds after a refused cold reboot, want only the blocker's (%v)", l.HeldNodes, err)
 	}
 	close(release)
 	if err := s.engine.Wait(rpcContext(t), blocker.ID); err != nil {
@@ -160,4 +216,52 @@ func TestColdRebootAdmissionIsAllOrNothing(t *testing.T) {
 		t.Fatalf("valid request after a refused one = %v, %v", ok.GetResponse(), err)
 	}
 	// The engine cancels the admitted run when the test ends.
+}
+
+// laggingEngine admits a job and then loses the answer, as when the
+// caller's deadline passes while the request waits in the registry's queue.
+type laggingEngine struct{ JobEngine }
+
+func (l laggingEngine) CreateReserved(ctx context.Context, spec messages.JobSpec, wf messages.Workflow, res *messages.Reservation) (messages.CreateJobReply, error) {
+	if _, err := l.JobEngine.CreateReserved(ctx, spec, wf, res); err != nil {
+		return messages.CreateJobReply{}, err
+	}
+	return messages.CreateJobReply{}, fmt.Errorf("create job %s: %w: %w", spec.ID, messages.ErrRegistryNotReached, context.DeadlineExceeded)
+}
+
+func TestColdRebootAdmittedWithoutAnAnswerIsCancelled(t *testing.T) {
+	s := startSimRack(t)
+	client := rmspb.NewRackManagerClient(startTestServer(t, Deps{
+		Racks: s.racks, Nodes: s.runner, Jobs: laggingEngine{s.engine},
+	}))
+	req := quickColdReboot(nodeSet(s.nodes...))
+	req.PrestageShutdownFloorSeconds = u32(60) // parks in the first stage
+	_, err := client.ExecuteColdReboot(rpcContext(t), req)
+	if status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("ExecuteColdReboot whose admission lost its answer: %v", err)
+	}
+	// The admitted runbook is cancelled, so the rack does not go through a
+	// cold reboot nobody knows about, and every node is free again.
+	l, err := s.engine.Actors(rpcContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var coordinator string
+	for _, a := range l.Actors {
+		if a.Kind == "job" {
+			coordinator = a.JobID
+		}
+	}
+	if coordinator != "" {
+		if err := s.engine.Wait(rpcContext(t), coordinator); err != nil {
+			t.Fatal(err)
+		}
+		if job := s.jobStatus(t, coordinator); job.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED ||
+			!strings.Contains(job.GetErrorMessage(), "cancelled during prestage") {
+			t.Fatalf("coordinator after the lost answer = %v", job)
+		}
+	}
+	if l, err := s.engine.Actors(rpcContext(t)); err != nil || l.HeldNodes != 0 {
+		t.Fatalf("%d holds left (%v)", l.HeldNodes, err)
+	}
 }

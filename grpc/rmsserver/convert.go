@@ -161,3 +161,14 @@ func batchResponse(results []nodeResult) *rmspb.NodeBatchResponse {
 	}
 	return resp
 }
+
+// noNodesMessage answers every batch RPC called with no node at all.
+const noNodesMessage = "No nodes specified in request"
+
+// noNodesResponse is the NodeBatchResponse of a batch RPC with no node:
+// FAILURE, with zero stats.
+func noNodesResponse() *rmspb.NodeBatchResponse {
+	return &rmspb.NodeBatchResponse{
+		Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: noNodesMessage, Stats: &rmspb.NodeOperationStats{},
+	}
+}

@@ -1,9 +1,12 @@
 package rmsserver
 
 import (
+	"context"
+
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/racks"
+	"github.com/rmsd/rmsd/messages"
 )
 
 // Deps are what the handlers call. A nil dependency makes its RPCs answer
@@ -11,14 +14,29 @@ import (
 type Deps struct {
 	// Version is the build version GetVersion answers.
 	Version string
-	// Jobs reads job state for the job-status RPCs.
-	Jobs JobService
+	// Jobs is the job engine: job state, admission, and the leases that
+	// keep synchronous operations off nodes a job holds.
+	Jobs JobEngine
 	// Racks holds the nodes registered with CreateNodes.
 	Racks *racks.Registry
 	// Nodes runs hardware operations (power, device info, runbooks).
 	Nodes *nodeops.Runner
 	// SwitchNVUE is how runbooks reach NVOS switch APIs directly.
 	SwitchNVUE nvue.Options
-	// Starter creates jobs (the job engine).
-	Starter JobStarter
+}
+
+// JobEngine is what the handlers ask of the job engine (*actors.Engine
+// implements it). It is the one owner of which node is busy: handlers never
+// decide that themselves.
+type JobEngine interface {
+	JobService
+	// CreateReserved admits a job that also holds res (its rack and nodes,
+	// as reservation children), all or nothing, and starts wf.
+	CreateReserved(ctx context.Context, spec messages.JobSpec, wf messages.Workflow, res *messages.Reservation) (messages.CreateJobReply, error)
+	// Cancel stops a job's workflow; its nodes stay held until it ends.
+	Cancel(ctx context.Context, id string) (bool, error)
+	// Lease holds nodes and racks for a synchronous operation.
+	Lease(ctx context.Context, req messages.AcquireLease) (messages.AcquireLeaseReply, error)
+	// Release gives a lease back.
+	Release(ctx context.Context, leaseID string) error
 }

@@ -3,6 +3,10 @@ package rmsserver
 import (
 	"context"
 	"crypto/tls"
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/rmsd/rmsd/actors"
+	"io"
+	"log/slog"
 	"net"
 	"testing"
 	"time"
@@ -109,4 +113,22 @@ func startBenchServer(b *testing.B, deps Deps) rmspb.RackManagerClient {
 		<-done
 	})
 	return rmspb.NewRackManagerClient(conn)
+}
+
+// newTestEngine starts a real job engine in its own actor system, closed
+// when the test ends (after the server, which is stopped first).
+func newTestEngine(t testing.TB) *actors.Engine {
+	t.Helper()
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+	e, err := actors.New(sys, actors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		e.Close()
+		sys.Shutdown()
+	})
+	return e
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/messages"
 )
 
 // operation builds an OperationResponse: SUCCESS with message, or FAILURE
@@ -70,14 +71,27 @@ func (m *rackManager) UpdateNode(_ context.Context, req *rmspb.UpdateNodeRequest
 	return &rmspb.UpdateNodeResponse{Response: operation(err, "node "+req.GetNodeId()+" updated")}, nil
 }
 
-// DeleteNode removes a registered node; it is refused while the rack's
-// power guard is held.
-func (m *rackManager) DeleteNode(_ context.Context, req *rmspb.DeleteNodeRequest) (*rmspb.DeleteNodeResponse, error) {
-	if m.deps.Racks == nil {
+// DeleteNode removes a registered node. It leases the node from the job
+// engine for the deletion: it is refused while a job holds the node or a
+// rack-wide power operation (SetPowerState, a cold reboot) holds the rack.
+func (m *rackManager) DeleteNode(ctx context.Context, req *rmspb.DeleteNodeRequest) (*rmspb.DeleteNodeResponse, error) {
+	if m.deps.Racks == nil || m.deps.Jobs == nil {
 		return nil, errUnavailable("node registry")
 	}
-	err := m.deps.Racks.Delete(req.GetRackId(), req.GetNodeId())
-	return &rmspb.DeleteNodeResponse{Response: operation(err, "node "+req.GetNodeId()+" deleted")}, nil
+	n, err := m.deps.Racks.Node(req.GetRackId(), req.GetNodeId())
+	if err != nil {
+		return &rmspb.DeleteNodeResponse{Response: operation(err, "")}, nil
+	}
+	l, err := m.leaseWith(ctx, messages.AcquireLease{Operation: "DeleteNode", RacksFree: []string{n.RackID}}, []hw.Node{n})
+	if err != nil {
+		return nil, err
+	}
+	defer l.release()
+	if l.err != nil {
+		return &rmspb.DeleteNodeResponse{Response: operation(l.err, "")}, nil
+	}
+	err = m.deps.Racks.Delete(n.RackID, n.ID)
+	return &rmspb.DeleteNodeResponse{Response: operation(err, "node "+n.ID+" deleted")}, nil
 }
 
 // ListRacks answers the ids of the racks with registered nodes.

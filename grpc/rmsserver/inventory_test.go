@@ -1,6 +1,7 @@
 package rmsserver
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,9 +10,11 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/racks"
+	"github.com/rmsd/rmsd/messages"
 )
 
 func userPassEndpoint(ip, user, password string) *rmspb.Endpoint {
@@ -32,8 +35,14 @@ func describedNode(rack, id string, attrs map[string]string) *rmspb.NodeInfo {
 }
 
 func inventoryClient(t *testing.T) (rmspb.RackManagerClient, *racks.Registry) {
+	c, reg, _ := inventoryFixture(t)
+	return c, reg
+}
+
+func inventoryFixture(t *testing.T) (rmspb.RackManagerClient, *racks.Registry, *actors.Engine) {
 	reg := racks.New([]string{"gb200-prod"})
-	return rmspb.NewRackManagerClient(startTestServer(t, Deps{Racks: reg})), reg
+	e := newTestEngine(t)
+	return rmspb.NewRackManagerClient(startTestServer(t, Deps{Racks: reg, Jobs: e})), reg, e
 }
 
 func TestCreateNodesThenListRacksAndInventory(t *testing.T) {
@@ -130,7 +139,7 @@ func TestNodeNormalisationErrorsAreInvalidArgument(t *testing.T) {
 }
 
 func TestUpdateAndDeleteNode(t *testing.T) {
-	client, reg := inventoryClient(t)
+	client, reg, engine := inventoryFixture(t)
 	ctx := rpcContext(t)
 	if _, err := client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{
 		typedNode("rack-c", "compute-1", rmspb.NodeType_COMPUTE_GB200_NVIDIA),
@@ -152,12 +161,34 @@ func TestUpdateAndDeleteNode(t *testing.T) {
 		t.Fatalf("UpdateNode unknown = %v, %v", missing, err)
 	}
 
-	release, _ := reg.TryGuard("rack-c", "SetPowerState")
-	busy, err := client.DeleteNode(ctx, &rmspb.DeleteNodeRequest{RackId: "rack-c", NodeId: "compute-1"})
-	if err != nil || busy.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || !strings.Contains(busy.GetResponse().GetMessage(), "busy") {
-		t.Fatalf("DeleteNode under the power guard = %v, %v", busy, err)
+	// A job on the node: the deletion is refused in-band, naming it.
+	gate := make(chan struct{})
+	job, err := engine.Create(ctx, messages.JobSpec{Type: messages.TypeFirmwareUpdate, RackID: "rack-c", NodeID: "compute-1"},
+		messages.WorkflowFunc(func(_ context.Context, r messages.Reporter) { <-gate; _ = r.Complete("Completed", "") }), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	release()
+	busy, err := client.DeleteNode(ctx, &rmspb.DeleteNodeRequest{RackId: "rack-c", NodeId: "compute-1"})
+	want := "job already in progress for rack rack-c node compute-1 (job_id " + job.ID + ")"
+	if err != nil || busy.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || busy.GetResponse().GetMessage() != want {
+		t.Fatalf("DeleteNode of a node a job holds = %v, %v", busy, err)
+	}
+	close(gate)
+	if err := engine.Wait(ctx, job.ID); err != nil {
+		t.Fatal(err)
+	}
+	// A rack-wide power operation in progress: refused too.
+	rackLease, err := engine.Lease(ctx, messages.AcquireLease{ID: "power", Operation: "SetPowerState", Racks: []string{"rack-c"}})
+	if err != nil || rackLease.Err != nil {
+		t.Fatal(err, rackLease.Err)
+	}
+	busy, err = client.DeleteNode(ctx, &rmspb.DeleteNodeRequest{RackId: "rack-c", NodeId: "compute-1"})
+	if err != nil || busy.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || !strings.Contains(busy.GetResponse().GetMessage(), "rack rack-c is busy: SetPowerState") {
+		t.Fatalf("DeleteNode during a rack power operation = %v, %v", busy, err)
+	}
+	if err := engine.Release(ctx, "power"); err != nil {
+		t.Fatal(err)
+	}
 	del, err := client.DeleteNode(ctx, &rmspb.DeleteNodeRequest{RackId: "rack-c", NodeId: "compute-1"})
 	if err != nil || del.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
 		t.Fatalf("DeleteNode = %v, %v", del, err)

@@ -2,12 +2,9 @@ package rmsserver
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -24,17 +21,7 @@ type jobFixture struct {
 
 func newJobFixture(t *testing.T) *jobFixture {
 	t.Helper()
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
-	e, err := actors.New(sys, actors.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { // runs after the server stopped
-		e.Close()
-		sys.Shutdown()
-	})
+	e := newTestEngine(t)
 	conn := startTestServer(t, Deps{Jobs: e})
 	return &jobFixture{engine: e, client: rmspb.NewRackManagerClient(conn)}
 }

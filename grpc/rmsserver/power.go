@@ -60,15 +60,16 @@ func setPower(op platform.PowerOp) nodeops.Op {
 	return func(ctx context.Context, _ int, d platform.Device) error { return d.SetPower(ctx, op) }
 }
 
-// SetPowerState runs one power operation on a registered node under the
-// rack's power guard; a second registered power change on the same rack is
-// refused while it runs.
+// SetPowerState runs one power operation on a registered node. It holds
+// the rack's lease (a second registered power change on the rack is
+// refused while it runs) and the node's (refused while a job holds the
+// node: a firmware flash or a cold reboot is never power-cycled under it).
 func (m *rackManager) SetPowerState(ctx context.Context, req *rmspb.SetPowerStateRequest) (*rmspb.SetPowerStateResponse, error) {
 	op, err := powerOpFromProto(req.GetOperation())
 	if err != nil {
 		return nil, err
 	}
-	if m.deps.Racks == nil || m.deps.Nodes == nil {
+	if m.deps.Racks == nil || m.deps.Nodes == nil || m.deps.Jobs == nil {
 		return nil, errUnavailable("power control")
 	}
 	fail := &rmspb.SetPowerStateResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE}
@@ -77,12 +78,15 @@ func (m *rackManager) SetPowerState(ctx context.Context, req *rmspb.SetPowerStat
 		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(err).Msg("SetPowerState refused")
 		return fail, nil
 	}
-	release, err := m.deps.Racks.TryGuard(n.RackID, "SetPowerState on "+n.ID)
+	l, err := m.lease(ctx, "SetPowerState", []string{n.RackID}, []hw.Node{n}, false)
 	if err != nil {
-		m.log.Info().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(err).Msg("SetPowerState refused")
+		return nil, err
+	}
+	defer l.release()
+	if l.err != nil {
+		m.log.Info().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(l.err).Msg("SetPowerState refused")
 		return fail, nil
 	}
-	defer release()
 	if err := m.deps.Nodes.One(ctx, n, setPower(op)); err != nil {
 		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Stringer("operation", op).Err(err).Msg("SetPowerState failed")
 		return fail, nil
@@ -116,8 +120,13 @@ func (m *rackManager) GetPowerState(ctx context.Context, req *rmspb.GetPowerStat
 }
 
 // BatchSetPowerState applies one operation to every caller-supplied node,
-// independently and concurrently.
+// independently and concurrently. Each node is leased for the operation:
+// a node a job holds is that node's failure, and no job can start on a
+// node while its power changes.
 func (m *rackManager) BatchSetPowerState(ctx context.Context, req *rmspb.BatchSetPowerStateRequest) (*rmspb.BatchSetPowerStateResponse, error) {
+	if len(req.GetNodes().GetNodes()) == 0 {
+		return &rmspb.BatchSetPowerStateResponse{Response: noNodesResponse()}, nil
+	}
 	op, err := powerOpFromProto(req.GetOperation())
 	if err != nil {
 		return nil, err
@@ -126,16 +135,22 @@ func (m *rackManager) BatchSetPowerState(ctx context.Context, req *rmspb.BatchSe
 	if err != nil {
 		return nil, err
 	}
-	if m.deps.Nodes == nil {
+	if m.deps.Nodes == nil || m.deps.Jobs == nil {
 		return nil, errUnavailable("power control")
 	}
-	results := m.eachNode(ctx, nodes, requireBMC, setPower(op))
+	results, err := m.eachLeasedNode(ctx, "BatchSetPowerState", nodes, requireBMC, setPower(op))
+	if err != nil {
+		return nil, err
+	}
 	return &rmspb.BatchSetPowerStateResponse{Response: batchResponse(results)}, nil
 }
 
 // BatchGetPowerState reads the power state of every caller-supplied node;
 // node_power_states lists the nodes that answered.
 func (m *rackManager) BatchGetPowerState(ctx context.Context, req *rmspb.BatchGetPowerStateRequest) (*rmspb.BatchGetPowerStateResponse, error) {
+	if len(req.GetNodes().GetNodes()) == 0 {
+		return &rmspb.BatchGetPowerStateResponse{Response: noNodesResponse()}, nil
+	}
 	nodes, err := nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
@@ -171,9 +186,44 @@ func requireBMC(n hw.Node) error {
 // run concurrently through the node runner. op receives the node's index in
 // nodes.
 func (m *rackManager) eachNode(ctx context.Context, nodes []hw.Node, check func(hw.Node) error, op nodeops.Op) []nodeResult {
+	results, run := admitNodes(nodes, check)
+	m.runNodes(ctx, nodes, results, run, op)
+	return results
+}
+
+// eachLeasedNode is eachNode for operations that change hardware: the
+// admitted nodes are leased from the job engine first, and a node the
+// engine refuses (a job holds it) fails with the engine's reason.
+func (m *rackManager) eachLeasedNode(ctx context.Context, operation string, nodes []hw.Node, check func(hw.Node) error, op nodeops.Op) ([]nodeResult, error) {
+	results, run := admitNodes(nodes, check)
+	admitted := make([]hw.Node, len(run))
+	for j, i := range run {
+		admitted[j] = nodes[i]
+	}
+	l, err := m.lease(ctx, operation, nil, admitted, true)
+	if err != nil {
+		return nil, err
+	}
+	defer l.release()
+	granted := run[:0:0]
+	for j, i := range run {
+		if l.refused[j] != nil {
+			results[i].err = l.refused[j]
+			continue
+		}
+		granted = append(granted, i)
+	}
+	m.runNodes(ctx, nodes, results, granted, op)
+	return results, nil
+}
+
+// admitNodes checks a batch's nodes without I/O: it returns one result per
+// node (failed for a repeated (rack, node) pair or a failed check) and the
+// indexes of the nodes to run.
+func admitNodes(nodes []hw.Node, check func(hw.Node) error) ([]nodeResult, []int) {
 	results := make([]nodeResult, len(nodes))
 	seen := map[hw.Ref]bool{}
-	var run []int // indexes into nodes of the admitted nodes
+	var run []int
 	for i, n := range nodes {
 		results[i].nodeID = n.ID
 		switch {
@@ -187,6 +237,12 @@ func (m *rackManager) eachNode(ctx context.Context, nodes []hw.Node, check func(
 			run = append(run, i)
 		}
 	}
+	return results, run
+}
+
+// runNodes runs op on nodes[run...] through the node runner and records
+// each error in results.
+func (m *rackManager) runNodes(ctx context.Context, nodes []hw.Node, results []nodeResult, run []int, op nodeops.Op) {
 	admitted := make([]hw.Node, len(run))
 	for j, i := range run {
 		admitted[j] = nodes[i]
@@ -197,5 +253,4 @@ func (m *rackManager) eachNode(ctx context.Context, nodes []hw.Node, check func(
 	for j, i := range run {
 		results[i].err = errs[j]
 	}
-	return results
 }

@@ -1,6 +1,7 @@
 package rmsserver
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/messages"
 )
 
 func TestBatchGetPowerStateOfAWholeRack(t *testing.T) {
@@ -175,28 +177,106 @@ func TestRegisteredPowerAndTheRackGuard(t *testing.T) {
 		t.Fatalf("unknown rack = %v, %v", unknownRack, err)
 	}
 
-	release, err := s.racks.TryGuard(node.RackID, "cold reboot")
-	if err != nil {
-		t.Fatal(err)
+	// A rack-wide lease (another registered power change, a deletion):
+	// refused in-band, nothing reaches the BMC.
+	rackLease, err := s.engine.Lease(ctx, messages.AcquireLease{ID: "other", Operation: "SetPowerState", Racks: []string{node.RackID}})
+	if err != nil || rackLease.Err != nil {
+		t.Fatal(err, rackLease.Err)
 	}
 	before := len(s.device(t, node.ID).Resets())
 	busy, err := s.client.SetPowerState(ctx, &rmspb.SetPowerStateRequest{RackId: node.RackID, NodeId: node.ID,
 		Operation: rmspb.PowerOperation_POWER_OPERATION_ON})
 	if err != nil || busy.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE {
-		t.Fatalf("SetPowerState under the rack guard = %v, %v", busy, err)
+		t.Fatalf("SetPowerState while the rack is held = %v, %v", busy, err)
 	}
 	if len(s.device(t, node.ID).Resets()) != before {
 		t.Fatal("a refused SetPowerState reached the BMC")
 	}
-	// Reads take no guard.
+	// Reads take no lease.
 	if get, err := s.client.GetPowerState(ctx, &rmspb.GetPowerStateRequest{RackId: node.RackID, NodeId: node.ID}); err != nil ||
 		get.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
-		t.Fatalf("GetPowerState under the guard = %v, %v", get, err)
+		t.Fatalf("GetPowerState while the rack is held = %v, %v", get, err)
 	}
-	release()
+	if err := s.engine.Release(ctx, "other"); err != nil {
+		t.Fatal(err)
+	}
+
+	// A job on the node (a firmware flash): refused too.
+	gate := make(chan struct{})
+	job, err := s.engine.Create(ctx, messages.JobSpec{Type: messages.TypeFirmwareUpdate, RackID: node.RackID, NodeID: node.ID},
+		messages.WorkflowFunc(func(_ context.Context, r messages.Reporter) { <-gate; _ = r.Complete("Completed", "") }), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if busy, err := s.client.SetPowerState(ctx, &rmspb.SetPowerStateRequest{RackId: node.RackID, NodeId: node.ID,
+		Operation: rmspb.PowerOperation_POWER_OPERATION_FORCE_OFF}); err != nil || busy.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE {
+		t.Fatalf("SetPowerState on a node a job holds = %v, %v", busy, err)
+	}
+	if len(s.device(t, node.ID).Resets()) != before {
+		t.Fatal("a refused SetPowerState reached the BMC")
+	}
+	close(gate)
+	if err := s.engine.Wait(ctx, job.ID); err != nil {
+		t.Fatal(err)
+	}
 	again, err := s.client.SetPowerState(ctx, &rmspb.SetPowerStateRequest{RackId: node.RackID, NodeId: node.ID,
 		Operation: rmspb.PowerOperation_POWER_OPERATION_ON})
 	if err != nil || again.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
-		t.Fatalf("SetPowerState after release = %v, %v", again, err)
+		t.Fatalf("SetPowerState once the node is free = %v, %v", again, err)
+	}
+	if l, err := s.engine.Actors(ctx); err != nil || l.HeldNodes != 0 {
+		t.Fatalf("%d holds left after the power changes (%v)", l.HeldNodes, err)
+	}
+}
+
+func TestBatchSetPowerStateSkipsNodesAJobHolds(t *testing.T) {
+	s := startSimRack(t)
+	ctx := rpcContext(t)
+	shelves := s.ofKind(hw.KindPowerShelf)
+	held := shelves[0]
+	gate := make(chan struct{})
+	defer close(gate)
+	job, err := s.engine.Create(ctx, messages.JobSpec{Type: messages.TypeFirmwareUpdate, RackID: held.RackID, NodeID: held.ID},
+		messages.WorkflowFunc(func(_ context.Context, r messages.Reporter) { <-gate; _ = r.Complete("Completed", "") }), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(s.device(t, held.ID).Resets())
+	resp, err := s.client.BatchSetPowerState(ctx, &rmspb.BatchSetPowerStateRequest{Nodes: nodeSet(shelves[:3]...),
+		Operation: rmspb.PowerOperation_POWER_OPERATION_ON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := resp.GetResponse()
+	want := "job already in progress for rack " + held.RackID + " node " + held.ID + " (job_id " + job.ID + ")"
+	if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || r.GetStats().GetFailedNodes() != 1 || r.GetStats().GetSuccessfulNodes() != 2 ||
+		r.GetNodeResults()[0].GetErrorMessage() != want || r.GetNodeResults()[1].GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
+		t.Fatalf("BatchSetPowerState with a held shelf = %v", r)
+	}
+	if len(s.device(t, held.ID).Resets()) != before {
+		t.Fatal("the held shelf was switched")
+	}
+	if l, err := s.engine.Actors(ctx); err != nil || l.HeldNodes != 1 {
+		t.Fatalf("%d holds after the batch, want only the job's (%v)", l.HeldNodes, err)
+	}
+}
+
+func TestBatchPowerRPCsWithNoNodes(t *testing.T) {
+	s := startSimRack(t)
+	ctx := rpcContext(t)
+	set, err := s.client.BatchSetPowerState(ctx, &rmspb.BatchSetPowerStateRequest{})
+	if err != nil {
+		t.Fatalf("an empty list is answered in-band even before the operation is checked: %v", err)
+	}
+	get, err := s.client.BatchGetPowerState(ctx, &rmspb.BatchGetPowerStateRequest{Nodes: &rmspb.NodeSet{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*rmspb.NodeBatchResponse{set.GetResponse(), get.GetResponse()} {
+		st := r.GetStats()
+		if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || r.GetMessage() != "No nodes specified in request" ||
+			st.GetTotalNodes() != 0 || st.GetSuccessfulNodes() != 0 || st.GetFailedNodes() != 0 || len(r.GetNodeResults()) != 0 {
+			t.Fatalf("empty batch = %v", r)
+		}
 	}
 }

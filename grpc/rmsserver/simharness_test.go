@@ -2,11 +2,7 @@ package rmsserver
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
-
-	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/rs/zerolog"
 
@@ -28,6 +24,7 @@ type simRack struct {
 	fleet  *sim.Fleet
 	client rmspb.RackManagerClient
 	racks  *racks.Registry
+	runner *nodeops.Runner
 	engine *actors.Engine
 	nodes  []hw.Node // in fleet order: compute, switches, shelves
 }
@@ -45,7 +42,7 @@ func startSimRack(t *testing.T) *simRack {
 	t.Cleanup(pool.Close)
 	runner := nodeops.New(platform.Deps{Redfish: pool, NVUE: nvue.Options{}, Logger: zerolog.Nop()}, 64)
 	reg := racks.New(nil)
-	s := &simRack{fleet: fleet, racks: reg}
+	s := &simRack{fleet: fleet, racks: reg, runner: runner}
 	for _, sn := range fleet.Nodes() {
 		bmc := sn.BMC
 		n := hw.Node{ID: sn.ID, RackID: sn.RackID, Type: sn.Type, BMC: &bmc}
@@ -60,19 +57,9 @@ func startSimRack(t *testing.T) *simRack {
 			t.Fatal(err)
 		}
 	}
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
-	s.engine, err = actors.New(sys, actors.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { // runs before the fleet closes, after the server stopped
-		s.engine.Close()
-		sys.Shutdown()
-	})
+	s.engine = newTestEngine(t) // closed before the fleet, after the server
 	s.client = rmspb.NewRackManagerClient(startTestServer(t, Deps{
-		Racks: reg, Nodes: runner, Jobs: s.engine, Starter: s.engine, SwitchNVUE: nvue.Options{},
+		Racks: reg, Nodes: runner, Jobs: s.engine, SwitchNVUE: nvue.Options{},
 	}))
 	return s
 }

@@ -9,6 +9,9 @@
 // ends, result_json holds the timeline of every stage.
 //
 // Admission (one rack, at least one shelf, compute tray and switch, the
-// endpoints each needs) is checked by Check before any job exists; holding
-// the nodes and the rack is the caller's business (see grpc/rmsserver).
+// endpoints each needs) is checked by Check before any job exists. The job
+// engine holds the rack and every node for the job's whole life (a
+// messages.Reservation, see grpc/rmsserver). From the moment the shelves go
+// off, the runbook runs on messages.ShieldFromShutdown: a shutdown of rmsd
+// lets it finish within the drain window rather than leave the rack dark.
 package coldreboot

@@ -16,9 +16,15 @@ type Plan struct {
 	Timing   Timing
 }
 
-// ErrNotARack is returned when the request does not describe one whole rack
-// the runbook can drive.
-var ErrNotARack = errors.New("coldreboot: request is not one rack with power shelves, compute trays and switches")
+// Admission errors of Check.
+var (
+	// ErrNodesRefused is returned when some nodes cannot take part (each
+	// says why in nodeErrs).
+	ErrNodesRefused = errors.New("coldreboot: nodes refused")
+	// ErrNotARack is returned when the nodes are fine one by one but do not
+	// make a rack the runbook can drive.
+	ErrNotARack = errors.New("coldreboot: request is not one rack with power shelves, compute trays and switches")
+)
 
 // Check validates the nodes of a request: one rack; at least one power
 // shelf, one compute tray and one switch; a BMC endpoint on every node and a
@@ -29,11 +35,14 @@ func Check(nodes []hw.Node, timing Timing) (p Plan, nodeErrs []error, err error)
 	nodeErrs = make([]error, len(nodes))
 	seen := map[hw.Ref]bool{}
 	failed := 0
+	first := -1
 	for i, n := range nodes {
 		if p.RackID == "" {
 			p.RackID = n.RackID
 		}
 		switch {
+		case n.ID == "":
+			nodeErrs[i] = errors.New("node_id is empty")
 		case n.RackID == "":
 			nodeErrs[i] = errors.New("rack_id is empty")
 		case n.RackID != p.RackID:
@@ -47,6 +56,9 @@ func Check(nodes []hw.Node, timing Timing) (p Plan, nodeErrs []error, err error)
 		}
 		seen[n.Ref()] = true
 		if nodeErrs[i] != nil {
+			if failed == 0 {
+				first = i
+			}
 			failed++
 			continue
 		}
@@ -62,7 +74,8 @@ func Check(nodes []hw.Node, timing Timing) (p Plan, nodeErrs []error, err error)
 	p.Timing = timing
 	switch {
 	case failed > 0:
-		return p, nodeErrs, fmt.Errorf("%w: %d of %d nodes refused", ErrNotARack, failed, len(nodes))
+		return p, nodeErrs, fmt.Errorf("%w: %d of %d nodes cannot take part; node %q: %w",
+			ErrNodesRefused, failed, len(nodes), nodes[first].ID, nodeErrs[first])
 	case len(p.Shelves) == 0 || len(p.Compute) == 0 || len(p.Switches) == 0:
 		return p, nodeErrs, fmt.Errorf("%w: got %d power shelves, %d compute trays and %d switches; at least one of each is needed",
 			ErrNotARack, len(p.Shelves), len(p.Compute), len(p.Switches))

@@ -13,6 +13,7 @@ import (
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/messages"
 )
 
@@ -51,15 +52,20 @@ type run struct {
 	t    Timing
 }
 
-// Workflow returns the runbook for p as a job workflow. onExit runs once the
-// workflow has recorded its terminal state, even after a panic: the caller
-// releases the rack and its nodes there.
-func (p Plan) Workflow(deps Deps, onExit func()) messages.Workflow {
+// shieldedFrom is the first stage that must not be abandoned half-way when
+// rmsd shuts down: from the moment the shelves go off, stopping would leave
+// the rack dark or half-powered. From there on the runbook runs on
+// messages.ShieldFromShutdown(ctx) and ends only on a hard stop.
+const shieldedFrom = "power_off_shelves"
+
+// Workflow returns the runbook for p as a job workflow. The nodes it drives
+// are held by the job engine for the job's whole life (see
+// messages.Reservation): the workflow itself holds nothing.
+func (p Plan) Workflow(deps Deps) messages.Workflow {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
 	return messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
-		defer onExit()
 		r := &run{plan: p, deps: deps, t: p.Timing}
 		r.execute(ctx, job)
 	})
@@ -68,6 +74,9 @@ func (p Plan) Workflow(deps Deps, onExit func()) messages.Workflow {
 func (r *run) execute(ctx context.Context, job messages.Reporter) {
 	tl := newTimeline(r.deps.Now, stages)
 	for i, s := range stages {
+		if s.name == shieldedFrom {
+			ctx = messages.ShieldFromShutdown(ctx)
+		}
 		job.Progress(fmt.Sprintf("Rack reboot step %s: %s", s.step, s.message))
 		tl.begin(i, s.message)
 		details, err := s.run(r, ctx)
@@ -77,6 +86,9 @@ func (r *run) execute(ctx context.Context, job messages.Reporter) {
 		}
 		if ctx.Err() != nil {
 			msg := fmt.Sprintf("cold reboot cancelled during %s", s.name)
+			if errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
+				msg += ": rmsd is shutting down"
+			}
 			tl.end(i, stageFailed, msg, details)
 			_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Rack reboot cancelled at step " + s.step,
 				Message: msg, ResultJSON: tl.result(r.plan.RackID, "cancelled", msg)})
@@ -88,7 +100,7 @@ func (r *run) execute(ctx context.Context, job messages.Reporter) {
 			Message: msg, ResultJSON: tl.result(r.plan.RackID, "failed", msg)})
 		return
 	}
-	_ = job.Complete("Rack reboot completed", tl.result(r.plan.RackID, "completed", ""))
+	_ = job.Complete("Cold reboot completed", tl.result(r.plan.RackID, "completed", ""))
 }
 
 // each runs op on nodes and returns the failures by node id.
@@ -164,21 +176,41 @@ func (r *run) verifyComputeDown(ctx context.Context) (map[string]string, error) 
 		})
 }
 
-// verifyDischarged waits until no compute or switch BMC answers: the trays
-// have lost standby power.
+// verifyDischarged waits until no compute or switch BMC can be reached:
+// the trays have lost standby power. Only a BMC nothing answers for is
+// gone; one that answers anything (even 401, or a broken TLS handshake) is
+// still powered.
 func (r *run) verifyDischarged(ctx context.Context) (map[string]string, error) {
 	trays := append(append([]hw.Node(nil), r.plan.Compute...), r.plan.Switches...)
 	return r.poll(ctx, "BMCs still reachable", r.t.DischargeFloor, r.t.DischargePollMax,
 		func(ctx context.Context) ([]string, error) {
-			states, errs := r.powerStates(ctx, trays)
+			errs := r.deps.Nodes.Each(ctx, trays, func(ctx context.Context, _ int, d platform.Device) error {
+				p, ok := d.(platform.BMCProber)
+				if !ok {
+					return fmt.Errorf("%s cannot probe its BMC: %w", d.ID(), hw.ErrUnsupported)
+				}
+				return p.ProbeBMC(ctx)
+			})
 			var pending []string
 			for i, n := range trays {
-				if errs[i] == nil && states[i] != platform.PowerStateUnknown {
-					pending = append(pending, n.ID)
+				if !gone(errs[i]) {
+					pending = append(pending, stillThere(n.ID, errs[i]))
 				}
 			}
 			return pending, nil
 		})
+}
+
+// gone reports whether a BMC probe found nothing there.
+func gone(err error) bool { return errors.Is(err, redfish.ErrUnreachable) }
+
+// stillThere names a node whose BMC is still there, with what it answered
+// when that was not a success.
+func stillThere(id string, err error) string {
+	if err == nil {
+		return id
+	}
+	return fmt.Sprintf("%s (%v)", id, err)
 }
 
 // verifyBMCUp waits until every shelf reads On and every compute and switch
@@ -243,6 +275,11 @@ func (r *run) hello(ctx context.Context, switches []hw.Node) []error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					errs[i] = fmt.Errorf("NVOS check of %s: %w: %v", n.ID, nodeops.ErrPanic, p)
+				}
+			}()
 			c, err := nvue.New(*n.Host, r.deps.NVUE)
 			if err != nil {
 				errs[i] = err

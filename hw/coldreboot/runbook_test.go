@@ -4,6 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -114,7 +119,10 @@ func (r *rack) run(t *testing.T, ctx context.Context) *reporter {
 	t.Helper()
 	rep := newReporter()
 	exited := make(chan struct{})
-	go r.plan.Workflow(r.deps, func() { close(exited) }).Run(ctx, rep)
+	go func() {
+		defer close(exited)
+		r.plan.Workflow(r.deps).Run(ctx, rep)
+	}()
 	select {
 	case <-exited:
 	case <-time.After(60 * time.Second):
@@ -149,7 +157,7 @@ func decode(t *testing.T, s string) resultDoc {
 func TestRunbookCyclesTheRackAndRecordsEveryStage(t *testing.T) {
 	r := startRack(t)
 	rep := r.run(t, context.Background())
-	if rep.outcome.State != messages.StateCompleted {
+	if rep.outcome.State != messages.StateCompleted || rep.outcome.Description != "Cold reboot completed" {
 		t.Fatalf("outcome = %+v", rep.outcome)
 	}
 	doc := decode(t, rep.outcome.ResultJSON)
@@ -199,8 +207,8 @@ func TestRunbookFailsFastWhenAShelfNeverComesBack(t *testing.T) {
 		t.Fatalf("result = %+v", doc)
 	}
 	for _, s := range doc.Stages {
-		if s.Name == "power_on_compute" && s.Status != stageQueued {
-			t.Fatalf("a later stage ran after the failure: %+v", s)
+		if (s.Name == "verify_nvos_ready" || s.Name == "power_on_compute" || s.Name == "wait_compute_boot") && s.Status != stageSkipped {
+			t.Fatalf("a stage after the failure is not marked skipped: %+v", s)
 		}
 	}
 	for _, n := range r.plan.Compute {
@@ -219,7 +227,10 @@ func TestRunbookReportsCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	rep := newReporter()
 	exited := make(chan struct{})
-	go r.plan.Workflow(r.deps, func() { close(exited) }).Run(ctx, rep)
+	go func() {
+		defer close(exited)
+		r.plan.Workflow(r.deps).Run(ctx, rep)
+	}()
 	// Cancel once the run has reached the discharge wait.
 	deadline := time.After(30 * time.Second)
 	for reached := false; !reached; {
@@ -260,21 +271,26 @@ func TestCheckAdmission(t *testing.T) {
 		give     []hw.Node
 		wantNode int
 		want     string
+		wantErr  error
 	}{
-		{"no shelf", good[:2], -1, "0 power shelves"},
-		{"two racks", append(append([]hw.Node(nil), good...), node("r2", "c9", hw.ComputeGB200Nvidia, false)), 3, "one rack per request"},
-		{"switch without host", []hw.Node{good[0], node("r1", "s1", hw.SwitchGB200Nvidia, false), good[2]}, 1, "host_endpoint"},
-		{"duplicate", append(append([]hw.Node(nil), good...), good[0]), 3, "duplicate target rack_id/node_id: r1/c1"},
+		{"no shelf", good[:2], -1, "0 power shelves", ErrNotARack},
+		{"two racks", append(append([]hw.Node(nil), good...), node("r2", "c9", hw.ComputeGB200Nvidia, false)), 3, "one rack per request", ErrNodesRefused},
+		{"switch without host", []hw.Node{good[0], node("r1", "s1", hw.SwitchGB200Nvidia, false), good[2]}, 1, "host_endpoint", ErrNodesRefused},
+		{"duplicate", append(append([]hw.Node(nil), good...), good[0]), 3, "duplicate target rack_id/node_id: r1/c1", ErrNodesRefused},
+		{"empty node id", append(append([]hw.Node(nil), good...), node("r1", "", hw.ComputeGB200Nvidia, false)), 3, "node_id is empty", ErrNodesRefused},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, errs, err := Check(tt.give, DefaultTiming())
-			if !errors.Is(err, ErrNotARack) {
-				t.Fatalf("err = %v", err)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
 			got := err.Error()
 			if tt.wantNode >= 0 {
 				got = errs[tt.wantNode].Error()
+				if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "not one rack") {
+					t.Fatalf("request error %q does not name the node's cause %q", err, tt.want)
+				}
 			}
 			if !strings.Contains(got, tt.want) {
 				t.Fatalf("got %q, want %q", got, tt.want)
@@ -304,4 +320,61 @@ func TestRunbookFailsWhenNVOSNeverAnswers(t *testing.T) {
 	if doc := decode(t, o.ResultJSON); doc.CurrentStage != "verify_nvos_ready" {
 		t.Fatalf("failed at %s, want verify_nvos_ready", doc.CurrentStage)
 	}
+}
+
+func TestOnlyAnUnreachableBMCCountsAsDischarged(t *testing.T) {
+	pool := redfish.NewPool(redfish.Options{RequestTimeout: 2 * time.Second, ConnectTimeout: time.Second, ProbeTimeout: 2 * time.Second})
+	defer pool.Close()
+	probe := func(ep hw.Endpoint) error {
+		c, err := pool.Client(ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Alive(context.Background())
+	}
+	creds := hw.UserPass("admin", "secret")
+
+	// Nothing listens: gone.
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := closed.Addr().(*net.TCPAddr)
+	closed.Close()
+	if err := probe(hw.Endpoint{IP: "127.0.0.1", Port: addr.Port, Credentials: creds}); !gone(err) {
+		t.Fatalf("closed port: %v counts as still there", err)
+	}
+
+	// A BMC that refuses the credentials is there.
+	unauthorized := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer unauthorized.Close()
+	if err := probe(endpointOf(t, unauthorized.URL, creds)); err == nil || gone(err) {
+		t.Fatalf("401: %v counts as gone", err)
+	}
+
+	// A listener whose TLS handshake fails is there.
+	plain := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer plain.Close()
+	if err := probe(endpointOf(t, plain.URL, creds)); err == nil || gone(err) {
+		t.Fatalf("TLS failure: %v counts as gone", err)
+	}
+}
+
+func endpointOf(t *testing.T, raw string, creds hw.Credentials) hw.Endpoint {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, port, err := net.SplitHostPort(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hw.Endpoint{IP: host, Port: p, Credentials: creds}
 }

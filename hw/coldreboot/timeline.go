@@ -12,6 +12,7 @@ const (
 	stageRunning   = "running"
 	stageCompleted = "completed"
 	stageFailed    = "failed"
+	stageSkipped   = "skipped" // never reached: an earlier stage ended the run
 )
 
 // stageRecord is one stage of the timeline, as result_json shows it.
@@ -64,6 +65,11 @@ func (t *timeline) result(rackID, status, errorMessage string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
+	for i := range t.stages {
+		if t.stages[i].Status == stageQueued {
+			t.stages[i].Status = stageSkipped
+		}
+	}
 	doc := struct {
 		Status          string        `json:"status"`
 		RackID          string        `json:"rack_id"`

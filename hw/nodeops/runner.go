@@ -41,7 +41,8 @@ func (r *Runner) One(ctx context.Context, n hw.Node, op Op) error {
 
 // Each runs op once per node and returns one error per node, in order. It
 // returns when every operation has ended; a cancelled ctx fails the
-// operations that had not started yet.
+// operations that had not started yet. A panic in op becomes that node's
+// error.
 func (r *Runner) Each(ctx context.Context, nodes []hw.Node, op Op) []error {
 	errs := make([]error, len(nodes))
 	var wg sync.WaitGroup
@@ -56,7 +57,13 @@ func (r *Runner) Each(ctx context.Context, nodes []hw.Node, op Op) []error {
 	return errs
 }
 
-func (r *Runner) run(ctx context.Context, i int, n hw.Node, op Op) error {
+// ErrPanic marks an operation that panicked.
+var ErrPanic = errors.New("nodeops: operation panicked")
+
+// run takes the node's device gate first and only then one of the global
+// slots: requests queued behind a slow or hung device wait without holding
+// a slot, so they cannot starve every other device.
+func (r *Runner) run(ctx context.Context, i int, n hw.Node, op Op) (err error) {
 	cfg := platform.Config{ID: n.ID, Type: n.Type}
 	if n.BMC != nil {
 		cfg.BMC = *n.BMC
@@ -68,23 +75,27 @@ func (r *Runner) run(ctx context.Context, i int, n hw.Node, op Op) error {
 	if key == "" {
 		return ErrNoManagementEndpoint
 	}
-	// A select between a free slot and a done context picks either at
+	// A select between a free gate and a done context picks either at
 	// random: check the context first so a cancelled batch starts nothing.
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("node %s: %w", n.ID, err)
 	}
+	release, err := r.gates.acquire(ctx, key)
+	if err != nil {
+		return fmt.Errorf("node %s: %w", n.ID, err)
+	}
+	defer release()
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():
 		return fmt.Errorf("node %s: %w", n.ID, ctx.Err())
 	}
 	defer func() { <-r.slots }()
-	release, err := r.gates.acquire(ctx, key)
-	if err != nil {
-		return fmt.Errorf("node %s: %w", n.ID, err)
-	}
-	defer release()
-
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("node %s: %w: %v", n.ID, ErrPanic, p)
+		}
+	}()
 	d, err := platform.New(r.deps, cfg)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -166,5 +167,58 @@ func TestPowerStateOfASimulatedRack(t *testing.T) {
 		if states[i] != platform.PowerStateOn && states[i] != platform.PowerStateOff {
 			t.Fatalf("%s: state %q", nodes[i].ID, states[i])
 		}
+	}
+}
+
+func TestAHungBMCDoesNotStallOtherBMCs(t *testing.T) {
+	r := newRunner(t, 2)
+	hung := make(chan struct{})
+	inside := make(chan struct{}, 8)
+	var queued []hw.Node
+	for i := 0; i < 6; i++ { // six requests for one BMC, the first of which hangs
+		queued = append(queued, fakeNode(fmt.Sprintf("slow-%d", i), "127.0.66.40"))
+	}
+	slowDone := make(chan []error, 1)
+	go func() {
+		slowDone <- r.Each(context.Background(), queued, func(context.Context, int, platform.Device) error {
+			inside <- struct{}{}
+			<-hung
+			return nil
+		})
+	}()
+	<-inside // the first slow request holds its BMC's gate and a slot
+	// Bounded, so a stall fails the test instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := r.One(ctx, fakeNode("idle", "127.0.66.41"), func(context.Context, int, platform.Device) error { return nil })
+	if err != nil {
+		t.Fatalf("idle BMC while another is hung: %v", err)
+	}
+	close(hung)
+	for i, err := range <-slowDone {
+		if err != nil {
+			t.Fatalf("slow request %d: %v", i, err)
+		}
+	}
+}
+
+func TestAPanickingOperationIsThatNodesError(t *testing.T) {
+	r := newRunner(t, 4)
+	nodes := []hw.Node{fakeNode("ok", "127.0.66.50"), fakeNode("boom", "127.0.66.51")}
+	errs := r.Each(context.Background(), nodes, func(_ context.Context, i int, _ platform.Device) error {
+		if i == 1 {
+			panic("adapter bug")
+		}
+		return nil
+	})
+	if errs[0] != nil || !errors.Is(errs[1], ErrPanic) || !strings.Contains(errs[1].Error(), "adapter bug") {
+		t.Fatalf("errors %v", errs)
+	}
+	// The slot and the gate of the panicking node were given back.
+	if err := r.One(context.Background(), nodes[1], func(context.Context, int, platform.Device) error { return nil }); err != nil {
+		t.Fatalf("after the panic: %v", err)
+	}
+	if r.gates.size() != 0 || len(r.slots) != 0 {
+		t.Fatalf("%d gates, %d slots held", r.gates.size(), len(r.slots))
 	}
 }

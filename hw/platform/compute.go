@@ -176,3 +176,6 @@ func (c *computeDevice) AuxPowerCycle(ctx context.Context) error {
 }
 
 var _ Device = (*computeDevice)(nil)
+
+// ProbeBMC implements BMCProber.
+func (c *computeDevice) ProbeBMC(ctx context.Context) error { return c.rf.Alive(ctx) }

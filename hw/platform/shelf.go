@@ -100,3 +100,6 @@ func (s *shelfDevice) AuxPowerCycle(context.Context) error {
 }
 
 var _ Device = (*shelfDevice)(nil)
+
+// ProbeBMC implements BMCProber.
+func (s *shelfDevice) ProbeBMC(ctx context.Context) error { return s.rf.Alive(ctx) }

@@ -149,3 +149,12 @@ func (s *switchDevice) AuxPowerCycle(ctx context.Context) error {
 }
 
 var _ Device = (*switchDevice)(nil)
+
+// ProbeBMC implements BMCProber; a switch tray without a BMC cannot be
+// probed.
+func (s *switchDevice) ProbeBMC(ctx context.Context) error {
+	if s.rf == nil {
+		return unsupported(s.cfg.ID, s.cfg.Type, "bmc probe without a BMC")
+	}
+	return s.rf.Alive(ctx)
+}

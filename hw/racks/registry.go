@@ -17,16 +17,14 @@ var (
 	ErrNodeNotFound = errors.New("racks: node not found")
 	ErrInvalidNode  = errors.New("racks: invalid node")
 	ErrConflict     = errors.New("racks: conflicting registration")
-	ErrRackBusy     = errors.New("racks: rack busy")
 )
 
 // Registry holds the registered racks. The zero value is not usable; call New.
 type Registry struct {
 	profiles map[string]bool
 
-	mu     sync.RWMutex
-	racks  map[string]*rack
-	guards map[string]string // rack id -> what holds its power guard
+	mu    sync.RWMutex
+	racks map[string]*rack
 }
 
 type rack struct {
@@ -41,7 +39,7 @@ func New(profiles []string) *Registry {
 	for _, p := range profiles {
 		known[p] = true
 	}
-	return &Registry{profiles: known, racks: map[string]*rack{}, guards: map[string]string{}}
+	return &Registry{profiles: known, racks: map[string]*rack{}}
 }
 
 // Create registers nodes. It returns one error per node, nil where the node
@@ -62,10 +60,6 @@ func (r *Registry) Create(nodes []hw.Node) []error {
 			continue
 		}
 		seen[n.Ref()] = true
-		if holder, busy := r.guards[n.RackID]; busy {
-			errs[i] = fmt.Errorf("%w: rack %s is busy (%s); retry when it finishes", ErrRackBusy, n.RackID, holder)
-			continue
-		}
 		rk := r.racks[n.RackID]
 		if rk == nil {
 			rk = &rack{family: n.Type.Family(), nodes: map[string]hw.Node{}}
@@ -166,9 +160,6 @@ func (r *Registry) Update(rackID, nodeID string, bmc, host *hw.Endpoint) error {
 	if err != nil {
 		return err
 	}
-	if holder, busy := r.guards[rackID]; busy {
-		return fmt.Errorf("%w: rack %s is busy (%s); retry when it finishes", ErrRackBusy, rackID, holder)
-	}
 	if bmc != nil {
 		n.BMC = bmc
 	}
@@ -182,21 +173,17 @@ func (r *Registry) Update(rackID, nodeID string, bmc, host *hw.Endpoint) error {
 	return nil
 }
 
-// Delete removes a node; a rack left empty is removed too.
+// Delete removes a node. A rack left empty stays registered, with its
+// product family (as upstream): a later node of another family is still
+// refused. Whether a job holds the node is the job engine's to say; the
+// caller asks it first.
 func (r *Registry) Delete(rackID, nodeID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, err := r.nodeLocked(rackID, nodeID); err != nil {
 		return err
 	}
-	if holder, busy := r.guards[rackID]; busy {
-		return fmt.Errorf("%w: rack %s is busy (%s); retry when it finishes", ErrRackBusy, rackID, holder)
-	}
-	rk := r.racks[rackID]
-	delete(rk.nodes, nodeID)
-	if len(rk.nodes) == 0 {
-		delete(r.racks, rackID)
-	}
+	delete(r.racks[rackID].nodes, nodeID)
 	return nil
 }
 
@@ -270,25 +257,4 @@ func sortNodes(nodes []hw.Node) {
 		}
 		return nodes[i].ID < nodes[j].ID
 	})
-}
-
-// TryGuard takes the power guard of a rack for holder (a short description
-// such as "SetPowerState" or "cold reboot job <id>"), or fails at once with
-// ErrRackBusy. The rack need not be registered. release gives the guard
-// back; calling it more than once is harmless.
-func (r *Registry) TryGuard(rackID, holder string) (release func(), err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if current, busy := r.guards[rackID]; busy {
-		return nil, fmt.Errorf("%w: rack %s is busy (%s); retry when it finishes", ErrRackBusy, rackID, current)
-	}
-	r.guards[rackID] = holder
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			r.mu.Lock()
-			delete(r.guards, rackID)
-			r.mu.Unlock()
-		})
-	}, nil
 }

@@ -112,43 +112,20 @@ func TestUpdateReplacesEndpoints(t *testing.T) {
 	}
 }
 
-func TestDeleteRemovesNodeAndEmptyRack(t *testing.T) {
+func TestDeleteKeepsTheEmptyRackAndItsFamily(t *testing.T) {
 	r := New(nil)
 	r.Create([]hw.Node{node("r1", "c1", hw.ComputeGB200Nvidia)})
 	if err := r.Delete("r1", "c1"); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Racks()) != 0 {
-		t.Fatal("empty rack kept")
+	if got := r.Racks(); len(got) != 1 || got[0] != "r1" {
+		t.Fatalf("racks after deleting the last node: %v", got)
 	}
-	if err := r.Delete("r1", "c1"); !errors.Is(err, ErrRackNotFound) {
+	if err := r.Delete("r1", "c1"); !errors.Is(err, ErrNodeNotFound) {
 		t.Fatalf("second delete: %v", err)
 	}
-}
-
-func TestPowerGuardIsATryLockThatBlocksRegistrationChanges(t *testing.T) {
-	r := New(nil)
-	r.Create([]hw.Node{node("r1", "c1", hw.ComputeGB200Nvidia)})
-	release, err := r.TryGuard("r1", "SetPowerState")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.TryGuard("r1", "cold reboot"); !errors.Is(err, ErrRackBusy) || !strings.Contains(err.Error(), "SetPowerState") {
-		t.Fatalf("second guard: %v", err)
-	}
-	if err := r.Delete("r1", "c1"); !errors.Is(err, ErrRackBusy) {
-		t.Fatalf("delete under guard: %v", err)
-	}
-	if err := r.Create([]hw.Node{node("r1", "c2", hw.ComputeGB200Nvidia)})[0]; !errors.Is(err, ErrRackBusy) {
-		t.Fatalf("create under guard: %v", err)
-	}
-	if _, err := r.TryGuard("r2", "other rack"); err != nil {
-		t.Fatalf("guards are per rack: %v", err)
-	}
-	release()
-	release()
-	if err := r.Delete("r1", "c1"); err != nil {
-		t.Fatalf("delete after release: %v", err)
+	if err := r.Create([]hw.Node{node("r1", "p1", hw.PowerShelfGB300Liteon)})[0]; !errors.Is(err, ErrInvalidNode) {
+		t.Fatalf("a node of another family in the emptied rack: %v", err)
 	}
 }
 

@@ -204,12 +204,16 @@ func classify(parent context.Context, err error) error {
 		return err // the caller gave up: report the cancellation as is
 	}
 	var nerr net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &nerr) && nerr.Timeout()) {
-		return fmt.Errorf("%w: %w", ErrTimeout, err)
-	}
+	timeout := errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &nerr) && nerr.Timeout())
 	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
+	switch {
+	case errors.As(err, &op) && op.Op == "dial" && timeout:
+		// Nothing answered the connection at all: unreachable, and a timeout.
+		return fmt.Errorf("%w: %w: %w", ErrUnreachable, ErrTimeout, err)
+	case errors.As(err, &op) && op.Op == "dial":
 		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+	case timeout:
+		return fmt.Errorf("%w: %w", ErrTimeout, err)
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) {

@@ -24,7 +24,9 @@ var (
 	// ErrServer means any other 5xx answer.
 	ErrServer = errors.New("redfish: server error")
 	// ErrUnreachable means the BMC could not be connected to (refused,
-	// no route, DNS failure).
+	// no route, DNS failure, no answer to the connection attempt): nothing
+	// is there. A BMC that answers wrongly (401, a TLS failure, a slow
+	// reply) is reachable.
 	ErrUnreachable = errors.New("redfish: unreachable")
 	// ErrTransport means the connection failed after it was made (reset,
 	// TLS failure, truncated answer).

@@ -1,0 +1,74 @@
+package rmsserver
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/messages"
+)
+
+// Bounds of the job-engine leases a synchronous operation takes.
+const (
+	// leaseTTL is how long a lease lives if its release is lost: longer
+	// than any synchronous hardware operation (a power shelf is about ten
+	// BMC requests of at most 30 s each).
+	leaseTTL = 10 * time.Minute
+	// releaseTimeout bounds giving a lease back once the RPC is done (or
+	// its caller gone).
+	releaseTimeout = 5 * time.Second
+)
+
+// heldLease is a lease taken for one RPC.
+type heldLease struct {
+	// err is set when the lease was refused as a whole (a rack, or any
+	// node of an all-or-nothing lease, is busy).
+	err error
+	// refused is aligned with the nodes leased: the reason a node was
+	// refused, nil where it was granted.
+	refused []error
+	release func()
+}
+
+// lease asks the job engine to hold racks and nodes for a synchronous
+// operation. A refusal is in the result, for the RPC to report in-band; an
+// error means the engine could not be asked and is already a gRPC status.
+// release must always be called.
+func (m *rackManager) lease(ctx context.Context, operation string, racks []string, nodes []hw.Node, partial bool) (heldLease, error) {
+	return m.leaseWith(ctx, messages.AcquireLease{Operation: operation, Racks: racks, Partial: partial}, nodes)
+}
+
+// leaseWith is lease for a request built by the caller (its nodes are
+// filled from nodes).
+func (m *rackManager) leaseWith(ctx context.Context, req messages.AcquireLease, nodes []hw.Node) (heldLease, error) {
+	req.TTL, req.ID = leaseTTL, "lease-"+newJobID()
+	operation := req.Operation
+	for _, n := range nodes {
+		req.Nodes = append(req.Nodes, messages.NodeRef{RackID: n.RackID, NodeID: n.ID})
+	}
+	release := func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+		defer cancel()
+		if err := m.deps.Jobs.Release(rctx, req.ID); err != nil {
+			m.log.Warn().Str("operation", operation).Err(err).Msg("release of a job-engine lease failed; it lapses on its own")
+		}
+	}
+	rep, err := m.deps.Jobs.Lease(ctx, req)
+	if err != nil {
+		release() // the lease may have been granted before the answer was lost
+		return heldLease{release: func() {}}, engineError(err)
+	}
+	out := heldLease{err: rep.Err, refused: make([]error, len(nodes)), release: release}
+	for i, r := range rep.Refused {
+		if r != nil {
+			out.refused[i] = r
+		}
+	}
+	var refused *messages.RefusedError
+	if out.err != nil && !errors.As(out.err, &refused) {
+		release()
+		return heldLease{release: func() {}}, engineError(out.err)
+	}
+	return out, nil
+}
