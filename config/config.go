@@ -23,8 +23,12 @@ type Server struct {
 	// BindAddress is the address the gRPC listener binds; upstream binds all
 	// interfaces.
 	BindAddress string `koanf:"bind_address"`
-	// ShutdownGraceSeconds bounds how long in-flight RPCs may run after a
-	// shutdown signal before the server stops them.
+	// DrainDelaySeconds is how long, after a shutdown signal, health reports
+	// NOT_SERVING while the listener still accepts connections, so that load
+	// balancers and probes stop sending work before connections are refused.
+	DrainDelaySeconds int `koanf:"drain_delay_seconds"`
+	// ShutdownGraceSeconds bounds how long in-flight RPCs may run after the
+	// drain delay before the server stops them.
 	ShutdownGraceSeconds int `koanf:"shutdown_grace_seconds"`
 }
 
@@ -54,6 +58,9 @@ type Switches struct {
 	// SSHPort is the switch SSH/SFTP port (rmsd's own key; upstream always
 	// dials 22).
 	SSHPort int `koanf:"ssh_port"`
+	// NVUEPort is the NVUE HTTPS port used for a switch host endpoint whose
+	// port is 0 or 22 (the SSH port callers send) (rmsd's own key).
+	NVUEPort int `koanf:"nvue_port"`
 	// SSHHostKeyPolicy is "accept-any" (upstream's behaviour) or
 	// "known-hosts", which checks host keys against SSHKnownHosts.
 	SSHHostKeyPolicy string `koanf:"ssh_host_key_policy"`
@@ -127,13 +134,14 @@ type Simulator struct {
 func Default() *Config {
 	return &Config{
 		Port:   8801,
-		Server: Server{BindAddress: "0.0.0.0", ShutdownGraceSeconds: 30},
+		Server: Server{BindAddress: "0.0.0.0", DrainDelaySeconds: 5, ShutdownGraceSeconds: 30},
 		Metrics: Metrics{
 			Port: 8802,
 		},
 		Switches: Switches{
 			NMXGatewayID:     "rack-manager-grpc-client",
 			SSHPort:          22,
+			NVUEPort:         443,
 			SSHHostKeyPolicy: HostKeyAcceptAny,
 		},
 		Postgres: Postgres{DBPoolMax: 20},

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,8 @@ func TestDefaultsMatchUpstream(t *testing.T) {
 		{"logging.enable_timestamps", cfg.Logging.EnableTimestamps, false},
 		{"logging.format", cfg.Logging.Format, "json"},
 		{"switches.ssh_port", cfg.Switches.SSHPort, 22},
+		{"switches.nvue_port", cfg.Switches.NVUEPort, 443},
+		{"server.drain_delay_seconds", cfg.Server.DrainDelaySeconds, 5},
 		{"redfish.verify_certificates", cfg.Redfish.VerifyCertificates, false},
 		{"simulator.racks", cfg.Simulator.Racks, 1},
 		{"simulator.nodes_file", cfg.Simulator.NodesFile, "./simulated-nodes.json"},
@@ -104,8 +107,9 @@ func TestFileValuesOverrideDefaults(t *testing.T) {
 
 func TestEnvironmentOverridesFile(t *testing.T) {
 	env := []string{
-		"RMS_PORT=9000",
+		"RMS__PORT=9000",
 		"RMS_WORKFLOWS__MAX_TRACKED_JOBS=42",
+		"RMS_SWITCHES__NVUE_PORT=8443",
 		"RMS_LOGGING__ENABLE_TIMESTAMPS=true",
 		"RMS_SIMULATOR__TIME_SCALE=0.5",
 		"DATABASE_URL=postgres://rms@db/rms",
@@ -117,7 +121,10 @@ func TestEnvironmentOverridesFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Port != 9000 {
-		t.Errorf("RMS_PORT: port = %d", cfg.Port)
+		t.Errorf("RMS__PORT: port = %d", cfg.Port)
+	}
+	if cfg.Switches.NVUEPort != 8443 {
+		t.Errorf("RMS_SWITCHES__NVUE_PORT: nvue_port = %d", cfg.Switches.NVUEPort)
 	}
 	if cfg.Workflows.MaxTrackedJobs != 42 {
 		t.Errorf("max_tracked_jobs = %d", cfg.Workflows.MaxTrackedJobs)
@@ -206,7 +213,7 @@ format = "xml"
 			t.Errorf("missing problem %q in %q", w, got)
 		}
 	}
-	if !strings.Contains(err.Error(), "problems") {
+	if !strings.Contains(err.Error(), fmt.Sprintf("(%d problems)", len(got))) {
 		t.Errorf("error text %q should say how many problems", err)
 	}
 }
@@ -261,6 +268,65 @@ func TestChooseTransport(t *testing.T) {
 			got, err := tt.tls.ChooseTransport(tt.environ)
 			if got != tt.want || !errors.Is(err, tt.wantErr) {
 				t.Fatalf("got %v, %v; want %v, %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestTOMLSyntaxErrorNamesLineAndColumn(t *testing.T) {
+	path := writeConfig(t, "port = 8801\n\n[server]\ndrain_delay_seconds = = 3\n")
+	_, err := Load(Source{Path: path, Explicit: true})
+	got := problemsOf(t, err)
+	want := path + ": TOML syntax error at line 4, column 23: "
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Fatalf("problems = %q, want one starting %q", got, want)
+	}
+	if !strings.Contains(err.Error(), "(1 problem): ") {
+		t.Errorf("error = %q, want a one-problem summary", err)
+	}
+}
+
+func TestErrorSummaryCountsProblemsInGoodEnglish(t *testing.T) {
+	tests := []struct {
+		give []string
+		want string
+	}{
+		{[]string{"a"}, "invalid configuration (1 problem): a"},
+		{[]string{"a", "b"}, "invalid configuration (2 problems): a; b"},
+	}
+	for _, tt := range tests {
+		if got := (&Error{Problems: tt.give}).Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+	_, err := Load(Source{Environ: []string{"RMS__PORT=70000"}})
+	if err == nil || !strings.HasPrefix(err.Error(), "invalid configuration (1 problem): port: 70000") {
+		t.Errorf("Load error = %v", err)
+	}
+}
+
+func TestServerAndSwitchPortKeysAreValidated(t *testing.T) {
+	tests := []struct {
+		give string
+		want string // "" means valid
+	}{
+		{"[switches]\nnvue_port = 8443\n", ""},
+		{"[switches]\nnvue_port = 0\n", "switches.nvue_port: 0 is not a TCP port (1-65535)"},
+		{"[switches]\nnvue_port = 65536\n", "switches.nvue_port: 65536 is not a TCP port (1-65535)"},
+		{"[server]\ndrain_delay_seconds = 0\n", ""},
+		{"[server]\ndrain_delay_seconds = -1\n", "server.drain_delay_seconds: must not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.give, func(t *testing.T) {
+			_, err := Load(Source{Path: writeConfig(t, tt.give), Explicit: true})
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("valid configuration refused: %v", err)
+				}
+				return
+			}
+			if got := problemsOf(t, err); len(got) != 1 || got[0] != tt.want {
+				t.Fatalf("problems = %q, want [%q]", got, tt.want)
 			}
 		})
 	}

@@ -21,12 +21,20 @@ func (d *decoder) addf(format string, args ...any) {
 	d.problems = append(d.problems, fmt.Sprintf(format, args...))
 }
 
-// where names a key for an error message, with the variable that set it.
+// where names a key for an error message, with the variables that set it
+// or, for a table, keys in it.
 func (d *decoder) where(path string) string {
-	if name, ok := d.origins[path]; ok {
-		return fmt.Sprintf("%s (from %s)", path, name)
+	var names []string
+	for key, name := range d.origins {
+		if key == path || strings.HasPrefix(key, path+".") {
+			names = append(names, name)
+		}
 	}
-	return path
+	if len(names) == 0 {
+		return path
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("%s (from %s)", path, strings.Join(names, ", "))
 }
 
 func join(prefix, key string) string {

@@ -11,16 +11,8 @@ import (
 	env "github.com/knadh/koanf/providers/env/v2"
 	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
+	gotoml "github.com/pelletier/go-toml/v2"
 )
-
-// EnvAllowInsecure is the environment variable that must equal "1", in
-// addition to [tls] insecure = true, for rmsd to serve plaintext gRPC.
-const EnvAllowInsecure = "RMS_ALLOW_INSECURE"
-
-// envDatabaseURL overrides [postgres] db_url, as in upstream RMS.
-const envDatabaseURL = "DATABASE_URL"
-
-const envPrefix = "RMS_"
 
 // Source says where to read the configuration from.
 type Source struct {
@@ -41,17 +33,16 @@ func Load(src Source) (*Config, error) {
 	if err := loadFile(k, src); err != nil {
 		return nil, err
 	}
-	origins := map[string]string{}
+	overrides := envOverrides{origins: map[string]string{}}
 	if err := k.Load(env.Provider(".", env.Opt{
-		Prefix:        "",
 		EnvironFunc:   func() []string { return src.Environ },
-		TransformFunc: envKey(origins),
+		TransformFunc: overrides.key,
 	}), nil); err != nil {
 		return nil, fmt.Errorf("config: read environment: %w", err)
 	}
 
 	cfg := Default()
-	d := decoder{origins: origins}
+	d := decoder{origins: overrides.origins, problems: overrides.invalid}
 	d.decodeStruct("", k.Raw(), cfg)
 	problems := append(d.problems, cfg.problems()...)
 	if len(problems) > 0 {
@@ -74,30 +65,16 @@ func loadFile(k *koanf.Koanf, src Source) error {
 		return fmt.Errorf("cannot access configuration file %s: %w", src.Path, err)
 	}
 	if err := k.Load(file.Provider(src.Path), toml.Parser()); err != nil {
+		var syntax *gotoml.DecodeError
+		if errors.As(err, &syntax) {
+			// The position, not the offending line: it may hold a secret.
+			line, column := syntax.Position()
+			return &Error{Problems: []string{fmt.Sprintf("%s: TOML syntax error at line %d, column %d: %s",
+				src.Path, line, column, strings.TrimPrefix(syntax.Error(), "toml: "))}}
+		}
 		return fmt.Errorf("configuration file %s: %w", src.Path, err)
 	}
 	return nil
-}
-
-// envKey maps RMS_<SECTION>__<KEY> to section.key and DATABASE_URL to
-// postgres.db_url, remembering which variable set which key so that errors
-// can name it. Other variables are ignored.
-func envKey(origins map[string]string) func(k, v string) (string, any) {
-	return func(name, value string) (string, any) {
-		var key string
-		switch {
-		case name == envDatabaseURL:
-			key = "postgres.db_url"
-		case name == EnvAllowInsecure:
-			return "", nil
-		case strings.HasPrefix(name, envPrefix) && len(name) > len(envPrefix):
-			key = strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(name, envPrefix), "__", "."))
-		default:
-			return "", nil
-		}
-		origins[key] = name
-		return key, value
-	}
 }
 
 // Error lists every problem found in a configuration.
@@ -106,5 +83,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("invalid configuration (%d problems): %s", len(e.Problems), strings.Join(e.Problems, "; "))
+	noun := "problems"
+	if len(e.Problems) == 1 {
+		noun = "problem"
+	}
+	return fmt.Sprintf("invalid configuration (%d %s): %s", len(e.Problems), noun, strings.Join(e.Problems, "; "))
 }

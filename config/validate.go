@@ -25,6 +25,9 @@ func (c *Config) problems() []string {
 	if c.Port < 0 || c.Port > 65535 {
 		add("port: %d is not a TCP port (0-65535)", c.Port)
 	}
+	if c.Server.DrainDelaySeconds < 0 {
+		add("server.drain_delay_seconds: must not be negative")
+	}
 	if c.Server.ShutdownGraceSeconds < 0 {
 		add("server.shutdown_grace_seconds: must not be negative")
 	}
@@ -150,8 +153,10 @@ func (s Switches) problems() []string {
 			p = append(p, "switches.client_tls_root: needs switches.default_switch_domain")
 		}
 	}
-	if s.SSHPort < 1 || s.SSHPort > 65535 {
-		p = append(p, fmt.Sprintf("switches.ssh_port: %d is not a TCP port (1-65535)", s.SSHPort))
+	for key, port := range map[string]int{"ssh_port": s.SSHPort, "nvue_port": s.NVUEPort} {
+		if port < 1 || port > 65535 {
+			p = append(p, fmt.Sprintf("switches.%s: %d is not a TCP port (1-65535)", key, port))
+		}
 	}
 	switch s.SSHHostKeyPolicy {
 	case HostKeyAcceptAny:

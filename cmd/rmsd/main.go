@@ -4,10 +4,13 @@
 //
 // Usage:
 //
-//	rmsd [--config /etc/rms/config.toml]
+//	rmsd [--config /etc/rms/config.toml] [--simulate]
+//	rmsd --help
 //
-// SIGINT or SIGTERM starts a graceful shutdown; the exit code is 0 after a
-// clean shutdown and 1 when start-up fails.
+// SIGINT or SIGTERM starts a graceful shutdown: health NOT_SERVING for
+// [server] drain_delay_seconds while connections are still accepted, then
+// the drain. The exit code is 0 after a clean shutdown and after --help, and
+// 1 when start-up fails.
 package main
 
 import (

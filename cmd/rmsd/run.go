@@ -8,15 +8,16 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/rmsd/rmsd/cmd/internal/buildinfo"
 	"github.com/rmsd/rmsd/cmd/internal/logging"
-	"github.com/rmsd/rmsd/cmd/internal/simrack"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
+	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/hw/sim"
 )
@@ -31,12 +32,20 @@ type runOptions struct {
 	// Ready, when set, is called with the gRPC address once it accepts
 	// connections.
 	Ready func(addr net.Addr)
+	// After waits out the drain delay; nil means time.After.
+	After func(time.Duration) <-chan time.Time
 }
 
 // run starts the daemon and blocks until ctx is cancelled, then shuts down
 // gracefully. It returns the process exit code.
 func run(ctx context.Context, opts runOptions) int {
+	if opts.After == nil {
+		opts.After = time.After
+	}
 	d, err := start(opts)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(opts.Stderr, "rmsd: %v\n", err)
 		return 1
@@ -53,6 +62,7 @@ func run(ctx context.Context, opts runOptions) int {
 type daemon struct {
 	cfg    *config.Config
 	log    zerolog.Logger
+	after  func(time.Duration) <-chan time.Time
 	lis    net.Listener
 	server *rmsserver.Server
 	engine jobEngine
@@ -61,29 +71,11 @@ type daemon struct {
 	served chan error
 }
 
-// flags are rmsd's command-line flags.
-type flags struct {
-	configPath string
-	explicit   bool // --config was given
-	simulate   bool
-}
-
-func parseFlags(args []string, stderr io.Writer) (flags, error) {
-	fs := flag.NewFlagSet("rmsd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var f flags
-	fs.StringVar(&f.configPath, "config", config.DefaultPath, "path of the TOML configuration file")
-	fs.BoolVar(&f.simulate, "simulate", false,
-		"manage a built-in simulated rack ([simulator] section) and serve plaintext gRPC on loopback")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	fs.Visit(func(fl *flag.Flag) { f.explicit = f.explicit || fl.Name == "config" })
-	return f, nil
-}
-
-func start(opts runOptions) (*daemon, error) {
-	f, err := parseFlags(opts.Args, opts.Stderr)
+// start brings the daemon up (configuration, logging, hardware clients, the
+// simulation, the job engine, the listener, the nodes file) and serves. On
+// failure it closes whatever it had started.
+func start(opts runOptions) (_ *daemon, err error) {
+	f, err := parseFlags(opts.Args, opts.Stdout, opts.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -99,27 +91,37 @@ func start(opts runOptions) (*daemon, error) {
 	if err != nil {
 		return nil, err
 	}
+	warnUnusedSettings(cfg, opts.Environ, logger.Logger)
 	registry := racks.New(profileNames(cfg.Workflows.ExpectedInventoryProfiles))
 
-	d := &daemon{cfg: cfg, log: logger.Logger, served: make(chan error, 1)}
+	d := &daemon{cfg: cfg, log: logger.Logger, after: opts.After, served: make(chan error, 1)}
+	defer func() {
+		if err != nil {
+			d.abandon()
+		}
+	}()
 	if d.hw, err = newHardware(cfg, logger); err != nil {
 		return nil, err
 	}
+	var simNodes []hw.Node
 	if f.simulate {
-		if d.fleet, err = startSimulation(cfg, registry, logger); err != nil {
-			d.closeHardware()
+		if d.fleet, simNodes, err = startSimulation(cfg, registry, logger); err != nil {
 			return nil, err
 		}
 	}
 	if d.engine, err = startEngine(cfg, logger); err != nil {
-		d.closeHardware()
 		return nil, fmt.Errorf("start job engine: %w", err)
 	}
 	addr := net.JoinHostPort(cfg.Server.BindAddress, strconv.Itoa(cfg.Port))
 	if d.lis, err = net.Listen("tcp", addr); err != nil {
-		drainNow(d.engine)
-		d.closeHardware()
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	// Only with every listener bound may the nodes file change: a start that
+	// fails (a port in use) must leave a running daemon's file alone.
+	if f.simulate {
+		if err = publishSimulation(cfg.Simulator, simNodes, logger); err != nil {
+			return nil, err
+		}
 	}
 
 	version := buildinfo.Version()
@@ -159,27 +161,33 @@ func transportOptions(cfg *config.Config, simulate bool, environ []string, log l
 	return opts, transport.String(), nil
 }
 
-// startSimulation starts the simulated racks, registers their nodes as
-// CreateNodes would and writes the inventory to [simulator] nodes_file.
-func startSimulation(cfg *config.Config, registry *racks.Registry, log logging.Logger) (*sim.Fleet, error) {
-	fleet, err := simrack.Start(context.Background(), cfg.Simulator, log.Component("simulator"))
-	if err != nil {
-		return nil, err
+// warnUnusedSettings logs the settings rmsd accepts but does not act on yet,
+// naming the setting, never its value.
+func warnUnusedSettings(cfg *config.Config, environ []string, log zerolog.Logger) {
+	if cfg.Postgres.DBURL == "" {
+		return
 	}
-	nodes := simrack.Nodes(fleet)
-	for i, err := range registry.Create(nodes) {
-		if err != nil {
-			fleet.Close()
-			return nil, fmt.Errorf("register simulated node %s: %w", nodes[i].ID, err)
+	setting := "[postgres] db_url"
+	for _, kv := range environ {
+		if name, value, _ := strings.Cut(kv, "="); name == config.EnvDatabaseURL && value != "" {
+			setting = config.EnvDatabaseURL
 		}
 	}
-	if err := simrack.WriteNodesFile(cfg.Simulator.NodesFile, nodes); err != nil {
-		fleet.Close()
-		return nil, err
+	log.Warn().Str("setting", setting).
+		Msg("database URL ignored: rmsd has no persistence yet; jobs and registered nodes live in memory and are lost on restart")
+}
+
+// abandon closes what a failed start had started, last first.
+func (d *daemon) abandon() {
+	if d.lis != nil {
+		_ = d.lis.Close()
 	}
-	log.Info().Int("racks", cfg.Simulator.Racks).Int("nodes", len(nodes)).
-		Str("nodes_file", cfg.Simulator.NodesFile).Msg("simulated racks registered")
-	return fleet, nil
+	if d.engine != nil {
+		drainNow(d.engine)
+	}
+	if d.hw != nil {
+		d.closeHardware()
+	}
 }
 
 // closeHardware closes the simulated racks (if any) and the southbound
@@ -189,45 +197,6 @@ func (d *daemon) closeHardware() {
 		d.fleet.Close()
 	}
 	d.hw.Close()
-}
-
-// wait serves until ctx ends or the server fails, then shuts down: health
-// NOT_SERVING, no new jobs, in-flight RPCs finish within the grace period,
-// running jobs are cancelled and awaited within the drain timeout.
-func (d *daemon) wait(ctx context.Context) error {
-	var serveErr error
-	select {
-	case <-ctx.Done():
-		d.log.Info().Msg("shutdown requested: draining")
-	case serveErr = <-d.served:
-		d.log.Error().Err(serveErr).Msg("gRPC server stopped unexpectedly")
-	}
-
-	d.engine.BeginShutdown()
-	grace, cancel := context.WithTimeout(context.Background(), seconds(d.cfg.Server.ShutdownGraceSeconds))
-	d.server.Shutdown(grace)
-	cancel()
-	if serveErr == nil {
-		serveErr = <-d.served
-	}
-
-	drain, cancel := context.WithTimeout(context.Background(), seconds(d.cfg.Workflows.DrainTimeoutSeconds))
-	defer cancel()
-	drainErr := d.engine.Drain(drain)
-	if drainErr != nil {
-		drainErr = fmt.Errorf("drain jobs: %w", drainErr)
-	}
-	d.closeHardware()
-	d.log.Info().Msg("rmsd stopped")
-	return errors.Join(serveErr, drainErr)
-}
-
-// drainNow stops an engine that never served.
-func drainNow(e jobEngine) {
-	e.BeginShutdown()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_ = e.Drain(ctx)
 }
 
 // profileNames lists the configured expected-inventory profiles.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -56,6 +57,7 @@ const insecureLoopback = `
 port = 0
 [server]
 bind_address = "127.0.0.1"
+drain_delay_seconds = 0
 [metrics]
 port = 0
 [tls]
@@ -75,14 +77,20 @@ type runningDaemon struct {
 // (stop, then read exit) or ends, and connects a client to it.
 func startRun(t *testing.T, environ []string, args ...string) *runningDaemon {
 	t.Helper()
+	return startRunWith(t, runOptions{Args: args, Environ: environ})
+}
+
+// startRunWith is startRun with more of the daemon's inputs; it sets the
+// outputs and Ready itself.
+func startRunWith(t *testing.T, opts runOptions) *runningDaemon {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	d := &runningDaemon{stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exit: make(chan int, 1), stop: cancel}
 	ready := make(chan net.Addr, 1)
-	go func() {
-		d.exit <- run(ctx, runOptions{Args: args, Environ: environ, Stdout: d.stdout, Stderr: d.stderr,
-			Ready: func(a net.Addr) { ready <- a }})
-	}()
+	opts.Stdout, opts.Stderr = d.stdout, d.stderr
+	opts.Ready = func(a net.Addr) { ready <- a }
+	go func() { d.exit <- run(ctx, opts) }()
 	select {
 	case d.addr = <-ready:
 	case code := <-d.exit:
@@ -136,6 +144,7 @@ func TestRunRefusesToStart(t *testing.T) {
 		{"RMS_ALLOW_INSECURE without tls.insecure", "port = 0\n", []string{"RMS_ALLOW_INSECURE=1"}, "refusing to start gRPC server without mTLS"},
 		{"neither mTLS nor insecure", "port = 0\n", nil, "refusing to start gRPC server without mTLS"},
 		{"invalid configuration", "port = \"x\"\nbogus = 1\n", nil, `unknown key "bogus"`},
+		{"TOML syntax error", "port = 0\n[tls\n", nil, "(1 problem): "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,4 +176,51 @@ func TestExplicitMissingConfigFileFails(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr.String(), "configuration file not found") {
 		t.Fatalf("code %d, stderr %q", code, stderr.String())
 	}
+}
+
+func TestHelpPrintsUsageAndExitsZero(t *testing.T) {
+	for _, arg := range []string{"--help", "-h", "-help"} {
+		t.Run(arg, func(t *testing.T) {
+			var stdout, stderr lockedBuffer
+			code := run(context.Background(), runOptions{
+				Args: []string{arg}, Stdout: &stdout, Stderr: &stderr,
+				Ready: func(net.Addr) { t.Error("--help must not serve") },
+			})
+			if code != 0 {
+				t.Fatalf("exit code = %d, want 0; stderr %q", code, stderr.String())
+			}
+			out := stdout.String()
+			for _, want := range []string{"Usage: rmsd", "-config", "-simulate"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("usage on stdout lacks %q:\n%s", want, out)
+				}
+			}
+			if stderr.String() != "" {
+				t.Errorf("stderr = %q, want nothing", stderr.String())
+			}
+		})
+	}
+}
+
+func TestDatabaseURLWithoutPersistenceIsLoggedAsAWarning(t *testing.T) {
+	const secret = "postgres://rms:hunter2@db/rms"
+	d := startRun(t, []string{"RMS_ALLOW_INSECURE=1", "DATABASE_URL=" + secret}, "--config", writeFile(t, insecureLoopback))
+	d.stop()
+	if code := <-d.exit; code != 0 {
+		t.Fatalf("exit code %d: %s", code, d.stderr.String())
+	}
+	out := d.stdout.String()
+	if strings.Contains(out, "hunter2") {
+		t.Fatalf("the database URL leaked into the log:\n%s", out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line is not JSON: %q", line)
+		}
+		if m["level"] == "warn" && m["setting"] == "DATABASE_URL" && strings.Contains(m["message"].(string), "no persistence") {
+			return
+		}
+	}
+	t.Fatalf("no warning that DATABASE_URL is unused:\n%s", out)
 }

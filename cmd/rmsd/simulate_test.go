@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +25,8 @@ func TestSimulateRegistersTheSimulatedRack(t *testing.T) {
 	nodesFile := filepath.Join(dir, "nodes.json")
 	cfg := writeFile(t, `
 port = 0
+[server]
+drain_delay_seconds = 0
 [simulator]
 network = 93
 bmc_port = 0
@@ -75,5 +80,61 @@ nodes_file = "`+nodesFile+`"
 	d.stop()
 	if code := <-d.exit; code != 0 {
 		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+}
+
+// simulateConfig is a --simulate configuration on its own loopback network
+// with free device ports, the given gRPC port and nodes file.
+func simulateConfig(t *testing.T, network, port int, nodesFile string) string {
+	t.Helper()
+	return writeFile(t, fmt.Sprintf(`
+port = %d
+[server]
+drain_delay_seconds = 0
+[simulator]
+network = %d
+bmc_port = 0
+nvue_port = 0
+ssh_port = 0
+nodes_file = %q
+`, port, network, nodesFile))
+}
+
+// TestSecondStartOnATakenPortLeavesTheNodesFile: a second `rmsd --simulate`
+// whose simulation comes up but whose gRPC port is taken fails, and the
+// first daemon's nodes file stays byte for byte what the first daemon wrote.
+func TestSecondStartOnATakenPortLeavesTheNodesFile(t *testing.T) {
+	nodesFile := filepath.Join(t.TempDir(), "nodes.json")
+	first := startRun(t, nil, "--config", simulateConfig(t, 92, 0, nodesFile), "--simulate")
+	written, err := os.ReadFile(nodesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(first.addr.String())
+	takenPort, _ := strconv.Atoi(port)
+
+	var stdout, stderr lockedBuffer
+	code := run(context.Background(), runOptions{
+		Args:   []string{"--config", simulateConfig(t, 94, takenPort, nodesFile), "--simulate"},
+		Stdout: &stdout, Stderr: &stderr,
+		Ready: func(net.Addr) { t.Error("second daemon must not serve on a taken port") },
+	})
+	if code != 1 || !strings.Contains(stderr.String(), "listen on 127.0.0.1:"+port) {
+		t.Fatalf("second start: exit %d, stderr %q; want 1 and the listen error", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "simulator started") {
+		t.Fatalf("the second simulation must have come up for this test to mean anything:\n%s", stdout.String())
+	}
+	now, err := os.ReadFile(nodesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(now, written) {
+		t.Fatal("a failed second start overwrote the running daemon's nodes file")
+	}
+
+	first.stop()
+	if code := <-first.exit; code != 0 {
+		t.Fatalf("first daemon exit code %d: %s", code, first.stderr.String())
 	}
 }

@@ -7,6 +7,7 @@
 // Usage:
 //
 //	rmssim [--config /etc/rms/config.toml]
+//	rmssim --help
 //
 // It reads the [simulator] and [logging] sections of the same configuration
 // file as rmsd and runs until SIGINT or SIGTERM.

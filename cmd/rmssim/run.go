@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,9 +18,21 @@ import (
 // is written, and serves until ctx ends. It returns the exit code.
 func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer, ready func([]hw.Node)) int {
 	fs := flag.NewFlagSet("rmssim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	var usage bytes.Buffer
+	fs.SetOutput(&usage)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: rmssim [--config PATH]\n\n"+
+			"rmssim runs simulated GB200 NVL72 racks until SIGINT or SIGTERM and writes their nodes\n"+
+			"to [simulator] nodes_file.\n\n")
+		fs.PrintDefaults()
+	}
 	path := fs.String("config", config.DefaultPath, "path of the TOML configuration file ([simulator] and [logging] are used)")
-	if err := fs.Parse(args); err != nil {
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		_, _ = stdout.Write(usage.Bytes())
+		return 0
+	case err != nil:
+		_, _ = stderr.Write(usage.Bytes())
 		return 2
 	}
 	explicit := false
@@ -41,6 +55,8 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer, 
 	}
 	defer fleet.Close()
 	nodes := simrack.Nodes(fleet)
+	// Every simulated device listens by now: a start that failed on a port
+	// in use has returned above and left a running simulator's file alone.
 	if err := simrack.WriteNodesFile(cfg.Simulator.NodesFile, nodes); err != nil {
 		fmt.Fprintf(stderr, "rmssim: %v\n", err)
 		return 1

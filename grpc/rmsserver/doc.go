@@ -7,8 +7,10 @@
 // do not leave this package.
 //
 // Lifecycle: New builds the server; Serve marks health SERVING and blocks;
-// Shutdown marks health NOT_SERVING, stops accepting connections, lets
-// in-flight RPCs finish until its context ends, then cuts the rest.
+// MarkNotServing turns health NOT_SERVING for good while connections are
+// still accepted (the caller's drain delay); Shutdown marks health
+// NOT_SERVING, stops accepting connections, lets in-flight RPCs finish until
+// its context ends, then cuts the rest.
 //
 // RPCs whose issue has not landed are listed in pending.go and answer
 // UNIMPLEMENTED; a test keeps that list and the service descriptors in step.

@@ -10,6 +10,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
 )
 
 // errPanicked is what a caller sees when a handler panics. The panic value
@@ -30,24 +32,43 @@ func recoverUnary(log zerolog.Logger) grpc.UnaryServerInterceptor {
 	}
 }
 
-// logUnary logs one line per RPC: method, gRPC code, duration and peer.
-// Failures other than client mistakes log at warn, the rest at info.
+// statusPolls are the RPCs callers repeat while they wait for a job. Their
+// lines are at debug, so that polling does not bury the info log; a poll
+// that fails on the server side is still a warning.
+var statusPolls = map[string]bool{
+	rmspb.RackManager_GetJobStatus_FullMethodName:                           true,
+	rmspb.RackManager_GetFirmwareJobStatus_FullMethodName:                   true,
+	rmspb.RackManager_GetSwitchSystemImageJobStatus_FullMethodName:          true,
+	rmspb.RackManager_GetConfigureSwitchCertificateJobStatus_FullMethodName: true,
+}
+
+// logUnary logs one line per RPC: method, gRPC code, duration in
+// milliseconds and peer. Failures other than client mistakes log at warn,
+// status polls at debug, the rest at info.
 func logUnary(log zerolog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		start := time.Now()
 		resp, err := handler(ctx, req)
 		code := status.Code(err)
-		ev := log.Info()
-		switch code {
-		case codes.OK, codes.NotFound, codes.InvalidArgument, codes.Unimplemented, codes.Canceled, codes.FailedPrecondition:
-		default:
-			ev = log.Warn()
-		}
+		ev := log.WithLevel(rpcLevel(info.FullMethod, code))
 		if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 			ev = ev.Str("peer", p.Addr.String())
 		}
 		ev.Str("rpc", info.FullMethod).Str("code", code.String()).
-			Dur("duration", time.Since(start)).Msg("rpc")
+			Dur("duration_ms", time.Since(start)).Msg("rpc")
 		return resp, err
 	}
+}
+
+// rpcLevel is the level of an RPC's log line.
+func rpcLevel(method string, code codes.Code) zerolog.Level {
+	switch code {
+	case codes.OK, codes.NotFound, codes.InvalidArgument, codes.Unimplemented, codes.Canceled, codes.FailedPrecondition:
+	default:
+		return zerolog.WarnLevel
+	}
+	if statusPolls[method] {
+		return zerolog.DebugLevel
+	}
+	return zerolog.InfoLevel
 }

@@ -81,10 +81,18 @@ func (s *Server) Serve(lis net.Listener) error {
 	return nil
 }
 
+// MarkNotServing reports every service NOT_SERVING from now on, for good,
+// while the listener keeps accepting connections and RPCs keep running: the
+// first step of a shutdown, so that load balancers and probes stop sending
+// work before connections are refused.
+func (s *Server) MarkNotServing() {
+	s.health.Shutdown()
+}
+
 // Shutdown marks every service NOT_SERVING, stops accepting connections and
 // waits for in-flight RPCs until ctx ends; then it closes what is left.
 func (s *Server) Shutdown(ctx context.Context) {
-	s.health.Shutdown()
+	s.MarkNotServing()
 	done := make(chan struct{})
 	go func() {
 		s.grpc.GracefulStop()

@@ -143,7 +143,7 @@ func TestEveryRPCIsLoggedWithMethodCodeDurationAndPeer(t *testing.T) {
 		}
 	}
 	ok := byRPC["/rack_manager.RackManager/GetVersion"]
-	if ok == nil || ok["code"] != "OK" || ok["peer"] == nil || ok["duration"] == nil {
+	if ok == nil || ok["code"] != "OK" || ok["peer"] == nil || ok["duration_ms"] == nil {
 		t.Fatalf("GetVersion log line = %v", ok)
 	}
 	// This server has no node registry, so ListRacks fails with UNAVAILABLE,

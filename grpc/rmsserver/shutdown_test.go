@@ -8,8 +8,11 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
 )
 
 // blockingService has one method that signals when it starts and returns
@@ -98,5 +101,27 @@ func TestNewConnectionsAreRefusedAfterShutdown(t *testing.T) {
 	err := conn.Invoke(ctx, "/rack_manager.RackManager/GetVersion", &emptypb.Empty{}, &emptypb.Empty{})
 	if status.Code(err) != codes.Unavailable {
 		t.Fatalf("RPC after shutdown = %v, want UNAVAILABLE", err)
+	}
+}
+
+// TestMarkNotServingKeepsAcceptingConnections: during a drain delay, a
+// client that connects only now (a probe, a load balancer) still gets in,
+// health answers NOT_SERVING, and ordinary RPCs are still served.
+func TestMarkNotServingKeepsAcceptingConnections(t *testing.T) {
+	ts := startServer(t, Options{Logger: zerolog.Nop(), Deps: Deps{Version: "v1"}})
+	ts.MarkNotServing()
+
+	conn := dial(t, ts.addr, nil)
+	for _, svc := range append([]string{""}, serviceNames...) {
+		resp, err := healthpb.NewHealthClient(conn).Check(rpcContext(t), &healthpb.HealthCheckRequest{Service: svc})
+		if err != nil {
+			t.Fatalf("Check(%q) on a new connection after MarkNotServing: %v", svc, err)
+		}
+		if resp.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+			t.Fatalf("Check(%q) = %v, want NOT_SERVING", svc, resp.GetStatus())
+		}
+	}
+	if _, err := rmspb.NewRackManagerClient(conn).GetVersion(rpcContext(t), &rmspb.GetVersionRequest{}); err != nil {
+		t.Fatalf("GetVersion after MarkNotServing: %v", err)
 	}
 }

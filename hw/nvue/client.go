@@ -215,7 +215,7 @@ func (c *Client) send(ctx context.Context, method, path string, in any) (int, []
 		return 0, nil, fmt.Errorf("%s %s: %w: body larger than %d bytes", method, path, ErrInvalidResponse, maxBodyBytes)
 	}
 	c.log.Debug().Str("switch", c.ep.Host()).Str("method", method).Str("path", path).
-		Int("status", resp.StatusCode).Dur("took", time.Since(start)).Msg("nvue request")
+		Int("status", resp.StatusCode).Dur("took_ms", time.Since(start)).Msg("nvue request")
 	return resp.StatusCode, raw, nil
 }
 

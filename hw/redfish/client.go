@@ -191,7 +191,7 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 		return nil, fmt.Errorf("redfish %s %s: body exceeds %d bytes: %w", r.method, u, maxBodyBytes, ErrInvalidResponse)
 	}
 	c.log.Debug().Str("method", r.method).Str("path", req.URL.Path).Int("status", resp.StatusCode).
-		Dur("took", time.Since(start)).Msg("redfish request")
+		Dur("took_ms", time.Since(start)).Msg("redfish request")
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, &HTTPError{Method: r.method, URL: u, StatusCode: resp.StatusCode, Message: errorMessage(body)}
 	}

@@ -179,7 +179,7 @@ func (d *Device) rebootLocked(delay, downFor time.Duration, onBack func()) {
 		if until := time.Now().Add(downFor); until.After(d.bootUntil) {
 			d.bootUntil = until
 		}
-		d.log.Info().Dur("down_for", downFor).Msg("device rebooting")
+		d.log.Info().Dur("down_for_ms", downFor).Msg("device rebooting")
 		d.afterLocked(downFor, func() {
 			if d.epoch != epoch {
 				return

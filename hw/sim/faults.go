@@ -27,7 +27,7 @@ func (d *Device) Unreachable(w time.Duration) {
 	if until := time.Now().Add(w); until.After(d.faultUntil) {
 		d.faultUntil = until
 	}
-	d.log.Info().Dur("for", w).Msg("fault: unreachable")
+	d.log.Info().Dur("for_ms", w).Msg("fault: unreachable")
 	d.afterLocked(w, func() {
 		_ = d.serveIfReadyLocked(time.Now()) // logged there
 	})

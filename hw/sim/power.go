@@ -88,7 +88,7 @@ func (d *Device) feedLost(discharge time.Duration) {
 	}
 	gen := d.feedGen
 	d.discharging = true
-	d.log.Info().Dur("discharge", discharge).Msg("rack power bus dead, discharging")
+	d.log.Info().Dur("discharge_ms", discharge).Msg("rack power bus dead, discharging")
 	d.afterLocked(discharge, func() {
 		if d.feedGen == gen {
 			d.darkLocked()
@@ -143,7 +143,7 @@ func (d *Device) coldBootLocked(now time.Time) {
 		d.host.PowerOn(d.opts.scale(d.opts.Timing.HostReboot))
 	}
 	epoch := d.epoch
-	d.log.Info().Dur("boot", boot).Msg("tray power restored, cold boot")
+	d.log.Info().Dur("boot_ms", boot).Msg("tray power restored, cold boot")
 	d.afterLocked(boot, func() {
 		if d.epoch != epoch {
 			return

@@ -98,7 +98,7 @@ func (c *Client) Upload(ctx context.Context, r io.Reader, remotePath string, siz
 	if fi.Size() != written || (size >= 0 && written != size) {
 		return 0, fmt.Errorf("upload %s to %s: %w: remote size %d, sent %d, expected %d", remotePath, c.host, ErrSFTP, fi.Size(), written, size)
 	}
-	c.log.Info().Str("host", c.host).Str("path", remotePath).Int64("bytes", written).Dur("took", time.Since(start)).Msg("sftp upload done")
+	c.log.Info().Str("host", c.host).Str("path", remotePath).Int64("bytes", written).Dur("took_ms", time.Since(start)).Msg("sftp upload done")
 	return written, nil
 }
 

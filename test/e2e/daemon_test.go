@@ -97,10 +97,11 @@ func startDaemon(t *testing.T, bin string, env []string, args ...string) *daemon
 	}
 }
 
-// insecureEnv runs the daemon in plaintext on a free loopback port.
+// insecureEnv runs the daemon in plaintext on a free loopback port, with
+// no drain delay.
 var insecureEnv = []string{
-	"RMS_ALLOW_INSECURE=1", "RMS_TLS__INSECURE=true", "RMS_PORT=0",
-	"RMS_SERVER__BIND_ADDRESS=127.0.0.1", "RMS_METRICS__PORT=0",
+	"RMS_ALLOW_INSECURE=1", "RMS_TLS__INSECURE=true", "RMS__PORT=0",
+	"RMS_SERVER__BIND_ADDRESS=127.0.0.1", "RMS_METRICS__PORT=0", "RMS_SERVER__DRAIN_DELAY_SECONDS=0",
 }
 
 func emptyConfig(t *testing.T) string {
@@ -110,6 +111,24 @@ func emptyConfig(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// stopDaemon sends SIGTERM and waits for exit code 0.
+func stopDaemon(t *testing.T, d *daemon) {
+	t.Helper()
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for range d.lines {
+	}
+	select {
+	case err := <-d.done:
+		if err != nil {
+			t.Fatalf("rmsd exited with %v after SIGTERM, want exit 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("rmsd still running 20s after SIGTERM")
+	}
 }
 
 func TestDaemonServesAndExitsZeroOnSIGTERM(t *testing.T) {
@@ -164,5 +183,41 @@ func TestDaemonRefusesPlaintextWithoutTheEnvironmentSwitch(t *testing.T) {
 	msg := strings.TrimSpace(string(out))
 	if strings.Contains(msg, "\n") || !strings.Contains(msg, "RMS_ALLOW_INSECURE=1") {
 		t.Fatalf("want one clear line naming RMS_ALLOW_INSECURE=1, got %q", msg)
+	}
+}
+
+// TestDaemonStartsInAKubernetesPod: a Service named "rms" makes Kubernetes
+// inject RMS_PORT=tcp://... and friends into the pod, and NICo's admin CLI
+// settings share the prefix; none of them may stop rmsd from starting.
+func TestDaemonStartsInAKubernetesPod(t *testing.T) {
+	env := append([]string{
+		"RMS_PORT=tcp://10.0.0.1:8801",
+		"RMS_SERVICE_HOST=10.0.0.1",
+		"RMS_SERVICE_PORT=8801",
+		"RMS_PORT_8801_TCP=tcp://10.0.0.1:8801",
+		"RMS_PORT_8801_TCP_PROTO=tcp",
+		"RMS_PORT_8801_TCP_PORT=8801",
+		"RMS_PORT_8801_TCP_ADDR=10.0.0.1",
+		"RMS_API_URL=https://rms.example:8801",
+		"RMS_ROOT_CA_PATH=/etc/nico/ca.pem",
+	}, insecureEnv...)
+	d := startDaemon(t, rmsdBinary, env, "--config", emptyConfig(t))
+	if strings.HasSuffix(d.addr, ":8801") {
+		t.Fatalf("serving on %s: a service-link variable was taken as the port", d.addr)
+	}
+	stopDaemon(t, d)
+}
+
+func TestHelpPrintsUsageAndExitsZero(t *testing.T) {
+	for _, arg := range []string{"--help", "-h"} {
+		var stdout, stderr strings.Builder
+		cmd := exec.Command(rmsdBinary, arg)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("rmsd %s: %v (stderr %q), want exit 0", arg, err, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "Usage: rmsd") {
+			t.Fatalf("rmsd %s printed %q, want the usage", arg, stdout.String())
+		}
 	}
 }

@@ -1,17 +1,19 @@
 // Package logging builds rmsd's zerolog logger from [logging] and bridges
-// protoactor-go's slog output into it.
+// protoactor-go's slog output into it. It only shapes log lines; it decides
+// nothing about what the daemon does.
 package logging
 
 import (
 	"io"
-	"log/slog"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
 	"github.com/rmsd/rmsd/config"
 )
+
+// componentField names the subsystem that wrote a line.
+const componentField = "component"
 
 // Logger is rmsd's root logger plus the per-component levels of the
 // log_level directive.
@@ -46,14 +48,5 @@ func (l Logger) Component(name string) zerolog.Logger {
 	if !ok {
 		lvl = l.levels.Default
 	}
-	return l.With().Str("component", name).Logger().Level(lvl)
-}
-
-// ActorSystemOption routes protoactor-go's slog output into the
-// "protoactor" component logger.
-func (l Logger) ActorSystemOption() actor.ConfigOption {
-	zl := l.Component("protoactor")
-	return actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(zerolog.NewSlogHandler(zl))
-	})
+	return l.With().Str(componentField, name).Logger().Level(lvl)
 }

@@ -6,15 +6,10 @@ package simrack
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/rs/zerolog"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/rmsd/rmsd/config"
-	"github.com/rmsd/rmsd/grpc/rmspb"
-	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/sim"
 )
@@ -52,35 +47,4 @@ func Nodes(f *sim.Fleet) []hw.Node {
 		out = append(out, n)
 	}
 	return out
-}
-
-// WriteNodesFile writes nodes as a rack_manager.NodeSet in protobuf JSON
-// (proto field names), so that `grpcurl -d @ ... < file` can send it as the
-// `nodes` of a request. The file holds the simulator's credentials and is
-// written 0600, replacing any previous file atomically.
-func WriteNodesFile(path string, nodes []hw.Node) error {
-	set := &rmspb.NodeSet{}
-	for _, n := range nodes {
-		set.Nodes = append(set.Nodes, rmsserver.NodeInfoToProto(n))
-	}
-	data, err := protojson.MarshalOptions{Multiline: true, UseProtoNames: true}.Marshal(set)
-	if err != nil {
-		return fmt.Errorf("encode simulated nodes: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".simulated-nodes-*")
-	if err != nil {
-		return fmt.Errorf("write simulated nodes file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write simulated nodes file %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write simulated nodes file %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write simulated nodes file %s: %w", path, err)
-	}
-	return nil
 }

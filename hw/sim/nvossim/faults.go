@@ -45,7 +45,7 @@ func (s *Switch) Unreachable(d time.Duration) {
 		return
 	}
 	s.outages = append(s.outages, &outage{from: now, until: now.Add(d), manual: true})
-	s.log.Info().Dur("for", d).Msg("fault: unreachable")
+	s.log.Info().Dur("for_ms", d).Msg("fault: unreachable")
 }
 
 // FailActions makes every action started from now on end in
@@ -154,7 +154,7 @@ func (s *Switch) PowerCycle(down time.Duration) {
 	now := s.now()
 	s.outages = append(s.outages, &outage{from: now, until: now.Add(down), onBoot: []func(){s.activateFirmwareLocked}})
 	s.boots++
-	s.log.Info().Dur("down", down).Msg("power cycle from bmc")
+	s.log.Info().Dur("down_ms", down).Msg("power cycle from bmc")
 }
 
 // DelayResponses holds every NVUE answer for d (wall-clock) before sending
@@ -163,5 +163,5 @@ func (s *Switch) DelayResponses(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.responseDelay = d
-	s.log.Info().Dur("delay", d).Msg("fault: delay responses")
+	s.log.Info().Dur("delay_ms", d).Msg("fault: delay responses")
 }

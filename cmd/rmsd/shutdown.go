@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// wait serves until ctx ends or the server fails, then shuts down: health
+// NOT_SERVING and no new jobs at once; the listener keeps accepting
+// connections for the drain delay, so load balancers and probes see
+// NOT_SERVING before connections are refused; then in-flight RPCs finish
+// within the grace period, and running jobs are cancelled and awaited within
+// the drain timeout.
+func (d *daemon) wait(ctx context.Context) error {
+	var serveErr error
+	served := false // d.served has been read
+	select {
+	case <-ctx.Done():
+		d.log.Info().Msg("shutdown requested: draining")
+	case serveErr = <-d.served:
+		served = true
+		d.log.Error().Err(serveErr).Msg("gRPC server stopped unexpectedly")
+	}
+
+	d.server.MarkNotServing()
+	d.engine.BeginShutdown()
+	if delay := d.cfg.Server.DrainDelaySeconds; delay > 0 && !served {
+		d.log.Info().Int("drain_delay_seconds", delay).
+			Msg("health NOT_SERVING; accepting connections until the drain delay ends")
+		select {
+		case <-d.after(seconds(delay)):
+		case serveErr = <-d.served:
+			served = true
+			d.log.Error().Err(serveErr).Msg("gRPC server stopped unexpectedly")
+		}
+	}
+
+	grace, cancel := context.WithTimeout(context.Background(), seconds(d.cfg.Server.ShutdownGraceSeconds))
+	d.server.Shutdown(grace)
+	cancel()
+	if !served {
+		serveErr = <-d.served
+	}
+
+	drain, cancel := context.WithTimeout(context.Background(), seconds(d.cfg.Workflows.DrainTimeoutSeconds))
+	defer cancel()
+	drainErr := d.engine.Drain(drain)
+	if drainErr != nil {
+		drainErr = fmt.Errorf("drain jobs: %w", drainErr)
+	}
+	d.closeHardware()
+	d.log.Info().Msg("rmsd stopped")
+	return errors.Join(serveErr, drainErr)
+}
+
+// drainNow stops an engine that never served.
+func drainNow(e jobEngine) {
+	e.BeginShutdown()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = e.Drain(ctx)
+}

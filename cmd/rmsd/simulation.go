@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rmsd/rmsd/cmd/internal/logging"
+	"github.com/rmsd/rmsd/cmd/internal/simrack"
+	"github.com/rmsd/rmsd/config"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/racks"
+	"github.com/rmsd/rmsd/hw/sim"
+)
+
+// startSimulation starts the simulated racks and registers their nodes as
+// CreateNodes would. It returns the nodes for the nodes file, which the
+// caller writes once its own listener is bound.
+func startSimulation(cfg *config.Config, registry *racks.Registry, log logging.Logger) (*sim.Fleet, []hw.Node, error) {
+	fleet, err := simrack.Start(context.Background(), cfg.Simulator, log.Component("simulator"))
+	if err != nil {
+		return nil, nil, err
+	}
+	nodes := simrack.Nodes(fleet)
+	for i, err := range registry.Create(nodes) {
+		if err != nil {
+			fleet.Close()
+			return nil, nil, fmt.Errorf("register simulated node %s: %w", nodes[i].ID, err)
+		}
+	}
+	return fleet, nodes, nil
+}
+
+// publishSimulation writes the simulated nodes to [simulator] nodes_file.
+func publishSimulation(cfg config.Simulator, nodes []hw.Node, log logging.Logger) error {
+	if err := simrack.WriteNodesFile(cfg.NodesFile, nodes); err != nil {
+		return err
+	}
+	log.Info().Int("racks", cfg.Racks).Int("nodes", len(nodes)).
+		Str("nodes_file", cfg.NodesFile).Msg("simulated racks registered")
+	return nil
+}
