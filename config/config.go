@@ -54,6 +54,10 @@ type Switches struct {
 	// SSHPort is the switch SSH/SFTP port (rmsd's own key; upstream always
 	// dials 22).
 	SSHPort int `koanf:"ssh_port"`
+	// NVUEPort is the NVUE HTTPS port used for switch host endpoints whose
+	// port is 0 or 22 (rmsd's own key; inventories share one port column
+	// for SSH and NVUE).
+	NVUEPort int `koanf:"nvue_port"`
 	// SSHHostKeyPolicy is "accept-any" (upstream's behaviour) or
 	// "known-hosts", which checks host keys against SSHKnownHosts.
 	SSHHostKeyPolicy string `koanf:"ssh_host_key_policy"`
@@ -134,6 +138,7 @@ func Default() *Config {
 		Switches: Switches{
 			NMXGatewayID:     "rack-manager-grpc-client",
 			SSHPort:          22,
+			NVUEPort:         443,
 			SSHHostKeyPolicy: HostKeyAcceptAny,
 		},
 		Postgres: Postgres{DBPoolMax: 20},

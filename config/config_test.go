@@ -52,6 +52,7 @@ func TestDefaultsMatchUpstream(t *testing.T) {
 		{"logging.enable_timestamps", cfg.Logging.EnableTimestamps, false},
 		{"logging.format", cfg.Logging.Format, "json"},
 		{"switches.ssh_port", cfg.Switches.SSHPort, 22},
+		{"switches.nvue_port", cfg.Switches.NVUEPort, 443},
 		{"redfish.verify_certificates", cfg.Redfish.VerifyCertificates, false},
 		{"simulator.racks", cfg.Simulator.Racks, 1},
 		{"simulator.nodes_file", cfg.Simulator.NodesFile, "./simulated-nodes.json"},
@@ -263,5 +264,16 @@ func TestChooseTransport(t *testing.T) {
 				t.Fatalf("got %v, %v; want %v, %v", got, err, tt.want, tt.wantErr)
 			}
 		})
+	}
+}
+
+func TestSwitchNVUEPortOutsideTCPRangeIsAProblem(t *testing.T) {
+	for _, give := range []string{"0", "65536", "-1"} {
+		path := writeConfig(t, "[switches]\nnvue_port = "+give+"\n")
+		_, err := Load(Source{Path: path, Explicit: true})
+		got := strings.Join(problemsOf(t, err), "\n")
+		if !strings.Contains(got, "switches.nvue_port: "+give+" is not a TCP port") {
+			t.Errorf("nvue_port = %s: problems %q", give, got)
+		}
 	}
 }

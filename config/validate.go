@@ -153,6 +153,9 @@ func (s Switches) problems() []string {
 	if s.SSHPort < 1 || s.SSHPort > 65535 {
 		p = append(p, fmt.Sprintf("switches.ssh_port: %d is not a TCP port (1-65535)", s.SSHPort))
 	}
+	if s.NVUEPort < 1 || s.NVUEPort > 65535 {
+		p = append(p, fmt.Sprintf("switches.nvue_port: %d is not a TCP port (1-65535)", s.NVUEPort))
+	}
 	switch s.SSHHostKeyPolicy {
 	case HostKeyAcceptAny:
 	case HostKeyKnownHosts:
