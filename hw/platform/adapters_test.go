@@ -151,7 +151,8 @@ func TestSwitch_WithBMCAndNVOS(t *testing.T) {
 		t.Fatalf("Nmi: %v", err)
 	}
 	info, err := dev.DeviceInfo(ctx)
-	if err != nil || info.SlotNumber != 3 || info.TrayIndex != 0 || info.ChassisSerial == "" {
+	if err != nil || info.SlotNumber == nil || *info.SlotNumber != 3 || info.TrayIndex == nil || *info.TrayIndex != 0 ||
+		info.ChassisSerial == "" {
 		t.Fatalf("device info %+v, %v", info, err)
 	}
 	inv, err := dev.FirmwareInventory(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -53,6 +54,7 @@ type Switch struct {
 	stallAfter     int64 // -1: uploads not stalled
 	stallResume    chan struct{}
 	clientCAs      *x509.CertPool
+	location       map[string]json.RawMessage // chassis-location overrides; empty: key left out
 
 	// lifecycle
 	started  bool
