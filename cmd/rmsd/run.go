@@ -102,14 +102,14 @@ func start(opts runOptions) (*daemon, error) {
 	registry := racks.New(profileNames(cfg.Workflows.ExpectedInventoryProfiles))
 
 	d := &daemon{cfg: cfg, log: logger.Logger, served: make(chan error, 1)}
-	if d.hw, err = newHardware(cfg, logger); err != nil {
-		return nil, err
-	}
 	if f.simulate {
 		if d.fleet, err = startSimulation(cfg, registry, logger); err != nil {
-			d.closeHardware()
 			return nil, err
 		}
+	}
+	if d.hw, err = newHardware(cfg, logger); err != nil {
+		d.closeHardware()
+		return nil, err
 	}
 	if d.engine, err = startEngine(cfg, logger); err != nil {
 		d.closeHardware()
@@ -160,11 +160,16 @@ func transportOptions(cfg *config.Config, simulate bool, environ []string, log l
 }
 
 // startSimulation starts the simulated racks, registers their nodes as
-// CreateNodes would and writes the inventory to [simulator] nodes_file.
+// CreateNodes would, writes the inventory to [simulator] nodes_file and
+// points [switches] nvue_port at the simulated NVOS hosts, so switches
+// given with host port 0 or 22 (as callers send them) reach them.
 func startSimulation(cfg *config.Config, registry *racks.Registry, log logging.Logger) (*sim.Fleet, error) {
 	fleet, err := simrack.Start(context.Background(), cfg.Simulator, log.Component("simulator"))
 	if err != nil {
 		return nil, err
+	}
+	if port := fleet.NVUEPort(); port != 0 {
+		cfg.Switches.NVUEPort = port
 	}
 	nodes := simrack.Nodes(fleet)
 	for i, err := range registry.Create(nodes) {
@@ -182,13 +187,15 @@ func startSimulation(cfg *config.Config, registry *racks.Registry, log logging.L
 	return fleet, nil
 }
 
-// closeHardware closes the simulated racks (if any) and the southbound
-// clients.
+// closeHardware closes the simulated racks and the southbound clients,
+// those that were started.
 func (d *daemon) closeHardware() {
 	if d.fleet != nil {
 		d.fleet.Close()
 	}
-	d.hw.Close()
+	if d.hw != nil {
+		d.hw.Close()
+	}
 }
 
 // wait serves until ctx ends or the server fails, then shuts down: health

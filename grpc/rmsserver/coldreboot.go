@@ -69,7 +69,7 @@ func (m *rackManager) ExecuteColdReboot(ctx context.Context, req *rmspb.ExecuteC
 	if err != nil {
 		return nil, err
 	}
-	if m.deps.Racks == nil || m.deps.Nodes == nil || m.deps.Starter == nil {
+	if m.deps.Racks == nil || m.deps.Nodes == nil || m.deps.Starter == nil || m.deps.SwitchNVUE == nil {
 		return nil, errUnavailable("cold reboot")
 	}
 	plan, nodeErrs, err := coldreboot.Check(nodes, coldRebootTiming(req))

@@ -179,6 +179,34 @@ func optional[T uint32 | int64](v *T) string {
 	return fmt.Sprint(*v)
 }
 
+// Callers send switches with host port 0 (NICo) or 22 (inventories with
+// one port column for SSH and NVUE); both mean the configured NVUE port,
+// here the simulator's, as under `rmsd --simulate`.
+func TestSwitchHostPortZeroOr22ReachesNVUE(t *testing.T) {
+	s := startSimRack(t)
+	var nodes []hw.Node
+	for i, n := range s.ofKind(hw.KindSwitch) {
+		host := *n.Host
+		host.Port = []int{0, 22}[i%2]
+		n.Host, n.BMC = &host, nil // NVUE only
+		nodes = append(nodes, n)
+	}
+	resp, err := s.client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(nodes...)})
+	if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || len(resp.GetNodeDeviceDetails()) != 9 {
+		t.Fatalf("switches on host port 0/22: %v, %v", resp, err)
+	}
+	trays := map[uint32]bool{}
+	for _, d := range resp.GetNodeDeviceDetails() {
+		if d.TrayIndex == nil {
+			t.Fatalf("%s: no tray_index", d.GetNodeId())
+		}
+		trays[d.GetTrayIndex()] = true
+	}
+	if len(trays) != 9 {
+		t.Fatalf("9 switches need 9 distinct tray indexes, got %v", trays)
+	}
+}
+
 // nvos returns the simulated NVOS host of a switch node.
 func (s *simRack) nvos(t *testing.T, id string) *sim.NVOSHost {
 	t.Helper()

@@ -43,7 +43,14 @@ func startSimRack(t *testing.T) *simRack {
 	t.Cleanup(fleet.Close)
 	pool := redfish.NewPool(redfish.Options{})
 	t.Cleanup(pool.Close)
-	runner := nodeops.New(platform.Deps{Redfish: pool, NVUE: nvue.Options{}, Logger: zerolog.Nop()}, 64)
+	// As `rmsd --simulate`: host endpoints on port 0 or 22 reach the
+	// simulated NVOS hosts.
+	nv, err := nvue.NewPool(nvue.Options{Port: fleet.NVUEPort()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nv.Close)
+	runner := nodeops.New(platform.Deps{Redfish: pool, NVUE: nv, Logger: zerolog.Nop()}, 64)
 	reg := racks.New(nil)
 	s := &simRack{fleet: fleet, racks: reg}
 	for _, sn := range fleet.Nodes() {
@@ -72,7 +79,7 @@ func startSimRack(t *testing.T) *simRack {
 		sys.Shutdown()
 	})
 	s.client = rmspb.NewRackManagerClient(startTestServer(t, Deps{
-		Racks: reg, Nodes: runner, Jobs: s.engine, Starter: s.engine, SwitchNVUE: nvue.Options{},
+		Racks: reg, Nodes: runner, Jobs: s.engine, Starter: s.engine, SwitchNVUE: nv,
 	}))
 	return s
 }

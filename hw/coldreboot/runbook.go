@@ -19,7 +19,7 @@ import (
 // Deps are what the runbook drives the rack with.
 type Deps struct {
 	Nodes *nodeops.Runner
-	NVUE  nvue.Options
+	NVUE  *nvue.Pool
 	// Now is the clock of the timeline (time.Now when nil).
 	Now func() time.Time
 }
@@ -243,7 +243,7 @@ func (r *run) hello(ctx context.Context, switches []hw.Node) []error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := nvue.New(*n.Host, r.deps.NVUE)
+			c, err := r.deps.NVUE.Client(*n.Host)
 			if err != nil {
 				errs[i] = err
 				return

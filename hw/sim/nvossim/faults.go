@@ -128,6 +128,20 @@ func (s *Switch) SetChassisLocation(key string, raw json.RawMessage) {
 
 // Observations for tests and the rack simulator.
 
+// NVUEConnections counts the connections the NVUE server accepted: each
+// one cost its client a TLS handshake.
+func (s *Switch) NVUEConnections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nvueConns
+}
+
+func (s *Switch) countConnection() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nvueConns++
+}
+
 // Boots returns how many reboots have been scheduled (power cycles, image
 // installs, factory resets).
 func (s *Switch) Boots() int {
