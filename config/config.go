@@ -58,8 +58,9 @@ type Switches struct {
 	// SSHPort is the switch SSH/SFTP port (rmsd's own key; upstream always
 	// dials 22).
 	SSHPort int `koanf:"ssh_port"`
-	// NVUEPort is the NVUE HTTPS port used for a switch host endpoint whose
-	// port is 0 or 22 (the SSH port callers send) (rmsd's own key).
+	// NVUEPort is the NVUE HTTPS port used for switch host endpoints whose
+	// port is 0 or 22 (rmsd's own key; inventories share one port column
+	// for SSH and NVUE).
 	NVUEPort int `koanf:"nvue_port"`
 	// SSHHostKeyPolicy is "accept-any" (upstream's behaviour) or
 	// "known-hosts", which checks host keys against SSHKnownHosts.

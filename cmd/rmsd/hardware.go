@@ -15,15 +15,25 @@ import (
 	"github.com/rmsd/rmsd/hw/redfish"
 )
 
-// hardware holds the southbound clients the daemon shares between RPCs.
+// hardware holds the southbound clients the daemon shares between RPCs and
+// jobs: one Redfish pool and one NVUE pool, closed on shutdown.
 type hardware struct {
 	pool   *redfish.Pool
+	nvue   *nvue.Pool
 	runner *nodeops.Runner
-	nvue   nvue.Options
 }
 
 func newHardware(cfg *config.Config, log logging.Logger) (*hardware, error) {
 	r := cfg.Redfish
+	nv, err := nvueOptions(cfg.Switches)
+	if err != nil {
+		return nil, err
+	}
+	nv.Logger = log.Component("nvue")
+	nvPool, err := nvue.NewPool(nv)
+	if err != nil {
+		return nil, err
+	}
 	pool := redfish.NewPool(redfish.Options{
 		ConnectTimeout:   seconds(r.ConnectTimeoutSeconds),
 		RequestTimeout:   seconds(r.RequestTimeoutSeconds),
@@ -33,24 +43,23 @@ func newHardware(cfg *config.Config, log logging.Logger) (*hardware, error) {
 		VerifyTLS:        r.VerifyCertificates,
 		Logger:           log.Component("redfish"),
 	})
-	nv, err := nvueOptions(cfg.Switches)
-	if err != nil {
-		pool.Close()
-		return nil, err
-	}
-	nv.Logger = log.Component("nvue")
-	deps := platform.Deps{Redfish: pool, NVUE: nv, Logger: log.Component("platform")}
-	return &hardware{pool: pool, runner: nodeops.New(deps, r.MaxConcurrentBMCRequests), nvue: nv}, nil
+	deps := platform.Deps{Redfish: pool, NVUE: nvPool, Logger: log.Component("platform")}
+	return &hardware{pool: pool, nvue: nvPool, runner: nodeops.New(deps, r.MaxConcurrentBMCRequests)}, nil
 }
 
-func (h *hardware) Close() { h.pool.Close() }
+// Close drops the idle connections of both pools.
+func (h *hardware) Close() {
+	h.pool.Close()
+	h.nvue.Close()
+}
 
-// nvueOptions builds the NVUE client policy: unverified HTTPS with
-// [switches] insecure_switch or when no client identity is configured, else
-// mTLS with <client_tls_root>/<default_switch_domain>/{client.pem,client.key,ca.pem}.
+// nvueOptions builds the NVUE client policy: [switches] nvue_port for host
+// endpoints on port 0 or 22; unverified HTTPS with [switches]
+// insecure_switch or when no client identity is configured, else mTLS with
+// <client_tls_root>/<default_switch_domain>/{client.pem,client.key,ca.pem}.
 func nvueOptions(s config.Switches) (nvue.Options, error) {
 	if s.InsecureSwitch || s.ClientTLSRoot == "" {
-		return nvue.Options{TLS: nvue.TLSInsecure}, nil
+		return nvue.Options{TLS: nvue.TLSInsecure, Port: s.NVUEPort}, nil
 	}
 	dir := filepath.Join(s.ClientTLSRoot, s.DefaultSwitchDomain)
 	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "client.pem"), filepath.Join(dir, "client.key"))
@@ -65,5 +74,5 @@ func nvueOptions(s config.Switches) (nvue.Options, error) {
 	if !pool.AppendCertsFromPEM(caPEM) {
 		return nvue.Options{}, fmt.Errorf("switch CA %s: no PEM certificate", filepath.Join(dir, "ca.pem"))
 	}
-	return nvue.Options{TLS: nvue.TLSVerify, RootCAs: pool, ClientCertificate: &cert}, nil
+	return nvue.Options{TLS: nvue.TLSVerify, RootCAs: pool, ClientCertificate: &cert, Port: s.NVUEPort}, nil
 }

@@ -95,19 +95,24 @@ func start(opts runOptions) (_ *daemon, err error) {
 	registry := racks.New(profileNames(cfg.Workflows.ExpectedInventoryProfiles))
 
 	d := &daemon{cfg: cfg, log: logger.Logger, after: opts.After, served: make(chan error, 1)}
+	if d.after == nil {
+		d.after = time.After
+	}
 	defer func() {
 		if err != nil {
 			d.abandon()
 		}
 	}()
-	if d.hw, err = newHardware(cfg, logger); err != nil {
-		return nil, err
-	}
+	// The simulation first: it fixes [switches] nvue_port, which the
+	// hardware clients take.
 	var simNodes []hw.Node
 	if f.simulate {
 		if d.fleet, simNodes, err = startSimulation(cfg, registry, logger); err != nil {
 			return nil, err
 		}
+	}
+	if d.hw, err = newHardware(cfg, logger); err != nil {
+		return nil, err
 	}
 	if d.engine, err = startEngine(cfg, logger); err != nil {
 		return nil, fmt.Errorf("start job engine: %w", err)
@@ -190,13 +195,15 @@ func (d *daemon) abandon() {
 	}
 }
 
-// closeHardware closes the simulated racks (if any) and the southbound
-// clients.
+// closeHardware closes the simulated racks and the southbound clients,
+// those that were started.
 func (d *daemon) closeHardware() {
 	if d.fleet != nil {
 		d.fleet.Close()
 	}
-	d.hw.Close()
+	if d.hw != nil {
+		d.hw.Close()
+	}
 }
 
 // profileNames lists the configured expected-inventory profiles.

@@ -12,9 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/grpc/rmsserver"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/sim"
 )
 
 // TestSimulateRegistersTheSimulatedRack runs `rmsd --simulate` with no TLS
@@ -136,5 +141,66 @@ func TestSecondStartOnATakenPortLeavesTheNodesFile(t *testing.T) {
 	first.stop()
 	if code := <-first.exit; code != 0 {
 		t.Fatalf("first daemon exit code %d: %s", code, first.stderr.String())
+	}
+}
+
+// Under --simulate, [switches] nvue_port is the simulated NVOS hosts' port:
+// a switch sent as NICo sends it (host port 0) reaches NVUE. The daemon's
+// one NVUE pool serves every RPC: repeated reads of the switch cost it one
+// TLS handshake.
+func TestSimulateReachesSwitchesGivenWithHostPortZero(t *testing.T) {
+	cfg := writeFile(t, `
+port = 0
+[simulator]
+network = 92
+bmc_port = 0
+nvue_port = 0
+ssh_port = 0
+nodes_file = "`+filepath.Join(t.TempDir(), "nodes.json")+`"
+`)
+	out := &lockedBuffer{}
+	d, err := start(runOptions{Args: []string{"--config", cfg, "--simulate"}, Stdout: out, Stderr: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- d.wait(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	}()
+	conn, err := grpc.NewClient(d.lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := rmspb.NewRackManagerClient(conn)
+
+	var sw sim.Node
+	for _, n := range d.fleet.Nodes() {
+		if n.Switch != nil {
+			sw = n
+			break
+		}
+	}
+	nvos := sw.Switch.(*sim.NVOSHost)
+	node := rmsserver.NodeInfoToProto(hw.Node{ID: sw.ID, RackID: sw.RackID, Type: sw.Type, Host: &sw.Host})
+	node.HostEndpoint.Port = 0
+	before := nvos.NVUEConnections()
+	rpcCtx, rpcCancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer rpcCancel()
+	for range 3 {
+		resp, err := client.BatchGetNodeDeviceInfo(rpcCtx, &rmspb.BatchGetNodeDeviceInfoRequest{
+			Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{node}}})
+		if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || len(resp.GetNodeDeviceDetails()) != 1 ||
+			resp.GetNodeDeviceDetails()[0].TrayIndex == nil {
+			t.Fatalf("BatchGetNodeDeviceInfo(switch on host port 0) = %v, %v", resp, err)
+		}
+	}
+	if got := nvos.NVUEConnections() - before; got != 1 {
+		t.Fatalf("3 device-info reads opened %d NVUE connections, want 1", got)
 	}
 }

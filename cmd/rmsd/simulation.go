@@ -12,13 +12,18 @@ import (
 	"github.com/rmsd/rmsd/hw/sim"
 )
 
-// startSimulation starts the simulated racks and registers their nodes as
-// CreateNodes would. It returns the nodes for the nodes file, which the
-// caller writes once its own listener is bound.
+// startSimulation starts the simulated racks, registers their nodes as
+// CreateNodes would and points [switches] nvue_port at the simulated NVOS
+// hosts, so switches given with host port 0 or 22 (as callers send them)
+// reach them. It returns the nodes for the nodes file, which the caller
+// writes once its own listener is bound.
 func startSimulation(cfg *config.Config, registry *racks.Registry, log logging.Logger) (*sim.Fleet, []hw.Node, error) {
 	fleet, err := simrack.Start(context.Background(), cfg.Simulator, log.Component("simulator"))
 	if err != nil {
 		return nil, nil, err
+	}
+	if port := fleet.NVUEPort(); port != 0 {
+		cfg.Switches.NVUEPort = port
 	}
 	nodes := simrack.Nodes(fleet)
 	for i, err := range registry.Create(nodes) {

@@ -73,7 +73,7 @@ func (m *rackManager) ExecuteColdReboot(ctx context.Context, req *rmspb.ExecuteC
 	if err != nil {
 		return nil, err
 	}
-	if m.deps.Nodes == nil || m.deps.Jobs == nil {
+	if m.deps.Nodes == nil || m.deps.Jobs == nil || m.deps.SwitchNVUE == nil {
 		return nil, errUnavailable("cold reboot")
 	}
 	plan, nodeErrs, err := coldreboot.Check(nodes, coldRebootTiming(req))

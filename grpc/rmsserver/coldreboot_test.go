@@ -232,7 +232,7 @@ func (l laggingEngine) CreateReserved(ctx context.Context, spec messages.JobSpec
 func TestColdRebootAdmittedWithoutAnAnswerIsCancelled(t *testing.T) {
 	s := startSimRack(t)
 	client := rmspb.NewRackManagerClient(startTestServer(t, Deps{
-		Racks: s.racks, Nodes: s.runner, Jobs: laggingEngine{s.engine},
+		Racks: s.racks, Nodes: s.runner, Jobs: laggingEngine{s.engine}, SwitchNVUE: s.nvue,
 	}))
 	req := quickColdReboot(nodeSet(s.nodes...))
 	req.PrestageShutdownFloorSeconds = u32(60) // parks in the first stage

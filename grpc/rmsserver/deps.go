@@ -21,8 +21,9 @@ type Deps struct {
 	Racks *racks.Registry
 	// Nodes runs hardware operations (power, device info, runbooks).
 	Nodes *nodeops.Runner
-	// SwitchNVUE is how runbooks reach NVOS switch APIs directly.
-	SwitchNVUE nvue.Options
+	// SwitchNVUE is the shared NVUE connection pool runbooks reach NVOS
+	// switch APIs through directly (the one the node runner's adapters use).
+	SwitchNVUE *nvue.Pool
 }
 
 // JobEngine is what the handlers ask of the job engine (*actors.Engine

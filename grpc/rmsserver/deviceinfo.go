@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -15,15 +16,27 @@ import (
 	"github.com/rmsd/rmsd/hw/platform"
 )
 
-// deviceInfoToProto converts a tray's place in its rack.
+// deviceInfoToProto converts a tray's place in its rack. Placement is
+// optional upstream: a value the device did not report as a usable number
+// stays unset, never 0 (callers store 0 as a real slot). Slot and tray
+// must fit the caller's int32 (NICo refuses larger values); the chassis
+// serial must be a non-negative int64.
 func deviceInfoToProto(nodeID string, di platform.DeviceInfo) *rmspb.NodeDeviceInfo {
-	out := &rmspb.NodeDeviceInfo{NodeId: nodeID}
-	if sn, err := strconv.ParseInt(strings.TrimSpace(di.ChassisSerial), 10, 64); err == nil {
+	out := &rmspb.NodeDeviceInfo{NodeId: nodeID, SlotNumber: placement(di.SlotNumber), TrayIndex: placement(di.TrayIndex)}
+	if sn, err := strconv.ParseInt(strings.TrimSpace(di.ChassisSerial), 10, 64); err == nil && sn >= 0 {
 		out.ChassisSn = &sn
 	}
-	slot, tray := uint32(di.SlotNumber), uint32(di.TrayIndex)
-	out.SlotNumber, out.TrayIndex = &slot, &tray
 	return out
+}
+
+// placement is a slot or tray number for the wire, or nil when the device
+// gave none or one outside 0..MaxInt32.
+func placement(v *int64) *uint32 {
+	if v == nil || *v < 0 || *v > math.MaxInt32 {
+		return nil
+	}
+	u := uint32(*v)
+	return &u
 }
 
 // readDeviceInfo is the node operation behind the device-info RPCs; infos
@@ -48,6 +61,11 @@ func noDeviceInfo(t hw.NodeType) string {
 	}
 	return ""
 }
+
+// errNoDeviceInfo marks a batch node whose type has no device info: as
+// upstream, it is counted successful, adds no entry and is never contacted
+// (so it needs no credentials).
+var errNoDeviceInfo = errors.New("rmsserver: node type has no device info")
 
 // GetNodeDeviceInfo reads the tray topology of a registered node. For a
 // node type without device info it answers SUCCESS, a message and no info.
@@ -89,7 +107,7 @@ func (m *rackManager) ListNodeDeviceInfoByNodeType(ctx context.Context, req *rms
 }
 
 // BatchGetNodeDeviceInfo reads the device info of caller-supplied nodes.
-// Node types without device info (power shelves) fail for that node.
+// Node types without device info (power shelves) succeed with no entry.
 func (m *rackManager) BatchGetNodeDeviceInfo(ctx context.Context, req *rmspb.BatchGetNodeDeviceInfoRequest) (*rmspb.BatchGetNodeDeviceInfoResponse, error) {
 	nodes, err := nodesFromProto(req.GetNodes())
 	if err != nil {
@@ -102,18 +120,23 @@ func (m *rackManager) BatchGetNodeDeviceInfo(ctx context.Context, req *rmspb.Bat
 	return &rmspb.BatchGetNodeDeviceInfoResponse{Status: batch.Status, Message: batch.Message, NodeDeviceDetails: infos, Stats: batch.Stats}, nil
 }
 
+// deviceInfos reads the device info of a batch: one entry per node that
+// has some, in request order, and the batch outcome.
 func (m *rackManager) deviceInfos(ctx context.Context, nodes []hw.Node) ([]*rmspb.NodeDeviceInfo, *rmspb.NodeBatchResponse) {
 	infos := make([]*rmspb.NodeDeviceInfo, len(nodes))
 	check := func(n hw.Node) error {
-		if why := noDeviceInfo(n.Type); why != "" {
-			return errors.New(why)
+		if noDeviceInfo(n.Type) != "" {
+			return errNoDeviceInfo
 		}
 		return nil
 	}
 	results := m.eachNode(ctx, nodes, check, readDeviceInfo(nodes, infos))
 	var out []*rmspb.NodeDeviceInfo
-	for i, r := range results {
-		if r.err == nil && infos[i] != nil {
+	for i := range results {
+		if errors.Is(results[i].err, errNoDeviceInfo) {
+			results[i].err = nil // counted successful, no entry
+		}
+		if results[i].err == nil && infos[i] != nil {
 			out = append(out, infos[i])
 		}
 	}

@@ -1,6 +1,8 @@
 package rmsserver
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/sim"
 )
 
 func TestGetNodeDeviceInfo(t *testing.T) {
@@ -66,15 +69,152 @@ func TestListNodeDeviceInfoByNodeTypeCoversEverySwitch(t *testing.T) {
 	}
 }
 
-func TestBatchGetNodeDeviceInfoRefusesShelvesPerNode(t *testing.T) {
+// Upstream adds no entry for a power shelf, counts it successful and never
+// contacts it (so it needs no credentials): a whole rack, shelves with and
+// without credentials or a BMC endpoint among them, is SUCCESS.
+func TestDeviceInfoOfAWholeRackIsSuccess(t *testing.T) {
 	s := startSimRack(t)
-	compute, sw, shelf := s.ofKind(hw.KindCompute)[0], s.ofKind(hw.KindSwitch)[0], s.ofKind(hw.KindPowerShelf)[0]
-	resp, err := s.client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(compute, sw, shelf)})
+	nodes := append([]hw.Node(nil), s.nodes...)
+	shelves := 0
+	for i, n := range nodes {
+		if n.Type.Kind() != hw.KindPowerShelf {
+			continue
+		}
+		switch shelves++; shelves % 3 {
+		case 1: // no credentials
+			bmc := *n.BMC
+			bmc.Credentials = hw.Credentials{}
+			nodes[i].BMC = &bmc
+		case 2: // no BMC endpoint at all
+			nodes[i].BMC = nil
+		}
+	}
+	resp, err := s.client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(nodes...)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || resp.GetStats().GetSuccessfulNodes() != 2 ||
-		len(resp.GetNodeDeviceDetails()) != 2 || !strings.Contains(resp.GetMessage(), shelf.ID) {
-		t.Fatalf("BatchGetNodeDeviceInfo = %v", resp)
+	st := resp.GetStats()
+	if resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || st.GetTotalNodes() != 35 || st.GetSuccessfulNodes() != 35 ||
+		st.GetFailedNodes() != 0 || len(resp.GetNodeDeviceDetails()) != 27 {
+		t.Fatalf("BatchGetNodeDeviceInfo(rack) = %v, %s, %d details", resp.GetStatus(), resp.GetMessage(), len(resp.GetNodeDeviceDetails()))
 	}
+	for _, d := range resp.GetNodeDeviceDetails() {
+		if strings.Contains(d.GetNodeId(), "powershelf") {
+			t.Errorf("entry for power shelf %s", d.GetNodeId())
+		}
+	}
+
+	byType, err := s.client.ListNodeDeviceInfoByNodeType(rpcContext(t), &rmspb.ListNodeDeviceInfoByNodeTypeRequest{
+		RackId: nodes[0].RackID, NodeType: rmspb.NodeType_POWERSHELF_GB200_LITEON})
+	if err != nil || byType.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || byType.GetStats().GetSuccessfulNodes() != 8 ||
+		len(byType.GetNodeDeviceDetails()) != 0 {
+		t.Fatalf("ListNodeDeviceInfoByNodeType(shelves) = %v, %v", byType, err)
+	}
+
+	// A shelf listed twice is still refused as a duplicate.
+	shelf := s.ofKind(hw.KindPowerShelf)[0]
+	dup, err := s.client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(shelf, shelf)})
+	if err != nil || dup.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || dup.GetStats().GetFailedNodes() != 1 ||
+		!strings.Contains(dup.GetMessage(), "duplicate target") {
+		t.Fatalf("duplicate shelf = %v, %v", dup, err)
+	}
+}
+
+// Placement is optional upstream: a slot, tray or chassis value the device
+// leaves out, or sends null, empty, non-numeric, negative or beyond what
+// callers accept (slot and tray: int32, as NICo reads them), stays unset in
+// the reply and the node succeeds.
+func TestDeviceInfoLeavesUnusablePlacementUnset(t *testing.T) {
+	s := startSimRack(t)
+	compute, sw := s.ofKind(hw.KindCompute)[0], s.ofKind(hw.KindSwitch)[0]
+	nvos := s.nvos(t, sw.ID)
+	tests := []struct {
+		give       string // raw JSON the device sends; "" leaves the key out
+		wantNumber string // slot and tray in the reply; "unset" when absent
+		wantSerial string // chassis_sn in the reply
+	}{
+		{give: "", wantNumber: "unset", wantSerial: "unset"},
+		{give: "null", wantNumber: "unset", wantSerial: "unset"},
+		{give: `""`, wantNumber: "unset", wantSerial: "unset"},
+		{give: `"unknown"`, wantNumber: "unset", wantSerial: "unset"},
+		{give: "-1", wantNumber: "unset", wantSerial: "unset"},
+		{give: `"-7"`, wantNumber: "unset", wantSerial: "unset"},
+		{give: "2147483648", wantNumber: "unset", wantSerial: "2147483648"},
+		{give: "4294967297", wantNumber: "unset", wantSerial: "4294967297"},
+		{give: `"9223372036854775808"`, wantNumber: "unset", wantSerial: "unset"},
+		{give: "0", wantNumber: "0", wantSerial: "0"},
+		{give: "2147483647", wantNumber: "2147483647", wantSerial: "2147483647"},
+		{give: `"12"`, wantNumber: "12", wantSerial: "12"},
+	}
+	for _, tt := range tests {
+		for _, key := range []string{"ChassisSerialNumber", "TraySlotNumber", "TraySlotIndex"} {
+			s.device(t, compute.ID).SetTopology(key, json.RawMessage(tt.give))
+		}
+		for _, key := range []string{"chassis-sn", "slot-number", "tray-index", "topology-id"} {
+			nvos.SetChassisLocation(key, json.RawMessage(tt.give))
+		}
+		resp, err := s.client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(compute, sw)})
+		if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || len(resp.GetNodeDeviceDetails()) != 2 {
+			t.Fatalf("device sends %s: %v, %v", tt.give, resp, err)
+		}
+		for _, d := range resp.GetNodeDeviceDetails() {
+			if got := optional(d.SlotNumber); got != tt.wantNumber {
+				t.Errorf("%s sends %s: slot_number %s, want %s", d.GetNodeId(), tt.give, got, tt.wantNumber)
+			}
+			if got := optional(d.TrayIndex); got != tt.wantNumber {
+				t.Errorf("%s sends %s: tray_index %s, want %s", d.GetNodeId(), tt.give, got, tt.wantNumber)
+			}
+			if got := optional(d.ChassisSn); got != tt.wantSerial {
+				t.Errorf("%s sends %s: chassis_sn %s, want %s", d.GetNodeId(), tt.give, got, tt.wantSerial)
+			}
+		}
+	}
+}
+
+// optional prints a presence-tracked proto number, "unset" when absent.
+func optional[T uint32 | int64](v *T) string {
+	if v == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*v)
+}
+
+// Callers send switches with host port 0 (NICo) or 22 (inventories with
+// one port column for SSH and NVUE); both mean the configured NVUE port,
+// here the simulator's, as under `rmsd --simulate`.
+func TestSwitchHostPortZeroOr22ReachesNVUE(t *testing.T) {
+	s := startSimRack(t)
+	var nodes []hw.Node
+	for i, n := range s.ofKind(hw.KindSwitch) {
+		host := *n.Host
+		host.Port = []int{0, 22}[i%2]
+		n.Host, n.BMC = &host, nil // NVUE only
+		nodes = append(nodes, n)
+	}
+	resp, err := s.client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(nodes...)})
+	if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || len(resp.GetNodeDeviceDetails()) != 9 {
+		t.Fatalf("switches on host port 0/22: %v, %v", resp, err)
+	}
+	trays := map[uint32]bool{}
+	for _, d := range resp.GetNodeDeviceDetails() {
+		if d.TrayIndex == nil {
+			t.Fatalf("%s: no tray_index", d.GetNodeId())
+		}
+		trays[d.GetTrayIndex()] = true
+	}
+	if len(trays) != 9 {
+		t.Fatalf("9 switches need 9 distinct tray indexes, got %v", trays)
+	}
+}
+
+// nvos returns the simulated NVOS host of a switch node.
+func (s *simRack) nvos(t *testing.T, id string) *sim.NVOSHost {
+	t.Helper()
+	for _, n := range s.fleet.Nodes() {
+		if h, ok := n.Switch.(*sim.NVOSHost); ok && n.ID == id {
+			return h
+		}
+	}
+	t.Fatalf("no simulated NVOS host for %s", id)
+	return nil
 }

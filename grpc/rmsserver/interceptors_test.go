@@ -10,7 +10,6 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
-	"github.com/rmsd/rmsd/messages"
 )
 
 // rpcLines returns the per-RPC log lines in buf by method.
@@ -78,19 +77,12 @@ func TestRPCDurationIsLoggedInMilliseconds(t *testing.T) {
 	}
 }
 
-// noJobs is a job engine that knows no job.
-type noJobs struct{}
-
-func (noJobs) Get(context.Context, string, bool) ([]messages.JobSnapshot, error) {
-	return nil, messages.ErrJobNotFound
-}
-
 // TestStatusPollsAreLoggedAtDebug: the four job-status RPCs, which callers
 // repeat while they wait, log at debug; other RPCs at info; a poll the
 // server fails is still a warning.
 func TestStatusPollsAreLoggedAtDebug(t *testing.T) {
 	var buf syncBuffer
-	ts := startServer(t, Options{Logger: zerolog.New(&buf).Level(zerolog.DebugLevel), Deps: Deps{Version: "v1", Jobs: noJobs{}}})
+	ts := startServer(t, Options{Logger: zerolog.New(&buf).Level(zerolog.DebugLevel), Deps: Deps{Version: "v1", Jobs: newTestEngine(t)}})
 	client := rmspb.NewRackManagerClient(dial(t, ts.addr, nil))
 	ctx := rpcContext(t)
 	_, _ = client.GetJobStatus(ctx, &rmspb.GetJobStatusRequest{JobId: "j1"})

@@ -25,6 +25,7 @@ type simRack struct {
 	client rmspb.RackManagerClient
 	racks  *racks.Registry
 	runner *nodeops.Runner
+	nvue   *nvue.Pool
 	engine *actors.Engine
 	nodes  []hw.Node // in fleet order: compute, switches, shelves
 }
@@ -40,9 +41,16 @@ func startSimRack(t *testing.T) *simRack {
 	t.Cleanup(fleet.Close)
 	pool := redfish.NewPool(redfish.Options{})
 	t.Cleanup(pool.Close)
-	runner := nodeops.New(platform.Deps{Redfish: pool, NVUE: nvue.Options{}, Logger: zerolog.Nop()}, 64)
+	// As `rmsd --simulate`: host endpoints on port 0 or 22 reach the
+	// simulated NVOS hosts.
+	nv, err := nvue.NewPool(nvue.Options{Port: fleet.NVUEPort()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nv.Close)
+	runner := nodeops.New(platform.Deps{Redfish: pool, NVUE: nv, Logger: zerolog.Nop()}, 64)
 	reg := racks.New(nil)
-	s := &simRack{fleet: fleet, racks: reg, runner: runner}
+	s := &simRack{fleet: fleet, racks: reg, runner: runner, nvue: nv}
 	for _, sn := range fleet.Nodes() {
 		bmc := sn.BMC
 		n := hw.Node{ID: sn.ID, RackID: sn.RackID, Type: sn.Type, BMC: &bmc}
@@ -59,7 +67,7 @@ func startSimRack(t *testing.T) *simRack {
 	}
 	s.engine = newTestEngine(t) // closed before the fleet, after the server
 	s.client = rmspb.NewRackManagerClient(startTestServer(t, Deps{
-		Racks: reg, Nodes: runner, Jobs: s.engine, SwitchNVUE: nvue.Options{},
+		Racks: reg, Nodes: runner, Jobs: s.engine, SwitchNVUE: nv,
 	}))
 	return s
 }

@@ -20,7 +20,7 @@ import (
 // Deps are what the runbook drives the rack with.
 type Deps struct {
 	Nodes *nodeops.Runner
-	NVUE  nvue.Options
+	NVUE  *nvue.Pool
 	// Now is the clock of the timeline (time.Now when nil).
 	Now func() time.Time
 }
@@ -280,7 +280,7 @@ func (r *run) hello(ctx context.Context, switches []hw.Node) []error {
 					errs[i] = fmt.Errorf("NVOS check of %s: %w: %v", n.ID, nodeops.ErrPanic, p)
 				}
 			}()
-			c, err := nvue.New(*n.Host, r.deps.NVUE)
+			c, err := r.deps.NVUE.Client(*n.Host)
 			if err != nil {
 				errs[i] = err
 				return

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nodeops"
+	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/sim"
@@ -110,8 +111,13 @@ func startRack(t *testing.T) *rack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := nodeops.New(platform.Deps{Redfish: pool, Logger: zerolog.Nop()}, 64)
-	return &rack{fleet: fleet, plan: plan, deps: Deps{Nodes: runner}}
+	nv, err := nvue.NewPool(nvue.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nv.Close)
+	runner := nodeops.New(platform.Deps{Redfish: pool, NVUE: nv, Logger: zerolog.Nop()}, 64)
+	return &rack{fleet: fleet, plan: plan, deps: Deps{Nodes: runner, NVUE: nv}}
 }
 
 // run executes the runbook and returns what it reported.

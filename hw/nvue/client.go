@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -45,13 +44,18 @@ const (
 	TLSVerify
 )
 
-// Options configure a Client. The zero value gives upstream behaviour:
-// unverified HTTPS, 10 s connect, 30 s per request, 1 s polls, 60 s waits.
+// Options configure a Pool and its clients. The zero value gives upstream
+// behaviour: unverified HTTPS, NVUE on 443, 10 s connect, 30 s per request,
+// 1 s polls, 60 s waits.
 type Options struct {
 	TLS     TLSMode
 	RootCAs *x509.CertPool
 	// ClientCertificate, when set, is presented for mTLS.
 	ClientCertificate *tls.Certificate
+
+	// Port is the NVUE HTTPS port of a host endpoint whose port is 0 or 22
+	// (default 443, [switches] nvue_port).
+	Port int
 
 	ConnectTimeout time.Duration
 	RequestTimeout time.Duration
@@ -64,6 +68,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
+	if o.Port <= 0 {
+		o.Port = DefaultPort
+	}
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
 	}
@@ -79,84 +86,69 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Client talks to one NVOS switch. It is safe for concurrent use; Close
-// releases its idle connections.
+// Client talks to one NVOS switch over its Pool's connections. It is safe
+// for concurrent use.
 type Client struct {
+	pool *Pool
+	own  bool // made by New: Close closes the pool
 	ep   hw.Endpoint
 	opts Options
-	base string
-	http *http.Client
-	log  zerolog.Logger
+	base string // https://<ip or host>:<port>: TCP always goes to the endpoint's address
+	// host is the Host header (<host name>:<port>) when the endpoint has a
+	// host name besides its IP, as upstream's base URL names the host.
+	host string
+	// tlsName is the name the server certificate must carry (TLSVerify).
+	tlsName string
+	log     zerolog.Logger
 }
 
-// New builds a client for the switch's host endpoint (IP, optional host
-// name used as URL host and TLS name, port defaulting to 443, credentials).
+// New builds a client with a pool of its own (one switch, one-off use);
+// Close releases it. A daemon makes clients from one shared Pool instead.
 func New(ep hw.Endpoint, opts Options) (*Client, error) {
-	if ep.Host() == "" {
-		return nil, fmt.Errorf("nvue client: %w: endpoint has no IP or host name", ErrRequest)
+	p, err := NewPool(opts)
+	if err != nil {
+		return nil, err
 	}
-	opts = opts.withDefaults()
-	dialAddr := ep.Addr(DefaultPort)
-	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	switch opts.TLS {
-	case TLSInsecure:
-		tlsCfg.InsecureSkipVerify = true //nolint:gosec // upstream insecure-switch policy, explicit in Options
-	case TLSVerify:
-		tlsCfg.RootCAs = opts.RootCAs
-		tlsCfg.ServerName = ep.Host()
-		if ep.HostName != "" {
-			tlsCfg.ServerName = ep.HostName
-		}
-	default:
-		return nil, fmt.Errorf("nvue client: %w: unknown TLS mode %d", ErrRequest, opts.TLS)
+	c, err := p.Client(ep)
+	if err != nil {
+		p.Close()
+		return nil, err
 	}
-	if opts.ClientCertificate != nil {
-		tlsCfg.Certificates = []tls.Certificate{*opts.ClientCertificate}
-	}
-	dialer := &net.Dialer{Timeout: opts.ConnectTimeout}
-	tr := &http.Transport{
-		Proxy: nil,
-		// TCP always goes to the endpoint's IP, whatever the URL host is.
-		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return dialer.DialContext(ctx, network, dialAddr)
-		},
-		TLSClientConfig:     tlsCfg,
-		TLSHandshakeTimeout: opts.ConnectTimeout,
-		MaxIdleConnsPerHost: 2,
-		IdleConnTimeout:     30 * time.Second,
-		ForceAttemptHTTP2:   false,
-	}
-	host := ep.Host()
-	if ep.HostName != "" {
-		host = ep.HostName
-	}
-	port := ep.Port
-	if port == 0 {
-		port = DefaultPort
-	}
-	return &Client{
-		ep:   ep,
-		opts: opts,
-		base: "https://" + net.JoinHostPort(host, strconv.Itoa(port)),
-		http: &http.Client{Transport: tr},
-		log:  opts.Logger,
-	}, nil
+	c.own = true
+	return c, nil
 }
 
-// WithCredentials returns a client for the same switch and options that
-// logs in with cred (a "candidate" client, e.g. during password rotation).
-// It shares nothing mutable with c.
+// sshPort is the switch SSH port. Switch inventories keep one port column
+// for SSH and NVUE, so an endpoint on it means NVUE on Options.Port.
+const sshPort = 22
+
+// port returns the NVUE port of ep: its own, or o.Port when that is 0 or 22.
+func (o Options) port(ep hw.Endpoint) int {
+	if ep.Port == 0 || ep.Port == sshPort {
+		return o.Port
+	}
+	return ep.Port
+}
+
+// WithCredentials returns a client for the same switch, options and pool
+// that logs in with cred (a "candidate" client, e.g. during password
+// rotation). Its Close releases nothing.
 func (c *Client) WithCredentials(cred hw.Credentials) (*Client, error) {
 	ep := c.ep
 	ep.Credentials = cred
-	return New(ep, c.opts)
+	return c.pool.Client(ep)
 }
 
 // Endpoint returns the endpoint the client talks to.
 func (c *Client) Endpoint() hw.Endpoint { return c.ep }
 
-// Close releases idle connections.
-func (c *Client) Close() { c.http.CloseIdleConnections() }
+// Close releases the pool of a client made by New; for a client of a
+// shared Pool it does nothing (the pool owns the connections).
+func (c *Client) Close() {
+	if c.own {
+		c.pool.Close()
+	}
+}
 
 // do sends one request; out (if non-nil) receives the decoded JSON body of a
 // 2xx answer. It returns the raw body too.
@@ -192,9 +184,12 @@ func (c *Client) send(ctx context.Context, method, path string, in any) (int, []
 		}
 		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	req, err := http.NewRequestWithContext(withTLSName(ctx, c.tlsName), method, c.base+path, body)
 	if err != nil {
 		return 0, nil, fmt.Errorf("%s %s: %w: %v", method, path, ErrRequest, err)
+	}
+	if c.host != "" {
+		req.Host = c.host
 	}
 	req.Header.Set("Accept", "application/json")
 	if in != nil {
@@ -202,7 +197,7 @@ func (c *Client) send(ctx context.Context, method, path string, in any) (int, []
 	}
 	req.SetBasicAuth(c.ep.Credentials.Username, c.ep.Credentials.Password.Reveal())
 	start := time.Now()
-	resp, err := c.http.Do(req)
+	resp, err := c.pool.http.Do(req)
 	if err != nil {
 		return 0, nil, c.transportErr(ctx, method, path, err)
 	}

@@ -83,9 +83,9 @@ func TestReadsIdentityAndFirmware(t *testing.T) {
 		t.Fatalf("platform = %+v, %v", p, err)
 	}
 	loc, err := r.nv.ChassisLocation(r.ctx)
-	want := nvue.ChassisLocation{ChassisSerial: "1821324000123", SlotNumber: 12, TopologyID: 2, TrayIndex: 3}
-	if err != nil || loc != want {
-		t.Fatalf("location = %+v, %v; want %+v", loc, err, want)
+	if err != nil || loc.ChassisSerial != "1821324000123" || show(loc.SlotNumber) != "12" || show(loc.TopologyID) != "2" ||
+		show(loc.TrayIndex) != "3" {
+		t.Fatalf("location = %+v, %v", loc, err)
 	}
 	fw, err := r.nv.Firmware(r.ctx)
 	if err != nil || len(fw) != 5 {

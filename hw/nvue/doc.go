@@ -5,6 +5,9 @@
 // poll, save, delete) as used by password rotation, power cycle and factory
 // reset.
 //
+// One Pool holds the HTTP transport and TLS policy every Client made from
+// it shares, so a switch keeps one connection (one TLS handshake) across
+// operations; a host endpoint on port 0 or 22 means NVUE on Options.Port.
 // It speaks HTTPS with Basic authentication on every request and never
 // replays a request. Errors wrap the package's sentinels (ErrUnauthorized,
 // ErrPasswordExpired, ErrNotFound, ErrTransport, ErrServer, ErrTimeout,

@@ -2,8 +2,10 @@ package nvue
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // System is GET /nvue_v1/system: NVOS's hello. Raw keeps every field.
@@ -55,36 +57,51 @@ func (c *Client) Platform(ctx context.Context) (Platform, error) {
 }
 
 // ChassisLocation is GET /nvue_v1/platform/chassis-location, the tray's
-// place in the rack.
+// place in the rack. Every field is optional: a key the switch leaves out,
+// or whose value is null, empty or not an integer, is nil ("" for the
+// serial).
 type ChassisLocation struct {
 	ChassisSerial string
-	SlotNumber    int
-	TopologyID    int
-	TrayIndex     int
+	SlotNumber    *int64
+	TopologyID    *int64
+	TrayIndex     *int64
 }
 
 // ChassisLocation reads where the switch tray sits in its rack. Numbers may
 // arrive as JSON numbers or strings.
 func (c *Client) ChassisLocation(ctx context.Context) (ChassisLocation, error) {
-	var m map[string]any
+	var m map[string]json.RawMessage
 	if err := c.getJSON(ctx, "/nvue_v1/platform/chassis-location", &m); err != nil {
 		return ChassisLocation{}, fmt.Errorf("read chassis location: %w", err)
 	}
-	var loc ChassisLocation
-	var ok bool
-	if loc.ChassisSerial, ok = scalarString(m["chassis-sn"]); !ok {
-		return ChassisLocation{}, fmt.Errorf("read chassis location: %w: no chassis-sn", ErrInvalidResponse)
+	return ChassisLocation{
+		ChassisSerial: scalarText(m["chassis-sn"]),
+		SlotNumber:    optionalInt(m["slot-number"]),
+		TopologyID:    optionalInt(m["topology-id"]),
+		TrayIndex:     optionalInt(m["tray-index"]),
+	}, nil
+}
+
+// scalarText is a JSON string's value or a JSON number's literal text;
+// anything else (absent, null, objects) is "".
+func scalarText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return strings.TrimSpace(s)
 	}
-	for key, dst := range map[string]*int{"slot-number": &loc.SlotNumber, "topology-id": &loc.TopologyID, "tray-index": &loc.TrayIndex} {
-		s, ok := scalarString(m[key])
-		if !ok {
-			return ChassisLocation{}, fmt.Errorf("read chassis location: %w: no %s", ErrInvalidResponse, key)
-		}
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return ChassisLocation{}, fmt.Errorf("read chassis location: %w: %s=%q", ErrInvalidResponse, key, s)
-		}
-		*dst = n
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
 	}
-	return loc, nil
+	return ""
+}
+
+// optionalInt reads a JSON integer or a string holding one; anything else
+// (absent, null, "", text, fractions, numbers beyond int64) is nil.
+func optionalInt(raw json.RawMessage) *int64 {
+	n, err := strconv.ParseInt(scalarText(raw), 10, 64)
+	if err != nil {
+		return nil
+	}
+	return &n
 }

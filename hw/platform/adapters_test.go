@@ -151,7 +151,8 @@ func TestSwitch_WithBMCAndNVOS(t *testing.T) {
 		t.Fatalf("Nmi: %v", err)
 	}
 	info, err := dev.DeviceInfo(ctx)
-	if err != nil || info.SlotNumber != 3 || info.TrayIndex != 0 || info.ChassisSerial == "" {
+	if err != nil || info.SlotNumber == nil || *info.SlotNumber != 3 || info.TrayIndex == nil || *info.TrayIndex != 0 ||
+		info.ChassisSerial == "" {
 		t.Fatalf("device info %+v, %v", info, err)
 	}
 	inv, err := dev.FirmwareInventory(ctx)
@@ -203,6 +204,36 @@ func TestSwitch_WithoutBMCOnlyPowerCycleViaNVUE(t *testing.T) {
 	}
 	if len(n.Device.Resets()) != 0 {
 		t.Fatalf("BMC was used: %v", n.Device.Resets())
+	}
+}
+
+// Switch adapters built one after the other from the same Deps reach NVOS
+// over the NVUE pool's connection: one TLS handshake for all operations.
+func TestSwitch_AdaptersShareNVUEConnections(t *testing.T) {
+	f := startFleet(t, sim.Layout{Switches: 1}, true)
+	n := f.Nodes()[0]
+	sw := n.Switch.(*sim.NVOSHost)
+	before := sw.NVUEConnections()
+	d := deps(t)
+	ctx := testCtx(t)
+	for range 3 {
+		dev, err := platform.New(d, platform.Config{ID: n.ID, Type: n.Type, Host: n.Host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dev.DeviceInfo(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := dev.PowerState(ctx); err != nil || st != platform.PowerStateOn {
+			t.Fatalf("power via nvue %v %v", st, err)
+		}
+		if _, err := dev.FirmwareInventory(ctx); err != nil {
+			t.Fatal(err)
+		}
+		dev.Close()
+	}
+	if got := sw.NVUEConnections() - before; got != 1 {
+		t.Fatalf("3 adapters × 3 operations opened %d NVUE connections, want 1", got)
 	}
 }
 

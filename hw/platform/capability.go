@@ -81,12 +81,15 @@ type PowerController interface {
 	SetPower(ctx context.Context, op PowerOp) error
 }
 
-// DeviceInfo is a tray's place in its rack's NVLink domain.
+// DeviceInfo is a tray's place in its rack's NVLink domain, as the device
+// reports it. Placement is optional: a number the device left out, or
+// reported as null, empty or not an integer, is nil ("" for the serial).
+// Range checks belong to whoever forwards the values.
 type DeviceInfo struct {
 	ChassisSerial string
-	SlotNumber    int
-	TrayIndex     int
-	TopologyID    int // switches only
+	SlotNumber    *int64
+	TrayIndex     *int64
+	TopologyID    *int64 // switches only
 }
 
 // DeviceInfoReader reads device info.

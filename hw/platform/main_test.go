@@ -39,7 +39,12 @@ func deps(t *testing.T) platform.Deps {
 		LivenessInterval: 5 * time.Millisecond, LivenessTimeout: 10 * time.Second, ProbeTimeout: time.Second,
 	})
 	t.Cleanup(p.Close)
-	return platform.Deps{Redfish: p, NVUE: nvue.Options{PollInterval: 5 * time.Millisecond}}
+	nv, err := nvue.NewPool(nvue.Options{PollInterval: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nv.Close)
+	return platform.Deps{Redfish: p, NVUE: nv}
 }
 
 func device(t *testing.T, d platform.Deps, n sim.Node) platform.Device {

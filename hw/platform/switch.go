@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/rmsd/rmsd/hw/nvue"
@@ -28,7 +29,10 @@ func newSwitch(d Deps, c Config) (Device, error) {
 		s.rf = rf
 	}
 	if c.Host.Host() != "" {
-		nc, err := nvue.New(c.Host, d.NVUE)
+		if d.NVUE == nil {
+			return nil, errors.New("nvue: no connection pool")
+		}
+		nc, err := d.NVUE.Client(c.Host)
 		if err != nil {
 			return nil, fmt.Errorf("nvue: %w", err)
 		}
@@ -44,11 +48,8 @@ func (s *switchDevice) ID() string { return s.cfg.ID }
 
 func (s *switchDevice) Capabilities() []Capability { return switchCaps }
 
-func (s *switchDevice) Close() {
-	if s.nvue != nil {
-		s.nvue.Close()
-	}
-}
+// Close releases nothing: the NVUE connections belong to Deps.NVUE.
+func (s *switchDevice) Close() {}
 
 // PowerState: with a BMC, System_0's state, a failed read being Unknown
 // (never an error, as upstream); without one, NVUE answering means On.

@@ -14,8 +14,9 @@ import (
 type Deps struct {
 	// Redfish is the shared BMC connection pool (required for every type).
 	Redfish *redfish.Pool
-	// NVUE configures the NVUE client of switch trays.
-	NVUE nvue.Options
+	// NVUE is the shared NVUE connection pool of switch trays (required for
+	// a switch with a host endpoint).
+	NVUE *nvue.Pool
 	// Logger receives adapter logs; the zero value logs nothing.
 	Logger zerolog.Logger
 }

@@ -9,28 +9,42 @@ import (
 )
 
 // Topology is a tray's position in the MNNVLink domain, as reported by a
-// processor's Oem.Nvidia.MNNVLinkTopology.
+// processor's Oem.Nvidia.MNNVLinkTopology. Every field is optional: a key
+// the BMC leaves out, or whose value is null, empty or not an integer, is
+// nil ("" for the serial).
 type Topology struct {
 	ChassisSerialNumber string
-	TraySlotNumber      int
-	TraySlotIndex       int
+	TraySlotNumber      *int64
+	TraySlotIndex       *int64
 }
 
-// flexInt decodes a JSON number or numeric string.
-type flexInt int
+// scalar keeps a JSON string's value or a JSON number's literal text;
+// anything else (null, objects, arrays) reads as "".
+type scalar string
 
-func (f *flexInt) UnmarshalJSON(b []byte) error {
-	s := strings.Trim(strings.TrimSpace(string(b)), `"`)
-	if s == "" || s == "null" {
-		*f = 0
+func (s *scalar) UnmarshalJSON(b []byte) error {
+	var str string
+	if json.Unmarshal(b, &str) == nil {
+		*s = scalar(strings.TrimSpace(str))
 		return nil
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return fmt.Errorf("not an integer: %s", s)
+	var n json.Number
+	if json.Unmarshal(b, &n) == nil {
+		*s = scalar(n.String())
+		return nil
 	}
-	*f = flexInt(n)
+	*s = ""
 	return nil
+}
+
+// optionalInt is an integer, or nil when s does not hold one (empty, text,
+// a fraction, beyond int64).
+func (s scalar) optionalInt() *int64 {
+	n, err := strconv.ParseInt(string(s), 10, 64)
+	if err != nil {
+		return nil
+	}
+	return &n
 }
 
 // MNNVLinkTopology walks ServiceRoot → Systems → each system → Processors →
@@ -61,9 +75,9 @@ func (c *Client) MNNVLinkTopology(ctx context.Context) (Topology, error) {
 				Oem struct {
 					Nvidia struct {
 						Topo *struct {
-							ChassisSerialNumber string  `json:"ChassisSerialNumber"`
-							TraySlotNumber      flexInt `json:"TraySlotNumber"`
-							TraySlotIndex       flexInt `json:"TraySlotIndex"`
+							ChassisSerialNumber scalar `json:"ChassisSerialNumber"`
+							TraySlotNumber      scalar `json:"TraySlotNumber"`
+							TraySlotIndex       scalar `json:"TraySlotIndex"`
 						} `json:"MNNVLinkTopology"`
 					} `json:"Nvidia"`
 				} `json:"Oem"`
@@ -77,9 +91,9 @@ func (c *Client) MNNVLinkTopology(ctx context.Context) (Topology, error) {
 			}
 			if t := p.Oem.Nvidia.Topo; t != nil {
 				return Topology{
-					ChassisSerialNumber: t.ChassisSerialNumber,
-					TraySlotNumber:      int(t.TraySlotNumber),
-					TraySlotIndex:       int(t.TraySlotIndex),
+					ChassisSerialNumber: string(t.ChassisSerialNumber),
+					TraySlotNumber:      t.TraySlotNumber.optionalInt(),
+					TraySlotIndex:       t.TraySlotIndex.optionalInt(),
 				}, nil
 			}
 		}

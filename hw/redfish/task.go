@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -251,4 +252,21 @@ func underTasks(uri string) string {
 		return parts[len(parts)-1]
 	}
 	return ""
+}
+
+// flexInt decodes a JSON number or numeric string; null or "" is 0.
+type flexInt int
+
+func (f *flexInt) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(strings.TrimSpace(string(b)), `"`)
+	if s == "" || s == "null" {
+		*f = 0
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("not an integer: %s", s)
+	}
+	*f = flexInt(n)
+	return nil
 }

@@ -56,8 +56,9 @@ func newAuthority() (*authority, error) {
 	return &authority{caCert: caCert, caKey: caKey, leafKey: leafKey, pool: pool}, nil
 }
 
-// issue returns a TLS certificate for ip, signed by the fleet CA.
-func (a *authority) issue(ip string, serial int64) (tls.Certificate, error) {
+// issue returns a TLS certificate for ip and dnsNames, signed by the fleet
+// CA.
+func (a *authority) issue(serial int64, ip string, dnsNames ...string) (tls.Certificate, error) {
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(serial),
@@ -67,6 +68,7 @@ func (a *authority) issue(ip string, serial int64) (tls.Certificate, error) {
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		IPAddresses:  []net.IP{net.ParseIP(ip)},
+		DNSNames:     dnsNames,
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.caCert, &a.leafKey.PublicKey, a.caKey)
 	if err != nil {

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -65,6 +66,8 @@ type Device struct {
 	bgCopy  string // chassis background copy status
 	state   deviceState
 	host    SwitchHost // NVOS side of a switch tray, if any
+	// topology overrides MNNVLinkTopology keys (compute); empty: key left out.
+	topology map[string]json.RawMessage
 
 	// Power (see power.go).
 	bus         *bus      // the rack's power bus; trays are fed by it, shelves feed it

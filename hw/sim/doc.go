@@ -19,5 +19,7 @@
 // Fleet.Close stops and waits for all of them.
 //
 // The NVOS side of a switch tray lives in hw/sim/nvossim; a Fleet attaches
-// one to every switch tray through Options.SwitchHosts.
+// one to every switch tray through Options.SwitchHosts, all on one NVUE
+// port. BMCs and NVOS hosts present certificates from the fleet's CA
+// (Fleet.CertPool).
 package sim

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -128,6 +129,20 @@ func (d *Device) ShelfHandoffTasks(on bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.handoff = on
+}
+
+// SetTopology makes a compute tray's processors report raw (JSON text,
+// e.g. `null`, `""`, `"x"`, `-1`, `4294967296`) for key (ChassisSerialNumber,
+// TraySlotNumber or TraySlotIndex) of Oem.Nvidia.MNNVLinkTopology instead
+// of the tray's real place; an empty raw leaves the key out.
+func (d *Device) SetTopology(key string, raw json.RawMessage) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.topology == nil {
+		d.topology = map[string]json.RawMessage{}
+	}
+	d.topology[key] = raw
+	d.log.Info().Str("key", key).Str("raw", string(raw)).Msg("fault: topology value")
 }
 
 // Observations.

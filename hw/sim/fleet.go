@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
@@ -33,12 +35,15 @@ type SwitchHost interface {
 
 // SwitchHostSpec describes the switch tray a SwitchHostFactory starts.
 type SwitchHostSpec struct {
-	NodeID        string
-	RackID        string
-	Type          hw.NodeType
-	IP            string // loopback address reserved for the host
-	NVUEPort      int    // 0 = ephemeral
-	SSHPort       int    // 0 = ephemeral
+	NodeID   string
+	RackID   string
+	Type     hw.NodeType
+	IP       string // loopback address reserved for the host
+	NVUEPort int    // 0 = ephemeral
+	SSHPort  int    // 0 = ephemeral
+	// Certificate is the NVUE server certificate, issued by the fleet CA
+	// for IP and NodeID (Fleet.CertPool verifies it).
+	Certificate   tls.Certificate
 	Credentials   hw.Credentials
 	TimeScale     float64
 	ChassisSerial string
@@ -79,10 +84,17 @@ type Fleet struct {
 	ca    *authority
 	racks []*Rack
 	byID  map[string]*Device
+	// nvuePort is the port NVOS hosts are started on: Options.NVUEPort, or
+	// the free port the first host picked when that is 0.
+	nvuePort int
 
 	mu     sync.Mutex
 	closed bool
 }
+
+// sharedPortAttempts bounds how often Start begins again when the NVUE
+// port the first NVOS host picked is taken on another host's address.
+const sharedPortAttempts = 5
 
 // Start brings up every device of opts.Racks racks. On error, everything
 // started so far is closed again.
@@ -91,11 +103,21 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
+	for attempt := 1; ; attempt++ {
+		f, err := start(ctx, opts)
+		shared := opts.SwitchHosts != nil && opts.NVUEPort == 0
+		if err == nil || !shared || !errors.Is(err, syscall.EADDRINUSE) || attempt == sharedPortAttempts {
+			return f, err
+		}
+	}
+}
+
+func start(ctx context.Context, opts Options) (*Fleet, error) {
 	ca, err := newAuthority()
 	if err != nil {
 		return nil, fmt.Errorf("start simulator: %w", err)
 	}
-	f := &Fleet{opts: opts, ca: ca, byID: map[string]*Device{}}
+	f := &Fleet{opts: opts, ca: ca, byID: map[string]*Device{}, nvuePort: opts.NVUEPort}
 	handler := newMux()
 	for r := 0; r < opts.Racks; r++ {
 		if err := ctx.Err(); err != nil {
@@ -136,7 +158,7 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 		d.serial = fmt.Sprintf("SIM%03d%s%02d", r+1, name[:2], i+1)
 		d.log = o.Logger.With().Str("device", d.id).Logger()
 		d.handler = d.serve(mux)
-		cert, err := f.ca.issue(ip, int64(r)<<16|int64(slot)+2)
+		cert, err := f.ca.issue(int64(r)<<16|int64(slot)+2, ip)
 		if err != nil {
 			return nil, err
 		}
@@ -181,10 +203,14 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 	}
 	for j, d := range switches {
 		slot++
+		ip := fmt.Sprintf("127.%d.%d.%d", o.Network+r/256, r%256, slot)
+		cert, err := f.ca.issue(int64(r)<<16|int64(slot)+2, ip, d.id)
+		if err != nil {
+			return rack, err
+		}
 		spec := SwitchHostSpec{
-			NodeID: d.id, RackID: rack.ID, Type: d.typ,
-			IP:       fmt.Sprintf("127.%d.%d.%d", o.Network+r/256, r%256, slot),
-			NVUEPort: o.NVUEPort, SSHPort: o.SSHPort,
+			NodeID: d.id, RackID: rack.ID, Type: d.typ, IP: ip,
+			NVUEPort: f.nvuePort, SSHPort: o.SSHPort, Certificate: cert,
 			Credentials: o.Credentials, TimeScale: o.TimeScale,
 			ChassisSerial: d.rackSerial(), SlotNumber: d.slot, TrayIndex: j,
 			Logger: o.Logger.With().Str("device", d.id+"-nvos").Logger(),
@@ -192,6 +218,9 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 		host, err := o.SwitchHosts(ctx, spec)
 		if err != nil {
 			return rack, fmt.Errorf("start nvos host of %s: %w", d.id, err)
+		}
+		if f.nvuePort == 0 {
+			f.nvuePort = host.Endpoint().Port // every later host shares it
 		}
 		d.mu.Lock()
 		d.host = host
@@ -234,9 +263,26 @@ func (f *Fleet) Nodes() []Node {
 	return out
 }
 
-// CertPool holds the CA that signed every device certificate, for clients
-// that verify BMC certificates.
+// CertPool holds the CA that signed every device certificate (BMCs and
+// NVOS hosts), for clients that verify them.
 func (f *Fleet) CertPool() *x509.CertPool { return f.ca.pool }
+
+// NVUEPort is the NVUE port every NVOS host listens on, or 0 when the
+// fleet has no hosts or they listen on different ports (a SwitchHosts
+// factory may ignore the port it is given).
+func (f *Fleet) NVUEPort() int {
+	port := 0
+	for _, n := range f.Nodes() {
+		switch {
+		case n.Switch == nil:
+		case port == 0:
+			port = n.Host.Port
+		case n.Host.Port != port:
+			return 0
+		}
+	}
+	return port
+}
 
 // Scale converts a simulated duration to wall-clock time.
 func (f *Fleet) Scale(d time.Duration) time.Duration { return f.opts.scale(d) }

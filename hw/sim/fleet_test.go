@@ -8,10 +8,13 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/sim"
 )
@@ -148,6 +151,73 @@ func TestFleet_CertificatesVerifyAgainstFleetCA(t *testing.T) {
 	c2, _ := strict.Client(f.Nodes()[0].BMC)
 	if _, err := c2.SystemPowerState(testCtx(t)); !errors.Is(err, redfish.ErrTransport) {
 		t.Fatalf("unverifiable certificate: err = %v, want ErrTransport", err)
+	}
+}
+
+// NVOS hosts get their certificates from the fleet CA too: an NVUE client
+// verifying against Fleet.CertPool reaches a switch by its host name (the
+// node id) and by its bare IP.
+func TestFleet_NVOSCertificatesVerifyAgainstFleetCA(t *testing.T) {
+	f := start(t, sim.Options{Layout: sim.Layout{Switches: 2}})
+	pool, err := nvue.NewPool(nvue.Options{TLS: nvue.TLSVerify, RootCAs: f.CertPool(), RequestTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	for _, n := range f.Nodes() {
+		byIP := n.Host
+		byIP.HostName = ""
+		for _, ep := range []hw.Endpoint{n.Host, byIP} {
+			c, err := pool.Client(ep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.System(testCtx(t)); err != nil {
+				t.Fatalf("%s (host name %q): verified NVUE: %v", n.ID, ep.HostName, err)
+			}
+		}
+	}
+}
+
+// Every NVOS host of a fleet listens on one NVUE port, as real switches
+// do, even when the port is left to the system.
+func TestFleet_NVOSHostsShareOneNVUEPort(t *testing.T) {
+	f := start(t, sim.Options{Racks: 2, Layout: sim.Layout{Compute: 1, Switches: 3}})
+	port := f.NVUEPort()
+	if port == 0 {
+		t.Fatal("no shared NVUE port")
+	}
+	hosts := 0
+	for _, n := range f.Nodes() {
+		if n.Switch == nil {
+			continue
+		}
+		hosts++
+		if n.Host.Port != port {
+			t.Errorf("%s: NVUE on %d, fleet port %d", n.ID, n.Host.Port, port)
+		}
+	}
+	if hosts != 6 {
+		t.Fatalf("%d NVOS hosts, want 6", hosts)
+	}
+	if none := start(t, sim.Options{Layout: sim.Layout{Compute: 1}, NoSwitchHosts: true}); none.NVUEPort() != 0 {
+		t.Errorf("fleet without hosts: NVUEPort %d, want 0", none.NVUEPort())
+	}
+}
+
+// When the port the first NVOS host picked is taken on another host's
+// address, Start begins again (and tears the first attempt down: goleak).
+func TestFleet_SharedNVUEPortTakenElsewhereStartsAgain(t *testing.T) {
+	var calls atomic.Int32
+	hosts := func(ctx context.Context, spec sim.SwitchHostSpec) (sim.SwitchHost, error) {
+		if calls.Add(1) == 2 {
+			return nil, fmt.Errorf("listen %s:%d: %w", spec.IP, spec.NVUEPort, syscall.EADDRINUSE)
+		}
+		return sim.NVOSHosts(ctx, spec)
+	}
+	f := start(t, sim.Options{Layout: sim.Layout{Switches: 2}, SwitchHosts: hosts})
+	if f.NVUEPort() == 0 || calls.Load() != 4 {
+		t.Fatalf("NVUEPort %d after %d host starts, want a shared port after 4", f.NVUEPort(), calls.Load())
 	}
 }
 

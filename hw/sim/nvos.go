@@ -9,7 +9,8 @@ import (
 )
 
 // NVOSHosts is the default SwitchHostFactory: an nvossim switch (NVUE
-// HTTPS and SSH/SFTP on ephemeral ports) on the host address of the tray.
+// HTTPS with the fleet-issued certificate, SSH/SFTP) on the host address
+// and ports of the spec.
 func NVOSHosts(ctx context.Context, spec SwitchHostSpec) (SwitchHost, error) {
 	sw, err := nvossim.New(nvossim.Config{
 		HostName:      spec.NodeID,
@@ -18,6 +19,7 @@ func NVOSHosts(ctx context.Context, spec SwitchHostSpec) (SwitchHost, error) {
 		TimeScale:     spec.TimeScale,
 		NVUEPort:      spec.NVUEPort,
 		SSHPort:       spec.SSHPort,
+		Certificate:   &spec.Certificate,
 		ChassisSerial: spec.ChassisSerial,
 		SlotNumber:    spec.SlotNumber,
 		TrayIndex:     spec.TrayIndex,

@@ -87,10 +87,11 @@ type Options struct {
 	// Port every BMC listens on; 0 picks an ephemeral port per device
 	// (kept across simulated reboots).
 	Port int
-	// NVUEPort and SSHPort are the ports of every NVOS host; 0 picks
-	// ephemeral ones.
+	// NVUEPort is the NVUE port of every NVOS host; 0 picks one free port
+	// that every host shares (as real switches do; see Fleet.NVUEPort).
 	NVUEPort int
-	SSHPort  int
+	// SSHPort is the SSH port of every NVOS host; 0 picks one per host.
+	SSHPort int
 	// SwitchHosts starts the NVOS host of every switch tray (default
 	// NVOSHosts, unless NoSwitchHosts).
 	SwitchHosts SwitchHostFactory

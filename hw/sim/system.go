@@ -110,6 +110,20 @@ func (d *Device) getProcessor(w http.ResponseWriter, r *http.Request) {
 		notFound(w, r)
 		return
 	}
+	topo := obj{
+		"ChassisSerialNumber": d.rackSerial(),
+		"TraySlotNumber":      d.slot,
+		"TraySlotIndex":       d.index,
+	}
+	d.mu.Lock()
+	for key, raw := range d.topology {
+		if len(raw) == 0 {
+			delete(topo, key)
+		} else {
+			topo[key] = raw
+		}
+	}
+	d.mu.Unlock()
 	writeJSON(w, http.StatusOK, obj{
 		"@odata.id":     "/redfish/v1/Systems/" + systemID + "/Processors/" + pid,
 		"@odata.type":   "#Processor.v1_20_0.Processor",
@@ -120,12 +134,8 @@ func (d *Device) getProcessor(w http.ResponseWriter, r *http.Request) {
 		"Model":         "Grace A02P",
 		"Status":        obj{"State": "Enabled", "Health": "OK"},
 		"Oem": obj{"Nvidia": obj{
-			"@odata.type": "#NvidiaProcessor.v1_4_0.NvidiaProcessor",
-			"MNNVLinkTopology": obj{
-				"ChassisSerialNumber": d.rackSerial(),
-				"TraySlotNumber":      d.slot,
-				"TraySlotIndex":       d.index,
-			},
+			"@odata.type":      "#NvidiaProcessor.v1_4_0.NvidiaProcessor",
+			"MNNVLinkTopology": topo,
 		}},
 	})
 }

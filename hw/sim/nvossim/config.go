@@ -1,6 +1,7 @@
 package nvossim
 
 import (
+	"crypto/tls"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -37,6 +38,10 @@ type Config struct {
 	// port (read it back with Endpoint and SSHPort).
 	NVUEPort int
 	SSHPort  int
+	// Certificate is the NVUE server's TLS certificate, e.g. one issued by
+	// the rack simulator's CA. Nil generates a self-signed one for HostName
+	// and the listen IP at Start (see Switch.CertPool).
+	Certificate *tls.Certificate
 
 	// TimeScale multiplies every simulated duration below (0 means 1).
 	// 0.001 turns a 60 s install into 60 ms.

@@ -1,6 +1,7 @@
 package nvossim
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
@@ -111,7 +112,35 @@ func (s *Switch) ResumeUploads() {
 	}
 }
 
+// SetChassisLocation makes GET /nvue_v1/platform/chassis-location answer
+// raw (JSON text, e.g. `null`, `""`, `"x"`, `-1`, `4294967296`) for key
+// (chassis-sn, slot-number, topology-id or tray-index) instead of the
+// configured value; an empty raw leaves the key out of the answer.
+func (s *Switch) SetChassisLocation(key string, raw json.RawMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.location == nil {
+		s.location = map[string]json.RawMessage{}
+	}
+	s.location[key] = raw
+	s.log.Info().Str("key", key).Str("raw", string(raw)).Msg("fault: chassis location value")
+}
+
 // Observations for tests and the rack simulator.
+
+// NVUEConnections counts the connections the NVUE server accepted: each
+// one cost its client a TLS handshake.
+func (s *Switch) NVUEConnections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nvueConns
+}
+
+func (s *Switch) countConnection() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nvueConns++
+}
 
 // Boots returns how many reboots have been scheduled (power cycles, image
 // installs, factory resets).

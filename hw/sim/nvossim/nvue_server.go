@@ -213,12 +213,20 @@ func (s *Switch) getPlatform(q *nvueReq) reply {
 }
 
 func (s *Switch) getChassisLocation(q *nvueReq) reply {
-	return reply{http.StatusOK, map[string]any{
+	loc := map[string]any{
 		"chassis-sn":  s.cfg.ChassisSerial,
 		"slot-number": s.cfg.SlotNumber,
 		"topology-id": s.cfg.TopologyID,
 		"tray-index":  s.cfg.TrayIndex,
-	}}
+	}
+	for key, raw := range s.location {
+		if len(raw) == 0 {
+			delete(loc, key)
+		} else {
+			loc[key] = raw
+		}
+	}
+	return reply{http.StatusOK, loc}
 }
 
 func (c *component) view() map[string]any {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -53,6 +54,8 @@ type Switch struct {
 	stallAfter     int64 // -1: uploads not stalled
 	stallResume    chan struct{}
 	clientCAs      *x509.CertPool
+	location       map[string]json.RawMessage // chassis-location overrides; empty: key left out
+	nvueConns      int
 
 	// lifecycle
 	started  bool
@@ -118,11 +121,15 @@ func (s *Switch) Start(ctx context.Context, ip string) error {
 	if s.started || s.closed {
 		return errors.New("nvossim: switch already started or closed")
 	}
-	crt, pool, err := selfSignedCert(s.cfg.HostName, addr)
-	if err != nil {
-		return fmt.Errorf("nvossim: tls certificate: %w", err)
+	if s.cfg.Certificate != nil {
+		s.tlsCrt = *s.cfg.Certificate
+	} else {
+		crt, pool, err := selfSignedCert(s.cfg.HostName, addr)
+		if err != nil {
+			return fmt.Errorf("nvossim: tls certificate: %w", err)
+		}
+		s.tlsCrt, s.caPool = crt, pool
 	}
-	s.tlsCrt, s.caPool = crt, pool
 	var lc net.ListenConfig
 	nvueLn, err := lc.Listen(ctx, "tcp", net.JoinHostPort(ip, strconv.Itoa(s.cfg.NVUEPort)))
 	if err != nil {
@@ -232,7 +239,8 @@ func (s *Switch) HostKey() ssh.PublicKey { return s.hostSg.PublicKey() }
 
 // CertPool holds the NVUE server's self-signed certificate, for a client
 // that verifies the server (its names are HostName and the listen IP).
-// Valid after Start.
+// Valid after Start; nil with Config.Certificate (its issuer's pool
+// verifies it).
 func (s *Switch) CertPool() *x509.CertPool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -266,6 +274,7 @@ func (g *gateListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		if !g.sw.isDown() {
+			g.sw.countConnection()
 			return c, nil
 		}
 		_ = c.Close()
