@@ -12,8 +12,6 @@ import (
 // caller spelled it, or (node == "") the rack itself.
 type lockKey struct{ rack, node string }
 
-func (k lockKey) ref() messages.NodeRef { return messages.NodeRef{RackID: k.rack, NodeID: k.node} }
-
 // lease is one granted, exclusive hold. Its facts (holder, since, expiry)
 // are fixed when it is granted; the NodeLock actor serving it is handed
 // the same immutable grant and watches the holder for the registry.

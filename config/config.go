@@ -16,6 +16,17 @@ type Config struct {
 	Logging   Logging   `koanf:"logging"`
 	Redfish   Redfish   `koanf:"redfish"`
 	Simulator Simulator `koanf:"simulator"`
+	Admin     Admin     `koanf:"admin"`
+}
+
+// Admin configures rmsd's own admin service (rmsd_admin.Admin): listing and
+// killing the job engine's actors, for operators and chaos tests. It is off
+// by default and only ever listens on a loopback address.
+type Admin struct {
+	Enabled     bool   `koanf:"enabled"`
+	BindAddress string `koanf:"bind_address"`
+	// Port is the admin listener's port (0 picks a free one).
+	Port int `koanf:"port"`
 }
 
 // Server tunes the gRPC listener (rmsd's own section).
@@ -167,6 +178,7 @@ func Default() *Config {
 			Racks: 1, TimeScale: 0.01, NodesFile: "./simulated-nodes.json",
 			Network: 77, BMCPort: 8443, NVUEPort: 8765, SSHPort: 2222,
 		},
+		Admin: Admin{BindAddress: "127.0.0.1", Port: 8803},
 	}
 }
 

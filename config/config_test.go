@@ -331,3 +331,25 @@ func TestServerAndSwitchPortKeysAreValidated(t *testing.T) {
 		})
 	}
 }
+
+func TestAdminServiceListensOnLoopbackOnly(t *testing.T) {
+	cfg, err := Load(Source{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Admin.Enabled || cfg.Admin.BindAddress != "127.0.0.1" || cfg.Admin.Port != 8803 {
+		t.Fatalf("admin defaults %+v", cfg.Admin)
+	}
+	for _, give := range []string{"127.0.0.1", "127.9.9.9", "::1", "localhost"} {
+		if _, err := Load(Source{Environ: []string{"RMS_ADMIN__ENABLED=true", "RMS_ADMIN__BIND_ADDRESS=" + give}}); err != nil {
+			t.Errorf("loopback %s refused: %v", give, err)
+		}
+	}
+	for _, give := range []string{"0.0.0.0", "10.0.0.1", "::", "rmsd.example.com", ""} {
+		_, err := Load(Source{Environ: []string{"RMS_ADMIN__ENABLED=true", "RMS_ADMIN__BIND_ADDRESS=" + give}})
+		got := problemsOf(t, err)
+		if len(got) != 1 || !strings.HasPrefix(got[0], "admin.bind_address: ") || !strings.Contains(got[0], "not a loopback address") {
+			t.Errorf("bind_address %q: problems %q", give, got)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"sort"
 	"strings"
@@ -42,6 +43,7 @@ func (c *Config) problems() []string {
 	}
 	p = append(p, c.TLS.problems()...)
 	p = append(p, c.Switches.problems()...)
+	p = append(p, c.Admin.problems(c.Port)...)
 	if c.Postgres.DBPoolMax <= 0 {
 		add("postgres.db_pool_max: must be greater than 0")
 	}
@@ -201,4 +203,28 @@ func ParseLogLevel(directive string) (LogLevels, error) {
 		}
 	}
 	return out, nil
+}
+
+func (a Admin) problems(grpcPort int) []string {
+	var p []string
+	if !IsLoopback(a.BindAddress) {
+		p = append(p, fmt.Sprintf("admin.bind_address: %q is not a loopback address (127.0.0.0/8, ::1 or localhost); the admin service is never exposed", a.BindAddress))
+	}
+	if a.Port < 0 || a.Port > 65535 {
+		p = append(p, fmt.Sprintf("admin.port: %d is not a TCP port (0-65535)", a.Port))
+	}
+	if a.Enabled && a.Port != 0 && a.Port == grpcPort {
+		p = append(p, fmt.Sprintf("admin.port: must differ from port (both %d)", a.Port))
+	}
+	return p
+}
+
+// IsLoopback reports whether host (an IP address or "localhost") names the
+// loopback interface.
+func IsLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

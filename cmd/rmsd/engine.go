@@ -11,6 +11,7 @@ import (
 	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
+	"github.com/rmsd/rmsd/grpc/adminserver"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 )
 
@@ -18,6 +19,8 @@ import (
 type jobEngine interface {
 	// Jobs is what the RPCs ask of the job engine.
 	Jobs() rmsserver.JobEngine
+	// Admin is what the admin service asks of it.
+	Admin() adminserver.Engine
 	// BeginShutdown refuses new jobs from now on.
 	BeginShutdown()
 	// Drain cancels running jobs, waits for them until ctx ends and stops
@@ -55,6 +58,9 @@ func startEngine(cfg *config.Config, logger logging.Logger) (jobEngine, error) {
 
 // Jobs implements jobEngine.
 func (a *actorEngine) Jobs() rmsserver.JobEngine { return a.engine }
+
+// Admin implements jobEngine.
+func (a *actorEngine) Admin() adminserver.Engine { return a.engine }
 
 // BeginShutdown implements jobEngine.
 func (a *actorEngine) BeginShutdown() {

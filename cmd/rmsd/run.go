@@ -66,6 +66,7 @@ type daemon struct {
 	lis    net.Listener
 	server *rmsserver.Server
 	engine jobEngine
+	admin  *adminService
 	hw     *hardware
 	fleet  *sim.Fleet
 	served chan error
@@ -120,6 +121,9 @@ func start(opts runOptions) (_ *daemon, err error) {
 	addr := net.JoinHostPort(cfg.Server.BindAddress, strconv.Itoa(cfg.Port))
 	if d.lis, err = net.Listen("tcp", addr); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	if d.admin, err = startAdmin(cfg.Admin, d.engine.Admin(), logger); err != nil {
+		return nil, err
 	}
 	// Only with every listener bound may the nodes file change: a start that
 	// fails (a port in use) must leave a running daemon's file alone.
@@ -184,6 +188,7 @@ func warnUnusedSettings(cfg *config.Config, environ []string, log zerolog.Logger
 
 // abandon closes what a failed start had started, last first.
 func (d *daemon) abandon() {
+	d.admin.stop()
 	if d.lis != nil {
 		_ = d.lis.Close()
 	}

@@ -47,6 +47,7 @@ func (d *daemon) wait(ctx context.Context) error {
 	drain, cancel := context.WithTimeout(context.Background(), seconds(d.cfg.Workflows.DrainTimeoutSeconds))
 	defer cancel()
 	drainErr := d.engine.Drain(drain)
+	d.admin.stop()
 	if drainErr != nil {
 		drainErr = fmt.Errorf("drain jobs: %w", drainErr)
 	}

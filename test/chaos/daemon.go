@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/rmsd/rmsd/grpc/adminpb"
+	"github.com/rmsd/rmsd/grpc/rmspb"
+)
+
+// daemon is a running `rmsd --simulate` and clients for both its services.
+type daemon struct {
+	cmd     *exec.Cmd
+	exited  chan error
+	logPath string
+	conns   []*grpc.ClientConn
+	rms     rmspb.RackManagerClient
+	admin   adminpb.AdminClient
+	nodes   *rmspb.NodeSet
+}
+
+// config is the daemon's configuration: free ports, its own loopback
+// network, the admin service on, a short drain.
+const config = `
+port = 0
+[server]
+drain_delay_seconds = 0
+shutdown_grace_seconds = 5
+[workflows]
+drain_timeout_seconds = 20
+[admin]
+enabled = true
+port = 0
+[simulator]
+racks = %d
+network = 88
+bmc_port = 0
+nvue_port = 0
+ssh_port = 0
+time_scale = 0.01
+nodes_file = %q
+`
+
+// startDaemon builds (when needed) and starts rmsd, and waits until both
+// its services listen.
+func startDaemon(ctx context.Context, dir string, o options) (*daemon, error) {
+	bin := o.rmsd
+	if bin == "" {
+		bin = filepath.Join(dir, "rmsd")
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/rmsd")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return nil, fmt.Errorf("build rmsd: %w", err)
+		}
+	}
+	nodesFile := filepath.Join(dir, "nodes.json")
+	cfgPath := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfgPath, fmt.Appendf(nil, config, o.racks, nodesFile), 0o600); err != nil {
+		return nil, err
+	}
+	d := &daemon{exited: make(chan error, 1), logPath: filepath.Join(dir, "rmsd.log")}
+	logFile, err := os.Create(d.logPath)
+	if err != nil {
+		return nil, err
+	}
+	d.cmd = exec.Command(bin, "--simulate", "--config", cfgPath)
+	d.cmd.Stderr = logFile
+	out, err := d.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := d.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start rmsd: %w", err)
+	}
+	addrs := make(chan [2]string, 1)
+	go d.follow(out, logFile, addrs)
+	go func() { d.exited <- d.cmd.Wait(); logFile.Close() }()
+	var a [2]string
+	select {
+	case a = <-addrs:
+	case err := <-d.exited:
+		return nil, fmt.Errorf("rmsd exited before serving (%v); its log: %s", err, d.logPath)
+	case <-time.After(2 * time.Minute):
+		d.kill()
+		return nil, fmt.Errorf("rmsd did not start serving; its log: %s", d.logPath)
+	}
+	for i, addr := range a {
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			d.kill()
+			return nil, err
+		}
+		d.conns = append(d.conns, conn)
+		if i == 0 {
+			d.rms = rmspb.NewRackManagerClient(conn)
+		} else {
+			d.admin = adminpb.NewAdminClient(conn)
+		}
+	}
+	data, err := os.ReadFile(nodesFile)
+	if err != nil {
+		d.kill()
+		return nil, fmt.Errorf("read the simulated nodes: %w", err)
+	}
+	d.nodes = &rmspb.NodeSet{}
+	if err := protojson.Unmarshal(data, d.nodes); err != nil {
+		d.kill()
+		return nil, fmt.Errorf("decode the simulated nodes: %w", err)
+	}
+	return d, nil
+}
+
+// follow copies the daemon's log lines to logFile and reports the two
+// listen addresses once both are logged.
+func (d *daemon) follow(out interface{ Read([]byte) (int, error) }, logFile *os.File, addrs chan<- [2]string) {
+	var a [2]string
+	sent := false
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		_, _ = logFile.Write(append(line, '\n'))
+		if sent {
+			continue
+		}
+		var l struct{ Message, Addr string }
+		if json.Unmarshal(line, &l) != nil {
+			continue
+		}
+		switch l.Message {
+		case "rmsd serving":
+			a[0] = l.Addr
+		case "admin service serving: it can kill job engine actors":
+			a[1] = l.Addr
+		}
+		if a[0] != "" && a[1] != "" {
+			addrs <- a
+			sent = true
+		}
+	}
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (d *daemon) stop() error {
+	for _, c := range d.conns {
+		c.Close()
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return fmt.Errorf("signal rmsd: %w", err)
+	}
+	select {
+	case err := <-d.exited:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return fmt.Errorf("rmsd exited with %d; its log: %s", exit.ExitCode(), d.logPath)
+		}
+		return err
+	case <-time.After(time.Minute):
+		d.kill()
+		return fmt.Errorf("rmsd did not stop within a minute of SIGTERM; its log: %s", d.logPath)
+	}
+}
+
+func (d *daemon) kill() {
+	_ = d.cmd.Process.Kill()
+	<-d.exited
+}

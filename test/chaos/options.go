@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+	"time"
+)
+
+// options are the chaos run's knobs.
+type options struct {
+	duration, settle time.Duration
+	racks, callers   int
+	rmsd             string
+	seed             uint64
+	verbose, keep    bool
+}
+
+// report is what a run found.
+type report struct {
+	jobs, kills, lost, stuck, held int
+	killsByKind                    map[string]int
+	daemonErr                      error // the daemon stopped badly or stopped answering
+}
+
+// String is the one summary line.
+func (r report) String() string {
+	s := fmt.Sprintf("chaos: %d jobs, %d kills, %d lost, %d stuck, %d held nodes", r.jobs, r.kills, r.lost, r.stuck, r.held)
+	if r.daemonErr != nil {
+		s += fmt.Sprintf(" (daemon: %v)", r.daemonErr)
+	}
+	return s
+}
+
+func (r report) clean() bool {
+	return r.lost == 0 && r.stuck == 0 && r.held == 0 && r.daemonErr == nil && r.jobs > 0
+}
