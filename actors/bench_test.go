@@ -50,6 +50,65 @@ func BenchmarkBaselineRequestFuture(b *testing.B) {
 	}
 }
 
+// BenchmarkRoundTrip compares the latency a caller sees for one request on
+// an idle actor: a raw request/response to an actor that answers at once
+// (same mailbox and dispatcher as the engine), and one job admission (the
+// engine answers as soon as the job is recorded; its actors are spawned
+// after the answer). Between timed requests the untimed part of each loop
+// lets the engine go idle: the admitted job's workflow has started and the
+// registry has answered another request. ns/request is the timed request
+// alone (ns/op includes the untimed part).
+func BenchmarkRoundTrip(b *testing.B) {
+	b.Run("raw", func(b *testing.B) {
+		sys := quietSystem()
+		defer sys.Shutdown()
+		d := newDispatcher(defaultWorkers())
+		defer d.close()
+		pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return echoActor{} }, actor.WithDispatcher(d)))
+		defer func() { _ = sys.Root.StopFuture(pid).Wait() }()
+		var spent time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			if _, err := sys.Root.RequestFuture(pid, &messages.GetJob{}, time.Second).Result(); err != nil {
+				b.Fatal(err)
+			}
+			spent += time.Since(t0)
+		}
+		b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N), "ns/request")
+	})
+	b.Run("admission", func(b *testing.B) {
+		e, _ := newEngine(b, Options{MaxTrackedJobs: 10_000_000})
+		ctx := context.Background()
+		started := make(chan struct{}, 1)
+		release := make(chan struct{})
+		defer close(release)
+		held := messages.WorkflowFunc(func(wctx context.Context, job messages.Reporter) {
+			started <- struct{}{}
+			select {
+			case <-release:
+			case <-wctx.Done():
+			}
+			_ = job.Complete("Completed", "")
+		})
+		i := 0
+		var spent time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			s, err := e.Create(ctx, messages.JobSpec{RackID: "r", NodeID: "node-" + strconv.Itoa(i)}, held, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			spent += time.Since(t0)
+			i++
+			<-started
+			if _, err := e.Get(ctx, s.ID, false); err != nil { // the registry's turn is over
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N), "ns/request")
+	})
+}
+
 var doneWorkflow = messages.WorkflowFunc(func(_ context.Context, job messages.Reporter) {
 	_ = job.Complete("Completed", `{"status":"completed"}`)
 })
