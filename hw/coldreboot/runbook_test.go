@@ -75,12 +75,14 @@ type rack struct {
 }
 
 // fastTiming polls every 20 ms and waits no floors: the simulated rack
-// discharges in 120 ms and boots its BMCs in 90 ms at this time scale.
+// discharges in 120 ms and boots its BMCs in 90 ms at this time scale. The
+// maxima are generous: they only bound a run that went wrong, and a loaded
+// machine must not turn a slow poll into a failure.
 func fastTiming() Timing {
 	return Timing{
-		PrestageShutdownPollMax: 5 * time.Second,
-		DischargePollMax:        5 * time.Second,
-		BMCUpPollMax:            5 * time.Second,
+		PrestageShutdownPollMax: 30 * time.Second,
+		DischargePollMax:        30 * time.Second,
+		BMCUpPollMax:            30 * time.Second,
 		NVOSHelloBackoff:        20 * time.Millisecond,
 		NVOSHelloAttempts:       20,
 		ComputeBootWait:         10 * time.Millisecond,
@@ -95,7 +97,9 @@ func startRack(t *testing.T) *rack {
 		t.Fatal(err)
 	}
 	t.Cleanup(fleet.Close)
-	pool := redfish.NewPool(redfish.Options{RequestTimeout: 2 * time.Second, ConnectTimeout: time.Second})
+	// Timeouts as in production: under load a TLS handshake can take
+	// seconds, and no test here expects a request to time out.
+	pool := redfish.NewPool(redfish.Options{})
 	t.Cleanup(pool.Close)
 	var nodes []hw.Node
 	for _, sn := range fleet.Nodes() {
@@ -383,4 +387,64 @@ func endpointOf(t *testing.T, raw string, creds hw.Credentials) hw.Endpoint {
 		t.Fatal(err)
 	}
 	return hw.Endpoint{IP: host, Port: p, Credentials: creds}
+}
+
+// runUntilShutdown runs the runbook with an engine-shaped context and
+// begins a shutdown (a soft cancel) when the run reports a step starting
+// with atStep.
+func (r *rack) runUntilShutdown(t *testing.T, atStep string) *reporter {
+	t.Helper()
+	hard, hardStop := context.WithCancelCause(context.Background())
+	defer hardStop(nil)
+	soft, softStop := context.WithCancelCause(hard)
+	rep := newReporter()
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		r.plan.Workflow(r.deps).Run(messages.WorkflowContext(soft, hard), rep)
+	}()
+	deadline := time.After(30 * time.Second)
+	for reached := false; !reached; {
+		select {
+		case step := <-rep.steps:
+			reached = strings.HasPrefix(step, atStep)
+		case <-exited:
+			t.Fatalf("runbook ended before %q: %+v", atStep, rep.outcome)
+		case <-deadline:
+			rep.mu.Lock()
+			t.Fatalf("runbook never reached %q; it reported %q", atStep, rep.progress)
+		}
+	}
+	softStop(messages.ErrShuttingDown)
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		t.Fatal("runbook did not end within 60s")
+	}
+	return rep
+}
+
+func TestShutdownBeforeTheShelvesGoOffCancelsTheRun(t *testing.T) {
+	r := startRack(t)
+	timing := fastTiming()
+	timing.PrestageShutdownFloor = time.Hour // parks before the shelves go off
+	r.plan.Timing = timing
+	o := r.runUntilShutdown(t, "Rack reboot step 0").outcome
+	if o.State != messages.StateFailed || !strings.HasPrefix(o.Message, "cold reboot cancelled during prestage_") ||
+		!strings.HasSuffix(o.Message, ": rmsd is shutting down") {
+		t.Fatalf("outcome = %+v", o)
+	}
+	for _, n := range r.plan.Shelves {
+		if d, _ := r.fleet.Device(n.ID); len(d.Resets()) != 0 {
+			t.Fatalf("shelf %s was switched after the shutdown began: %v", n.ID, d.Resets())
+		}
+	}
+}
+
+func TestShutdownAfterTheShelvesGoOffLetsTheRunFinish(t *testing.T) {
+	r := startRack(t)
+	o := r.runUntilShutdown(t, "Rack reboot step 2-3").outcome
+	if o.State != messages.StateCompleted || o.Description != "Cold reboot completed" {
+		t.Fatalf("a shutdown stranded the rack half-way: %+v", o)
+	}
 }
