@@ -290,7 +290,12 @@ func TestReadingAnOpenParentChangesNothing(t *testing.T) {
 	g := newGate()
 	rep := mustBatch(t, e, messages.TypeFirmwareUpdate, targets(g, "r", "a", "r", "b", "r", "c"))
 	g.waitStarted(t, 3)
-	first := mustGet(t, e, rep.Parent.ID)
+	var first messages.JobSnapshot
+	for { // the children's progress reports reach the registry after they start
+		if first = mustGet(t, e, rep.Parent.ID); strings.Contains(first.Description, "3 running") {
+			break
+		}
+	}
 	clk.Advance(time.Hour)
 	for range 3 {
 		again := mustGet(t, e, rep.Parent.ID)

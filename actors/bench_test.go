@@ -50,65 +50,6 @@ func BenchmarkBaselineRequestFuture(b *testing.B) {
 	}
 }
 
-// BenchmarkRoundTrip compares the latency a caller sees for one request on
-// an idle actor: a raw request/response to an actor that answers at once
-// (same mailbox and dispatcher as the engine), and one job admission (the
-// engine answers as soon as the job is recorded; its actors are spawned
-// after the answer). Between timed requests the untimed part of each loop
-// lets the engine go idle: the admitted job's workflow has started and the
-// registry has answered another request. ns/request is the timed request
-// alone (ns/op includes the untimed part).
-func BenchmarkRoundTrip(b *testing.B) {
-	b.Run("raw", func(b *testing.B) {
-		sys := quietSystem()
-		defer sys.Shutdown()
-		d := newDispatcher(defaultWorkers())
-		defer d.close()
-		pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return echoActor{} }, actor.WithDispatcher(d)))
-		defer func() { _ = sys.Root.StopFuture(pid).Wait() }()
-		var spent time.Duration
-		for b.Loop() {
-			t0 := time.Now()
-			if _, err := sys.Root.RequestFuture(pid, &messages.GetJob{}, time.Second).Result(); err != nil {
-				b.Fatal(err)
-			}
-			spent += time.Since(t0)
-		}
-		b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N), "ns/request")
-	})
-	b.Run("admission", func(b *testing.B) {
-		e, _ := newEngine(b, Options{MaxTrackedJobs: 10_000_000})
-		ctx := context.Background()
-		started := make(chan struct{}, 1)
-		release := make(chan struct{})
-		defer close(release)
-		held := messages.WorkflowFunc(func(wctx context.Context, job messages.Reporter) {
-			started <- struct{}{}
-			select {
-			case <-release:
-			case <-wctx.Done():
-			}
-			_ = job.Complete("Completed", "")
-		})
-		i := 0
-		var spent time.Duration
-		for b.Loop() {
-			t0 := time.Now()
-			s, err := e.Create(ctx, messages.JobSpec{RackID: "r", NodeID: "node-" + strconv.Itoa(i)}, held, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			spent += time.Since(t0)
-			i++
-			<-started
-			if _, err := e.Get(ctx, s.ID, false); err != nil { // the registry's turn is over
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N), "ns/request")
-	})
-}
-
 var doneWorkflow = messages.WorkflowFunc(func(_ context.Context, job messages.Reporter) {
 	_ = job.Complete("Completed", `{"status":"completed"}`)
 })
@@ -283,20 +224,25 @@ func BenchmarkRetainedPerTerminalJob(b *testing.B) {
 	}
 }
 
-// BenchmarkAdmitLeafJobOnly times admission alone: the admitted jobs wait at
-// a gate, released (untimed) every 1,000 admissions so memory stays bounded.
+// BenchmarkAdmitLeafJobOnly times admission alone: the admitted jobs wait
+// at a gate. Every 1,000 admissions the timer stops, the jobs are released
+// and the engine is left to go idle (every job and lock actor gone, garbage
+// collected), so no teardown runs while admissions are timed.
 func BenchmarkAdmitLeafJobOnly(b *testing.B) {
 	e, _ := newEngine(b, Options{MaxTrackedJobs: 10_000_000})
 	ctx := context.Background()
 	const chunk = 1000
+	heldUntil := func(gate <-chan struct{}) messages.Workflow {
+		return messages.WorkflowFunc(func(wctx context.Context, job messages.Reporter) {
+			select {
+			case <-gate:
+			case <-wctx.Done():
+			}
+			_ = job.Complete("Completed", "")
+		})
+	}
 	gate := make(chan struct{})
-	held := messages.WorkflowFunc(func(wctx context.Context, job messages.Reporter) {
-		select {
-		case <-gate:
-		case <-wctx.Done():
-		}
-		_ = job.Complete("Completed", "")
-	})
+	held := heldUntil(gate)
 	ids := make([]string, 0, chunk)
 	i := 0
 	for b.Loop() {
@@ -312,13 +258,27 @@ func BenchmarkAdmitLeafJobOnly(b *testing.B) {
 			if err := e.Wait(ctx, ids...); err != nil {
 				b.Fatal(err)
 			}
+			waitIdle(b, e)
 			gate = make(chan struct{})
+			held = heldUntil(gate)
 			ids = ids[:0]
 			b.StartTimer()
 		}
 	}
 	b.StopTimer()
 	close(gate)
+}
+
+// waitIdle waits until the engine has no job or lock actor left, then
+// collects garbage.
+func waitIdle(b *testing.B, e *Engine) {
+	for {
+		if l := listed(b, e); len(l.jobs) == 0 && len(l.locks) == 0 {
+			break
+		}
+		runtime.Gosched()
+	}
+	runtime.GC()
 }
 
 // BenchmarkBaselineRequestFutureParallel is the raw round trip with

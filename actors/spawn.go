@@ -19,7 +19,7 @@ func (c *core) props(a actor.Actor) *actor.Props {
 }
 
 // startLeaf spawns the job actor for an admitted leaf and the lock actors
-// of its holds.
+// of its holds. A job that holds nothing is watched by the registry itself.
 func (r *registry) startLeaf(ctx actor.Context, rec *record) {
 	ja := &jobActor{
 		id: rec.snap.ID, parentID: rec.snap.ParentID, registry: ctx.Self(),
@@ -36,7 +36,12 @@ func (r *registry) startLeaf(ctx actor.Context, rec *record) {
 	}
 	rec.worker = pid
 	r.remember(pid, pidRef{kind: kindJob, job: rec.snap.ID})
-	ctx.Watch(pid)
+	if len(rec.holds) == 0 {
+		ctx.Watch(pid)
+		return
+	}
+	// The lock actors of its holds watch it and report its end; the
+	// registry need not watch it too.
 	r.spawnLocksOf(ctx, rec)
 }
 
