@@ -50,6 +50,66 @@ func BenchmarkBaselineRequestFuture(b *testing.B) {
 	}
 }
 
+// spawnPairActor answers a request, then does in raw protoactor what an
+// admission must do after answering: spawn a job-like actor that starts a
+// goroutine and a lock-like actor that watches it.
+type spawnPairActor struct {
+	props  func(actor.Actor) *actor.Props
+	parked chan struct{}
+}
+
+type nopActor struct{}
+
+func (nopActor) Receive(actor.Context) {}
+
+type goroutineActor struct{ parked <-chan struct{} }
+
+func (g goroutineActor) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*actor.Started); ok {
+		go func() { <-g.parked }()
+	}
+}
+
+type watcherActor struct{ target *actor.PID }
+
+func (w watcherActor) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*actor.Started); ok {
+		ctx.Watch(w.target)
+	}
+}
+
+func (s *spawnPairActor) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*messages.GetJob); ok {
+		ctx.Respond(&messages.GetJobReply{})
+		job := ctx.ActorSystem().Root.Spawn(s.props(goroutineActor{parked: s.parked}))
+		ctx.Watch(job)
+		lock := ctx.ActorSystem().Root.Spawn(s.props(watcherActor{target: job}))
+		ctx.Watch(lock)
+	}
+}
+
+// BenchmarkBaselineSpawnPair is the floor under admission: the raw round
+// trip plus the two spawns, one goroutine and three watches an admitted
+// job costs, in bare protoactor on the engine's mailbox and dispatcher.
+func BenchmarkBaselineSpawnPair(b *testing.B) {
+	sys := quietSystem()
+	defer sys.Shutdown()
+	d := newDispatcher(defaultWorkers())
+	defer d.close()
+	parked := make(chan struct{})
+	defer close(parked)
+	props := func(a actor.Actor) *actor.Props {
+		return actor.PropsFromProducer(func() actor.Actor { return a }, actor.WithDispatcher(d))
+	}
+	pid := sys.Root.Spawn(props(&spawnPairActor{props: props, parked: parked}))
+	defer func() { _ = sys.Root.StopFuture(pid).Wait() }()
+	for b.Loop() {
+		if _, err := sys.Root.RequestFuture(pid, &messages.GetJob{}, time.Second).Result(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 var doneWorkflow = messages.WorkflowFunc(func(_ context.Context, job messages.Reporter) {
 	_ = job.Complete("Completed", `{"status":"completed"}`)
 })

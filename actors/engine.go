@@ -179,17 +179,25 @@ func (e *Engine) askOnce(ctx context.Context, msg any) (any, error) {
 			return nil, fmt.Errorf("%w: %w", messages.ErrRegistryNotReached, context.DeadlineExceeded)
 		}
 	}
-	res, err := e.sys.Root.RequestFuture(e.core.registry.Load(), msg, timeout).Result()
-	switch {
-	case err == nil:
-		if f, ok := res.(*requestFailed); ok {
-			return nil, f.err
+	p := newReplyProcess(e.sys)
+	defer p.close()
+	e.sys.Root.RequestWithCustomSender(e.core.registry.Load(), msg, p.pid)
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case res := <-p.ch:
+		switch r := res.(type) {
+		case *requestFailed:
+			return nil, r.err
+		case *actor.DeadLetterResponse:
+			return nil, fmt.Errorf("%w: %w", errAskLost, actor.ErrDeadLetter)
+		default:
+			return res, nil
 		}
-		return res, nil
-	case errors.Is(err, actor.ErrTimeout), errors.Is(err, actor.ErrDeadLetter):
-		return nil, fmt.Errorf("%w: %w", errAskLost, err)
-	default:
-		return nil, fmt.Errorf("ask job registry: %w", err)
+	case <-t.C:
+		return nil, fmt.Errorf("%w: %w", errAskLost, actor.ErrTimeout)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %w", messages.ErrRegistryNotReached, ctx.Err())
 	}
 }
 
@@ -283,7 +291,7 @@ func (e *Engine) Wait(ctx context.Context, ids ...string) error {
 	if e.closed.Load() {
 		return fmt.Errorf("wait for %d jobs: %w", len(ids), messages.ErrEngineClosed)
 	}
-	w := newWaitProcess(e.sys)
+	w := newReplyProcess(e.sys)
 	defer w.close()
 	msg := &messages.AwaitTerminal{WaiterID: w.id, IDs: ids}
 	subscribe := func() { e.sys.Root.RequestWithCustomSender(e.core.registry.Load(), msg, w.pid) }
