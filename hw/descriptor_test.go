@@ -22,7 +22,7 @@ func TestResolveDescriptor(t *testing.T) {
 			SwitchVRNVL72Nvidia, ""},
 		{"missing role", map[string]string{"vendor": "nvidia", "product_family": "gb200"}, 0, "missing or empty role"},
 		{"blank vendor", map[string]string{"role": "compute", "vendor": "  ", "product_family": "gb200"}, 0, "missing or empty vendor"},
-		{"unsupported attribute", map[string]string{"role": "compute", "vendor": "nvidia", "product_family": "gb200", "colour": "green"}, 0, "unsupported attribute(s) colour"},
+		{"unsupported attribute", map[string]string{"role": "compute", "vendor": "nvidia", "product_family": "gb200", "colour": "green"}, 0, `unsupported attribute(s) "colour"`},
 		{"unknown combination", map[string]string{"role": "switch", "vendor": "delta", "product_family": "gb200"}, 0, "no supported node type"},
 		{"no partial match", map[string]string{"role": "compute", "vendor": "nvidia", "product_family": "gb2000"}, 0, "no supported node type"},
 	}

@@ -1,0 +1,57 @@
+package hw
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckAddress(t *testing.T) {
+	tests := []struct {
+		give string
+		want bool
+	}{
+		{"10.1.2.3", true},
+		{"::1", true},
+		{"fe80::1%eth0", true},
+		{"bmc", true},
+		{"bmc-01.rack-7.example.com", true},
+		{"bmc-01.example.com.", true},
+		{"0bmc", true},
+		{strings.Repeat("a", 63) + ".b", true},
+		{"", false},
+		{".", false},
+		{"a..b", false},
+		{"-bmc", false},
+		{"bmc-", false},
+		{"bmc_01", false},
+		{"bmc 01", false},
+		{"10.1.2.3:443", false},
+		{"https://bmc", false},
+		{"bmc\x00", false},
+		{"bmç", false},
+		{strings.Repeat("a", 64), false},
+		{strings.Repeat("a.", 127) + "a", false}, // 255 characters
+	}
+	for _, tt := range tests {
+		if err := CheckAddress(tt.give); (err == nil) != tt.want {
+			t.Errorf("CheckAddress(%.40q) = %v, want ok=%v", tt.give, err, tt.want)
+		}
+	}
+}
+
+func TestQuoteShort(t *testing.T) {
+	tests := []struct {
+		give, want string
+	}{
+		{"", `""`},
+		{"bmc\n", `"bmc\n"`},
+		{strings.Repeat("é", 64), `"` + strings.Repeat("é", 64) + `"`},
+		{strings.Repeat("é", 65), `"` + strings.Repeat("é", 64) + `"… (65 characters)`},
+		{strings.Repeat("x", 100_000), `"` + strings.Repeat("x", 64) + `"… (100000 characters)`},
+	}
+	for _, tt := range tests {
+		if got := QuoteShort(tt.give); got != tt.want {
+			t.Errorf("QuoteShort(%.20q) = %s, want %s", tt.give, got, tt.want)
+		}
+	}
+}
