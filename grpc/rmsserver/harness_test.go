@@ -3,21 +3,25 @@ package rmsserver
 import (
 	"context"
 	"crypto/tls"
-	"github.com/asynkron/protoactor-go/actor"
-	"github.com/rmsd/rmsd/actors"
 	"io"
 	"log/slog"
 	"net"
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw/nodeops"
+	"github.com/rmsd/rmsd/hw/nvue"
+	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/hw/redfish"
 )
 
 func TestMain(m *testing.M) {
@@ -131,4 +135,20 @@ func newTestEngine(t testing.TB) *actors.Engine {
 		sys.Shutdown()
 	})
 	return e
+}
+
+// newOfflineRunner returns a node runner for tests whose nodes point at no
+// device: connections fail within a fraction of a second (and nothing is
+// ever resolved or dialled beyond what the nodes name).
+func newOfflineRunner(t testing.TB) (*nodeops.Runner, *nvue.Pool) {
+	t.Helper()
+	pool := redfish.NewPool(redfish.Options{ConnectTimeout: 200 * time.Millisecond, RequestTimeout: 500 * time.Millisecond,
+		ProbeTimeout: 200 * time.Millisecond, LivenessInterval: 50 * time.Millisecond, LivenessTimeout: 500 * time.Millisecond})
+	t.Cleanup(pool.Close)
+	nv, err := nvue.NewPool(nvue.Options{ConnectTimeout: 200 * time.Millisecond, RequestTimeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nv.Close)
+	return nodeops.New(platform.Deps{Redfish: pool, NVUE: nv, Logger: zerolog.Nop()}, 64), nv
 }
