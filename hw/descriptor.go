@@ -72,7 +72,7 @@ func ResolveDescriptor(attrs map[string]string) (NodeType, error) {
 	}
 	if len(unsupported) > 0 {
 		sort.Strings(unsupported)
-		return NodeTypeUnspecified, &DescriptorError{Reason: fmt.Sprintf("unsupported attribute(s) %s", strings.Join(unsupported, ", "))}
+		return NodeTypeUnspecified, &DescriptorError{Reason: "unsupported attribute(s) " + quoteList(unsupported, 5)}
 	}
 	var missing []string
 	for _, k := range []string{AttrRole, AttrVendor, AttrProductFamily} {
@@ -86,8 +86,8 @@ func ResolveDescriptor(attrs map[string]string) (NodeType, error) {
 	key := descriptorKey{normaliseAttr(attrs[AttrRole]), normaliseAttr(attrs[AttrVendor]), normaliseAttr(attrs[AttrProductFamily])}
 	t, ok := descriptorTypes[key]
 	if !ok {
-		return NodeTypeUnspecified, &DescriptorError{Reason: fmt.Sprintf("no supported node type for role=%q vendor=%q product_family=%q",
-			attrs[AttrRole], attrs[AttrVendor], attrs[AttrProductFamily])}
+		return NodeTypeUnspecified, &DescriptorError{Reason: fmt.Sprintf("no supported node type for role=%s vendor=%s product_family=%s",
+			quoteShort(attrs[AttrRole]), quoteShort(attrs[AttrVendor]), quoteShort(attrs[AttrProductFamily]))}
 	}
 	return t, nil
 }

@@ -22,9 +22,13 @@ func TestResolveDescriptor(t *testing.T) {
 			SwitchVRNVL72Nvidia, ""},
 		{"missing role", map[string]string{"vendor": "nvidia", "product_family": "gb200"}, 0, "missing or empty role"},
 		{"blank vendor", map[string]string{"role": "compute", "vendor": "  ", "product_family": "gb200"}, 0, "missing or empty vendor"},
-		{"unsupported attribute", map[string]string{"role": "compute", "vendor": "nvidia", "product_family": "gb200", "colour": "green"}, 0, "unsupported attribute(s) colour"},
+		{"unsupported attribute", map[string]string{"role": "compute", "vendor": "nvidia", "product_family": "gb200", "colour": "green"}, 0, `unsupported attribute(s) "colour"`},
 		{"unknown combination", map[string]string{"role": "switch", "vendor": "delta", "product_family": "gb200"}, 0, "no supported node type"},
 		{"no partial match", map[string]string{"role": "compute", "vendor": "nvidia", "product_family": "gb2000"}, 0, "no supported node type"},
+		{"a long value is quoted short", map[string]string{"role": "compute", "vendor": strings.Repeat("v", 100_000), "product_family": "gb200"}, 0,
+			`vendor="` + strings.Repeat("v", 64) + `"… (100000 characters) product_family="gb200"`},
+		{"many unsupported attributes are counted", map[string]string{"a": "", "b": "", "c": "", "d": "", "e": "", "f": "", "g": ""}, 0,
+			`unsupported attribute(s) "a", "b", "c", "d", "e", and 2 more`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -26,20 +26,20 @@ const cancelTimeout = 10 * time.Second
 // means the default) to the runbook defaults.
 func coldRebootTiming(req *rmspb.ExecuteColdRebootRequest) coldreboot.Timing {
 	t := coldreboot.DefaultTiming()
-	set := func(d *time.Duration, v *uint32) {
-		if v != nil && *v > 0 {
-			*d = time.Duration(*v) * time.Second
+	set := func(d *time.Duration, v uint32) {
+		if v > 0 {
+			*d = time.Duration(v) * time.Second
 		}
 	}
-	set(&t.PrestageShutdownFloor, req.PrestageShutdownFloorSeconds)
-	set(&t.PrestageShutdownPollMax, req.PrestageShutdownPollMaxSeconds)
-	set(&t.DischargeFloor, req.DischargeFloorSeconds)
-	set(&t.DischargePollMax, req.DischargePollMaxSeconds)
-	set(&t.BMCUpFloor, req.BmcUpFloorSeconds)
-	set(&t.BMCUpPollMax, req.BmcUpPollMaxSeconds)
-	set(&t.NVOSHelloBackoff, req.NvosHelloBackoffSeconds)
-	set(&t.ComputeBootWait, req.ComputeBootWaitSeconds)
-	set(&t.PollInterval, req.PollIntervalSeconds)
+	set(&t.PrestageShutdownFloor, req.GetPrestageShutdownFloorSeconds())
+	set(&t.PrestageShutdownPollMax, req.GetPrestageShutdownPollMaxSeconds())
+	set(&t.DischargeFloor, req.GetDischargeFloorSeconds())
+	set(&t.DischargePollMax, req.GetDischargePollMaxSeconds())
+	set(&t.BMCUpFloor, req.GetBmcUpFloorSeconds())
+	set(&t.BMCUpPollMax, req.GetBmcUpPollMaxSeconds())
+	set(&t.NVOSHelloBackoff, req.GetNvosHelloBackoffSeconds())
+	set(&t.ComputeBootWait, req.GetComputeBootWaitSeconds())
+	set(&t.PollInterval, req.GetPollIntervalSeconds())
 	return t
 }
 
@@ -55,8 +55,9 @@ func refuseAll(nodes []hw.Node, nodeErrs []error, why error) *rmspb.ExecuteColdR
 			results[i].err = nodeErrs[i]
 		}
 	}
-	resp := batchResponse(results)
-	resp.Message = notStarted.Error()
+	resp := batchResponse(results, func([]nodeResult, *rmspb.NodeOperationStats) string {
+		return clip(notStarted.Error(), maxMessage)
+	})
 	return &rmspb.ExecuteColdRebootResponse{Response: resp}
 }
 

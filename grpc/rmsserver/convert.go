@@ -2,7 +2,6 @@ package rmsserver
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"google.golang.org/grpc/codes"
@@ -20,7 +19,7 @@ func nodeFromProto(ni *rmspb.NodeInfo) (hw.Node, error) {
 	n := hw.Node{ID: ni.GetNodeId(), RackID: ni.GetRackId()}
 	attrs := ni.GetNodeDescriptor().GetAttributes()
 	switch {
-	case ni.Type != nil && ni.GetType() != rmspb.NodeType_NODE_TYPE_UNSPECIFIED:
+	case ni.GetType() != rmspb.NodeType_NODE_TYPE_UNSPECIFIED:
 		t := hw.NodeType(ni.GetType())
 		if !t.Valid() || t.Wire() != t {
 			return hw.Node{}, status.Errorf(codes.InvalidArgument, "node %s: invalid node type %d", ni.GetNodeId(), int32(ni.GetType()))
@@ -38,12 +37,12 @@ func nodeFromProto(ni *rmspb.NodeInfo) (hw.Node, error) {
 	if p, ok := attrs[hw.AttrInventoryProfile]; ok {
 		n.InventoryProfile, n.HasInventoryProfile = strings.TrimSpace(p), true
 	}
-	if ni.BmcEndpoint != nil {
-		ep := endpointFromProto(ni.GetBmcEndpoint())
+	if e := ni.GetBmcEndpoint(); e != nil {
+		ep := endpointFromProto(e)
 		n.BMC = &ep
 	}
-	if ni.HostEndpoint != nil {
-		ep := endpointFromProto(ni.GetHostEndpoint())
+	if e := ni.GetHostEndpoint(); e != nil {
+		ep := endpointFromProto(e)
 		n.Host = &ep
 	}
 	for _, e := range ni.GetAdditionalHostEndpoints() {
@@ -53,8 +52,12 @@ func nodeFromProto(ni *rmspb.NodeInfo) (hw.Node, error) {
 }
 
 // nodesFromProto normalises every node of a set; the first invalid node
-// refuses the whole request.
+// (an id over maxIDLength, an invalid type or descriptor) refuses the whole
+// request.
 func nodesFromProto(set *rmspb.NodeSet) ([]hw.Node, error) {
+	if err := checkNodeSetIDs(set); err != nil {
+		return nil, err
+	}
 	nodes := make([]hw.Node, 0, len(set.GetNodes()))
 	for _, ni := range set.GetNodes() {
 		n, err := nodeFromProto(ni)
@@ -73,11 +76,12 @@ func endpointFromProto(e *rmspb.Endpoint) hw.Endpoint {
 		HostName: strings.TrimSpace(e.GetInterface().GetHostName()),
 		Port:     int(e.GetPort()),
 	}
-	switch c := e.GetCredentials().GetAuth().(type) {
+	creds := e.GetCredentials()
+	switch creds.GetAuth().(type) {
 	case *rmspb.Credentials_UserPass:
-		ep.Credentials = hw.UserPass(c.UserPass.GetUsername(), c.UserPass.GetPassword())
+		ep.Credentials = hw.UserPass(creds.GetUserPass().GetUsername(), creds.GetUserPass().GetPassword())
 	case *rmspb.Credentials_SessionToken:
-		ep.Credentials = hw.SessionToken(c.SessionToken)
+		ep.Credentials = hw.SessionToken(creds.GetSessionToken())
 	}
 	return ep
 }
@@ -134,32 +138,43 @@ type nodeResult struct {
 	err    error
 }
 
+// batchMessage words the message of a batch reply from its results and
+// stats; each RPC has its own (upstream's) wording.
+type batchMessage func(results []nodeResult, stats *rmspb.NodeOperationStats) string
+
 // batchResponse builds a NodeBatchResponse: SUCCESS only when no node
-// failed, one result per node echoing the caller's node_id, and the stats.
-// The message summarises the failures.
-func batchResponse(results []nodeResult) *rmspb.NodeBatchResponse {
-	resp := &rmspb.NodeBatchResponse{Stats: &rmspb.NodeOperationStats{TotalNodes: uint32(len(results))}}
-	var failures []string
+// failed, one result per node echoing the caller's node_id (with its error,
+// bounded), the stats, and the message message words.
+func batchResponse(results []nodeResult, message batchMessage) *rmspb.NodeBatchResponse {
+	resp := &rmspb.NodeBatchResponse{
+		Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, Stats: &rmspb.NodeOperationStats{TotalNodes: uint32(len(results))},
+	}
 	for _, r := range results {
 		nr := &rmspb.NodeOperationResult{NodeId: r.nodeID, Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS}
 		if r.err != nil {
 			nr.Status = rmspb.ReturnCode_RETURN_CODE_FAILURE
-			nr.ErrorMessage = r.err.Error()
-			failures = append(failures, fmt.Sprintf("%s: %s", r.nodeID, r.err))
+			nr.ErrorMessage = clip(r.err.Error(), maxNodeError)
+			resp.Status = rmspb.ReturnCode_RETURN_CODE_FAILURE
 			resp.Stats.FailedNodes++
 		} else {
 			resp.Stats.SuccessfulNodes++
 		}
 		resp.NodeResults = append(resp.NodeResults, nr)
 	}
-	resp.Status = rmspb.ReturnCode_RETURN_CODE_SUCCESS
-	resp.Message = fmt.Sprintf("%d of %d nodes succeeded", resp.Stats.SuccessfulNodes, resp.Stats.TotalNodes)
-	if len(failures) > 0 {
-		resp.Status = rmspb.ReturnCode_RETURN_CODE_FAILURE
-		sort.Strings(failures)
-		resp.Message = fmt.Sprintf("%d of %d nodes failed: %s", resp.Stats.FailedNodes, resp.Stats.TotalNodes, strings.Join(failures, "; "))
-	}
+	resp.Message = message(results, resp.Stats)
 	return resp
+}
+
+// failureList lists the failed nodes of results as format(node_id, error)
+// entries, in request order.
+func failureList(results []nodeResult, format string) []string {
+	var out []string
+	for _, r := range results {
+		if r.err != nil {
+			out = append(out, fmt.Sprintf(format, r.nodeID, r.err))
+		}
+	}
+	return out
 }
 
 // noNodesMessage answers every batch RPC called with no node at all.

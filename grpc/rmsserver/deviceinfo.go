@@ -67,48 +67,75 @@ func noDeviceInfo(t hw.NodeType) string {
 // (so it needs no credentials).
 var errNoDeviceInfo = errors.New("rmsserver: node type has no device info")
 
+// deviceInfoRetrieved is the message of a device-info reply without
+// failures (upstream's).
+const deviceInfoRetrieved = "Device info retrieved successfully"
+
 // GetNodeDeviceInfo reads the tray topology of a registered node. For a
 // node type without device info it answers SUCCESS, a message and no info.
 func (m *rackManager) GetNodeDeviceInfo(ctx context.Context, req *rmspb.GetNodeDeviceInfoRequest) (*rmspb.GetNodeDeviceInfoResponse, error) {
+	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
+		return nil, err
+	}
+	fail := func(msg string) (*rmspb.GetNodeDeviceInfoResponse, error) {
+		return &rmspb.GetNodeDeviceInfoResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: msg}, nil
+	}
+	if strings.TrimSpace(req.GetRackId()) == "" || strings.TrimSpace(req.GetNodeId()) == "" {
+		return fail("rack_id and node_id are required")
+	}
 	if m.deps.Racks == nil || m.deps.Nodes == nil {
 		return nil, errUnavailable("device info")
 	}
 	n, err := m.deps.Racks.Node(req.GetRackId(), req.GetNodeId())
 	if err != nil {
-		return &rmspb.GetNodeDeviceInfoResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: err.Error()}, nil
+		return fail(err.Error())
 	}
 	if why := noDeviceInfo(n.Type); why != "" {
 		return &rmspb.GetNodeDeviceInfoResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, Message: why}, nil
 	}
 	infos := make([]*rmspb.NodeDeviceInfo, 1)
 	if err := m.deps.Nodes.One(ctx, n, readDeviceInfo([]hw.Node{n}, infos)); err != nil {
-		return &rmspb.GetNodeDeviceInfoResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: err.Error()}, nil
+		return fail(clip(err.Error(), maxMessage))
 	}
-	return &rmspb.GetNodeDeviceInfoResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, DeviceInfo: infos[0]}, nil
+	return &rmspb.GetNodeDeviceInfoResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, Message: deviceInfoRetrieved, DeviceInfo: infos[0]}, nil
 }
 
 // ListNodeDeviceInfoByNodeType reads the device info of every registered
-// node of one type (node_type, or a node_descriptor) in a rack.
+// node of one type (node_type, or a node_descriptor) in a rack. A rack
+// without such nodes is, as upstream, SUCCESS with zero stats.
 func (m *rackManager) ListNodeDeviceInfoByNodeType(ctx context.Context, req *rmspb.ListNodeDeviceInfoByNodeTypeRequest) (*rmspb.ListNodeDeviceInfoByNodeTypeResponse, error) {
+	if err := checkIDs(idField{"rack_id", req.GetRackId()}); err != nil {
+		return nil, err
+	}
 	t, err := nodeTypeFromSelector(req.GetNodeType(), req.GetNodeDescriptor())
 	if err != nil {
 		return nil, err
+	}
+	fail := func(msg string) (*rmspb.ListNodeDeviceInfoByNodeTypeResponse, error) {
+		return &rmspb.ListNodeDeviceInfoByNodeTypeResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: msg,
+			Stats: &rmspb.NodeOperationStats{}}, nil
+	}
+	if strings.TrimSpace(req.GetRackId()) == "" {
+		return fail("rack_id is required")
 	}
 	if m.deps.Racks == nil || m.deps.Nodes == nil {
 		return nil, errUnavailable("device info")
 	}
 	nodes, err := m.deps.Racks.NodesOfType(req.GetRackId(), t)
 	if err != nil {
-		return &rmspb.ListNodeDeviceInfoByNodeTypeResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: err.Error(),
-			Stats: &rmspb.NodeOperationStats{}}, nil
+		return fail(err.Error())
 	}
 	infos, batch := m.deviceInfos(ctx, nodes)
-	return &rmspb.ListNodeDeviceInfoByNodeTypeResponse{Status: batch.Status, Message: batch.Message, NodeDeviceDetails: infos, Stats: batch.Stats}, nil
+	return &rmspb.ListNodeDeviceInfoByNodeTypeResponse{Status: batch.GetStatus(), Message: batch.GetMessage(), NodeDeviceDetails: infos, Stats: batch.GetStats()}, nil
 }
 
 // BatchGetNodeDeviceInfo reads the device info of caller-supplied nodes.
 // Node types without device info (power shelves) succeed with no entry.
 func (m *rackManager) BatchGetNodeDeviceInfo(ctx context.Context, req *rmspb.BatchGetNodeDeviceInfoRequest) (*rmspb.BatchGetNodeDeviceInfoResponse, error) {
+	if len(req.GetNodes().GetNodes()) == 0 {
+		return &rmspb.BatchGetNodeDeviceInfoResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: noNodesMessage,
+			Stats: &rmspb.NodeOperationStats{}}, nil
+	}
 	nodes, err := nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
@@ -117,7 +144,16 @@ func (m *rackManager) BatchGetNodeDeviceInfo(ctx context.Context, req *rmspb.Bat
 		return nil, errUnavailable("device info")
 	}
 	infos, batch := m.deviceInfos(ctx, nodes)
-	return &rmspb.BatchGetNodeDeviceInfoResponse{Status: batch.Status, Message: batch.Message, NodeDeviceDetails: infos, Stats: batch.Stats}, nil
+	return &rmspb.BatchGetNodeDeviceInfoResponse{Status: batch.GetStatus(), Message: batch.GetMessage(), NodeDeviceDetails: infos, Stats: batch.GetStats()}, nil
+}
+
+// deviceInfoMessage words a device-info reply as upstream does: the
+// failures as node_id=<id>: <error>, the first few of them.
+func deviceInfoMessage(results []nodeResult, st *rmspb.NodeOperationStats) string {
+	if st.GetFailedNodes() == 0 {
+		return deviceInfoRetrieved
+	}
+	return "Completed with errors: " + summarise(failureList(results, "node_id=%s: %v"), "; ")
 }
 
 // deviceInfos reads the device info of a batch: one entry per node that
@@ -140,7 +176,7 @@ func (m *rackManager) deviceInfos(ctx context.Context, nodes []hw.Node) ([]*rmsp
 			out = append(out, infos[i])
 		}
 	}
-	return out, batchResponse(results)
+	return out, batchResponse(results, deviceInfoMessage)
 }
 
 // nodeTypeFromSelector resolves a node type given as an enum value or as a

@@ -218,3 +218,96 @@ func (s *simRack) nvos(t *testing.T, id string) *sim.NVOSHost {
 	t.Fatalf("no simulated NVOS host for %s", id)
 	return nil
 }
+
+// The device-info replies read as upstream's: "Device info retrieved
+// successfully", or "Completed with errors: node_id=<id>: <error>; ..."
+// in request order, counting only the failed nodes.
+func TestDeviceInfoMessages(t *testing.T) {
+	s := startSimRack(t)
+	compute, sw := s.ofKind(hw.KindCompute), s.ofKind(hw.KindSwitch)[0]
+	ok, err := s.client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(compute[0], sw)})
+	if err != nil || ok.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || ok.GetMessage() != "Device info retrieved successfully" {
+		t.Fatalf("healthy batch = %v, %v", ok, err)
+	}
+	if err := s.device(t, compute[2].ID).SetUnreachable(true); err != nil {
+		t.Fatal(err)
+	}
+	noID := compute[3]
+	noID.ID = ""
+	badAddress := compute[4]
+	bmc := *badAddress.BMC
+	bmc.IP = "bmc 5"
+	badAddress.BMC = &bmc
+	nodes := []hw.Node{compute[0], compute[2], noID, badAddress}
+	resp, err := s.client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(nodes...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := resp.GetStats()
+	if resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || st.GetTotalNodes() != 4 || st.GetSuccessfulNodes() != 1 ||
+		st.GetFailedNodes() != 3 || len(resp.GetNodeDeviceDetails()) != 1 || resp.GetNodeDeviceDetails()[0].GetNodeId() != compute[0].ID {
+		t.Fatalf("BatchGetNodeDeviceInfo = %v", resp)
+	}
+	parts := strings.Split(strings.TrimPrefix(resp.GetMessage(), "Completed with errors: "), "; ")
+	if !strings.HasPrefix(resp.GetMessage(), "Completed with errors: node_id=") || len(parts) != 3 ||
+		!strings.HasPrefix(parts[0], "node_id="+compute[2].ID+": ") || !strings.Contains(parts[0], "unreachable") ||
+		parts[1] != "node_id=: node_id is required" ||
+		parts[2] != `node_id=`+badAddress.ID+`: bmc_endpoint ip_address "bmc 5" is neither an IP address nor a valid host name` {
+		t.Fatalf("message = %q", resp.GetMessage())
+	}
+}
+
+func TestGetNodeDeviceInfoNeedsRackAndNodeIDs(t *testing.T) {
+	s := startSimRack(t)
+	n := s.ofKind(hw.KindCompute)[0]
+	for _, req := range []*rmspb.GetNodeDeviceInfoRequest{{}, {RackId: n.RackID}, {NodeId: n.ID}, {RackId: " ", NodeId: n.ID}} {
+		resp, err := s.client.GetNodeDeviceInfo(rpcContext(t), req)
+		if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || resp.GetMessage() != "rack_id and node_id are required" ||
+			resp.GetDeviceInfo() != nil {
+			t.Errorf("GetNodeDeviceInfo(%v) = %v, %v", req, resp, err)
+		}
+	}
+	tests := []struct {
+		rack, node, want string
+	}{
+		{"no-such-rack", n.ID, "rack not found: no-such-rack"},
+		{n.RackID, "ghost", "node ghost not found in rack " + n.RackID},
+	}
+	for _, tt := range tests {
+		resp, err := s.client.GetNodeDeviceInfo(rpcContext(t), &rmspb.GetNodeDeviceInfoRequest{RackId: tt.rack, NodeId: tt.node})
+		if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || resp.GetMessage() != tt.want {
+			t.Errorf("GetNodeDeviceInfo(%s, %s) = %v, %v, want %q", tt.rack, tt.node, resp, err, tt.want)
+		}
+	}
+	ok, err := s.client.GetNodeDeviceInfo(rpcContext(t), &rmspb.GetNodeDeviceInfoRequest{RackId: n.RackID, NodeId: n.ID})
+	if err != nil || ok.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || ok.GetMessage() != "Device info retrieved successfully" {
+		t.Fatalf("GetNodeDeviceInfo = %v, %v", ok, err)
+	}
+}
+
+// Upstream answers a rack without nodes of the type as a success with no
+// details and zero stats (not "No nodes specified in request"); an empty
+// rack_id is refused in-band.
+func TestListNodeDeviceInfoByNodeTypeWithNoNodeOfTheType(t *testing.T) {
+	client, _ := inventoryClient(t)
+	ctx := rpcContext(t)
+	if _, err := client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{
+		typedNode("rack-d", "compute-1", rmspb.NodeType_COMPUTE_GB200_NVIDIA),
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.ListNodeDeviceInfoByNodeType(ctx, &rmspb.ListNodeDeviceInfoByNodeTypeRequest{
+		RackId: "rack-d", NodeType: rmspb.NodeType_SWITCH_GB200_NVIDIA})
+	st := resp.GetStats()
+	if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || resp.GetMessage() != "Device info retrieved successfully" ||
+		st == nil || st.GetTotalNodes() != 0 || st.GetSuccessfulNodes() != 0 || st.GetFailedNodes() != 0 || len(resp.GetNodeDeviceDetails()) != 0 {
+		t.Fatalf("no switch in the rack = %v, %v", resp, err)
+	}
+	for rack, want := range map[string]string{"": "rack_id is required", "rack-z": "rack not found: rack-z"} {
+		resp, err := client.ListNodeDeviceInfoByNodeType(ctx, &rmspb.ListNodeDeviceInfoByNodeTypeRequest{
+			RackId: rack, NodeType: rmspb.NodeType_SWITCH_GB200_NVIDIA})
+		if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || resp.GetMessage() != want || resp.GetStats() == nil {
+			t.Errorf("rack %q = %v, %v, want %q", rack, resp, err, want)
+		}
+	}
+}

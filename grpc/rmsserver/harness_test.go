@@ -3,28 +3,46 @@ package rmsserver
 import (
 	"context"
 	"crypto/tls"
-	"github.com/asynkron/protoactor-go/actor"
-	"github.com/rmsd/rmsd/actors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw/nodeops"
+	"github.com/rmsd/rmsd/hw/nvue"
+	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/hw/redfish"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
+	code := m.Run()
+	if code == 0 && *recordFuzzSeeds {
+		if err := seeds.write(); err != nil {
+			fmt.Fprintln(os.Stderr, "record fuzz seeds:", err)
+			code = 1
+		}
+	}
+	if code == 0 {
 		// protoactor's dead-letter throttle resets itself on a short-lived
 		// goroutine that ends one throttle interval after the last dead letter.
-		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
+		if err := goleak.Find(goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1")); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // testServer is a Server listening on a loopback port for one test.
@@ -35,7 +53,7 @@ type testServer struct {
 
 // startServer serves opts on 127.0.0.1 until the test ends. register adds
 // test-only services before serving.
-func startServer(t *testing.T, opts Options, register ...func(*grpc.Server)) *testServer {
+func startServer(t testing.TB, opts Options, register ...func(*grpc.Server)) *testServer {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -59,13 +77,15 @@ func startServer(t *testing.T, opts Options, register ...func(*grpc.Server)) *te
 }
 
 // dial connects a client to addr, closed when the test ends.
-func dial(t *testing.T, addr string, tlsConfig *tls.Config) *grpc.ClientConn {
+// Every request a test sends through it is offered to the fuzz seed
+// recorder (see fuzzseeds_test.go).
+func dial(t testing.TB, addr string, tlsConfig *tls.Config) *grpc.ClientConn {
 	t.Helper()
 	creds := grpc.WithTransportCredentials(insecure.NewCredentials())
 	if tlsConfig != nil {
 		creds = grpc.WithTransportCredentials(credentials.NewTLS(tlsConfig))
 	}
-	conn, err := grpc.NewClient(addr, creds)
+	conn, err := grpc.NewClient(addr, creds, grpc.WithChainUnaryInterceptor(seeds.record))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +95,7 @@ func dial(t *testing.T, addr string, tlsConfig *tls.Config) *grpc.ClientConn {
 
 // startTestServer starts a plaintext server with deps and returns a client
 // connection to it.
-func startTestServer(t *testing.T, deps Deps) *grpc.ClientConn {
+func startTestServer(t testing.TB, deps Deps) *grpc.ClientConn {
 	t.Helper()
 	ts := startServer(t, Options{Deps: deps, Logger: zerolog.Nop()})
 	return dial(t, ts.addr, nil)
@@ -131,4 +151,20 @@ func newTestEngine(t testing.TB) *actors.Engine {
 		sys.Shutdown()
 	})
 	return e
+}
+
+// newOfflineRunner returns a node runner for tests whose nodes point at no
+// device: connections fail within a fraction of a second (and nothing is
+// ever resolved or dialled beyond what the nodes name).
+func newOfflineRunner(t testing.TB) (*nodeops.Runner, *nvue.Pool) {
+	t.Helper()
+	pool := redfish.NewPool(redfish.Options{ConnectTimeout: 200 * time.Millisecond, RequestTimeout: 500 * time.Millisecond,
+		ProbeTimeout: 200 * time.Millisecond, LivenessInterval: 50 * time.Millisecond, LivenessTimeout: 500 * time.Millisecond})
+	t.Cleanup(pool.Close)
+	nv, err := nvue.NewPool(nvue.Options{ConnectTimeout: 200 * time.Millisecond, RequestTimeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nv.Close)
+	return nodeops.New(platform.Deps{Redfish: pool, NVUE: nv, Logger: zerolog.Nop()}, 64), nv
 }

@@ -3,7 +3,6 @@ package rmsserver
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
@@ -20,50 +19,58 @@ func operation(err error, okMessage string) *rmspb.OperationResponse {
 }
 
 // CreateNodes registers nodes for the server's lifetime. It succeeds only if
-// every node was registered; the message lists each node that was not.
+// every node was registered (re-adding a node with the same settings
+// counts); the message has one line per node that was not, `{node_id}:
+// {reason}` (the first few), then `{n} added, {m} failed`, as upstream.
 func (m *rackManager) CreateNodes(_ context.Context, req *rmspb.CreateNodesRequest) (*rmspb.CreateNodesResponse, error) {
-	if m.deps.Racks == nil {
-		return nil, errUnavailable("node registry")
+	if len(req.GetNodes().GetNodes()) == 0 {
+		return &rmspb.CreateNodesResponse{
+			Response: &rmspb.OperationResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: noNodesMessage},
+			Stats:    &rmspb.NodeOperationStats{},
+		}, nil
 	}
 	nodes, err := nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}
-	stats := &rmspb.NodeOperationStats{TotalNodes: uint32(len(nodes))}
-	if len(nodes) == 0 {
-		return &rmspb.CreateNodesResponse{Response: operation(fmt.Errorf("nodes is empty"), ""), Stats: stats}, nil
+	if m.deps.Racks == nil {
+		return nil, errUnavailable("node registry")
 	}
+	stats := &rmspb.NodeOperationStats{TotalNodes: uint32(len(nodes))}
 	var failures []string
 	for i, err := range m.deps.Racks.Create(nodes) {
 		if err != nil {
 			stats.FailedNodes++
-			failures = append(failures, fmt.Sprintf("%s/%s: %v", nodes[i].RackID, nodes[i].ID, err))
+			failures = append(failures, fmt.Sprintf("%s: %v", nodes[i].ID, err))
 		} else {
 			stats.SuccessfulNodes++
 		}
 	}
-	var failed error
-	if len(failures) > 0 {
-		failed = fmt.Errorf("%d of %d nodes not registered: %s", stats.FailedNodes, stats.TotalNodes, strings.Join(failures, "; "))
+	resp := &rmspb.OperationResponse{
+		Status:  rmspb.ReturnCode_RETURN_CODE_SUCCESS,
+		Message: fmt.Sprintf("%d added, %d failed", stats.SuccessfulNodes, stats.FailedNodes),
 	}
-	return &rmspb.CreateNodesResponse{
-		Response: operation(failed, fmt.Sprintf("%d nodes registered", stats.SuccessfulNodes)),
-		Stats:    stats,
-	}, nil
+	if len(failures) > 0 {
+		resp.Status, resp.Message = rmspb.ReturnCode_RETURN_CODE_FAILURE, summarise(failures, "\n")+"\n"+resp.Message
+	}
+	return &rmspb.CreateNodesResponse{Response: resp, Stats: stats}, nil
 }
 
 // UpdateNode replaces the BMC and/or host endpoint of a registered node.
 // (Upstream RMS always refuses this call; rmsd implements it.)
 func (m *rackManager) UpdateNode(_ context.Context, req *rmspb.UpdateNodeRequest) (*rmspb.UpdateNodeResponse, error) {
+	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
+		return nil, err
+	}
 	if m.deps.Racks == nil {
 		return nil, errUnavailable("node registry")
 	}
 	var bmc, host *hw.Endpoint
-	if e := req.GetUpdateInfo().BmcEndpoint; e != nil {
+	if e := req.GetUpdateInfo().GetBmcEndpoint(); e != nil {
 		ep := endpointFromProto(e)
 		bmc = &ep
 	}
-	if e := req.GetUpdateInfo().HostEndpoint; e != nil {
+	if e := req.GetUpdateInfo().GetHostEndpoint(); e != nil {
 		ep := endpointFromProto(e)
 		host = &ep
 	}
@@ -74,7 +81,11 @@ func (m *rackManager) UpdateNode(_ context.Context, req *rmspb.UpdateNodeRequest
 // DeleteNode removes a registered node. It leases the node from the job
 // engine for the deletion: it is refused while a job holds the node or a
 // rack-wide power operation (SetPowerState, a cold reboot) holds the rack.
+// The rack stays listed when its last node goes, as upstream.
 func (m *rackManager) DeleteNode(ctx context.Context, req *rmspb.DeleteNodeRequest) (*rmspb.DeleteNodeResponse, error) {
+	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
+		return nil, err
+	}
 	if m.deps.Racks == nil || m.deps.Jobs == nil {
 		return nil, errUnavailable("node registry")
 	}
@@ -91,7 +102,7 @@ func (m *rackManager) DeleteNode(ctx context.Context, req *rmspb.DeleteNodeReque
 		return &rmspb.DeleteNodeResponse{Response: operation(l.err, "")}, nil
 	}
 	err = m.deps.Racks.Delete(n.RackID, n.ID)
-	return &rmspb.DeleteNodeResponse{Response: operation(err, "node "+n.ID+" deleted")}, nil
+	return &rmspb.DeleteNodeResponse{Response: operation(err, "node "+n.ID+" removed")}, nil
 }
 
 // ListRacks answers the ids of the racks with registered nodes.

@@ -42,7 +42,8 @@ func inventoryClient(t *testing.T) (rmspb.RackManagerClient, *racks.Registry) {
 func inventoryFixture(t *testing.T) (rmspb.RackManagerClient, *racks.Registry, *actors.Engine) {
 	reg := racks.New([]string{"gb200-prod"})
 	e := newTestEngine(t)
-	return rmspb.NewRackManagerClient(startTestServer(t, Deps{Racks: reg, Jobs: e})), reg, e
+	runner, nv := newOfflineRunner(t)
+	return rmspb.NewRackManagerClient(startTestServer(t, Deps{Racks: reg, Jobs: e, Nodes: runner, SwitchNVUE: nv})), reg, e
 }
 
 func TestCreateNodesThenListRacksAndInventory(t *testing.T) {
@@ -99,11 +100,12 @@ func TestCreateNodesPartialFailureIsInBand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := resp.GetResponse().GetMessage()
+	want := "compute-2: bmc_endpoint is required\n" +
+		"compute-3: node compute-3 is a GB300 node but rack rack-b is a GB200 rack\n" +
+		"1 added, 2 failed"
 	if resp.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || resp.GetStats().GetFailedNodes() != 2 ||
-		!strings.Contains(msg, "rack-b/compute-2") || !strings.Contains(msg, "bmc_endpoint is required") ||
-		!strings.Contains(msg, "GB300 node but rack rack-b is a GB200 rack") {
-		t.Fatalf("CreateNodes = %v", resp)
+		resp.GetStats().GetSuccessfulNodes() != 1 || resp.GetStats().GetTotalNodes() != 3 || resp.GetResponse().GetMessage() != want {
+		t.Fatalf("CreateNodes = %v, want message %q", resp, want)
 	}
 	if _, err := reg.Node("rack-b", "compute-1"); err != nil {
 		t.Fatalf("the valid node must still be registered: %v", err)
@@ -227,5 +229,135 @@ func TestParallelCreateAndDeleteOverGRPC(t *testing.T) {
 	nodes, err := reg.NodesOfType("shared", hw.ComputeGB200Nvidia)
 	if err != nil || len(nodes) != 80 {
 		t.Fatalf("%d nodes left, want 80 (%v)", len(nodes), err)
+	}
+}
+
+// UpdateNode without update_info (or with an empty one) is refused in-band;
+// it used to dereference the missing message and answer INTERNAL.
+func TestUpdateNodeWithoutUpdateInfo(t *testing.T) {
+	client, reg := inventoryClient(t)
+	ctx := rpcContext(t)
+	if _, err := client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{
+		typedNode("rack-u", "compute-1", rmspb.NodeType_COMPUTE_GB200_NVIDIA),
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range []*rmspb.NodeUpdateInfo{nil, {}} {
+		resp, err := client.UpdateNode(ctx, &rmspb.UpdateNodeRequest{RackId: "rack-u", NodeId: "compute-1", UpdateInfo: info})
+		if err != nil || resp.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE ||
+			resp.GetResponse().GetMessage() != "update_info names neither bmc_endpoint nor host_endpoint" {
+			t.Fatalf("UpdateNode(update_info=%v) = %v, %v", info, resp, err)
+		}
+	}
+	if n, err := reg.Node("rack-u", "compute-1"); err != nil || n.BMC.IP != "10.0.0.1" {
+		t.Fatalf("the node changed: %+v, %v", n, err)
+	}
+}
+
+func TestDeleteNodeMessagesAndTheEmptyRack(t *testing.T) {
+	client, _ := inventoryClient(t)
+	ctx := rpcContext(t)
+	if _, err := client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{
+		typedNode("rack-e", "compute-1", rmspb.NodeType_COMPUTE_GB200_NVIDIA),
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		rack, node string
+		want       rmspb.ReturnCode
+		message    string
+	}{
+		{"rack-x", "compute-1", rmspb.ReturnCode_RETURN_CODE_FAILURE, "rack not found: rack-x"},
+		{"rack-e", "compute-9", rmspb.ReturnCode_RETURN_CODE_FAILURE, "node compute-9 not found in rack rack-e"},
+		{"rack-e", "compute-1", rmspb.ReturnCode_RETURN_CODE_SUCCESS, "node compute-1 removed"},
+		{"rack-e", "compute-1", rmspb.ReturnCode_RETURN_CODE_FAILURE, "node compute-1 not found in rack rack-e"},
+	}
+	for _, tt := range tests {
+		resp, err := client.DeleteNode(ctx, &rmspb.DeleteNodeRequest{RackId: tt.rack, NodeId: tt.node})
+		if err != nil || resp.GetResponse().GetStatus() != tt.want || resp.GetResponse().GetMessage() != tt.message {
+			t.Errorf("DeleteNode(%s, %s) = %v, %v, want %v %q", tt.rack, tt.node, resp, err, tt.want, tt.message)
+		}
+	}
+	// As upstream, the rack outlives its last node.
+	racksResp, err := client.ListRacks(ctx, &rmspb.ListRacksRequest{})
+	if err != nil || strings.Join(racksResp.GetRackIds(), ",") != "rack-e" {
+		t.Fatalf("ListRacks after deleting the rack's last node = %v, %v", racksResp, err)
+	}
+	inv, err := client.ListNodeInventory(ctx, &rmspb.ListNodeInventoryRequest{})
+	if err != nil || len(inv.GetNodes()) != 0 {
+		t.Fatalf("ListNodeInventory = %v, %v", inv, err)
+	}
+}
+
+// CreateNodes refuses, node by node, what a BMC cannot take: a session
+// token (BMCs log in with username/password) and an address that is neither
+// an IP address nor a host name. Re-adding a node unchanged is a success;
+// with other settings it is a conflict.
+func TestCreateNodesRefusesUnusableEndpointsAndConflicts(t *testing.T) {
+	client, reg := inventoryClient(t)
+	ctx := rpcContext(t)
+	original := typedNode("rack-f", "compute-1", rmspb.NodeType_COMPUTE_GB200_NVIDIA)
+	token := typedNode("rack-f", "compute-2", rmspb.NodeType_COMPUTE_GB200_NVIDIA)
+	token.BmcEndpoint.Credentials = &rmspb.Credentials{Auth: &rmspb.Credentials_SessionToken{SessionToken: "opaque-token"}}
+	badIP := typedNode("rack-f", "compute-3", rmspb.NodeType_COMPUTE_GB200_NVIDIA)
+	badIP.BmcEndpoint.Interface.IpAddress = "10.0.0.300:443"
+	hostName := typedNode("rack-f", "compute-4", rmspb.NodeType_COMPUTE_GB200_NVIDIA)
+	hostName.BmcEndpoint.Interface.IpAddress = "bmc-04.rack-f.example.net"
+	resp, err := client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{original, token, badIP, hostName}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "compute-2: bmc_endpoint has a session_token; BMCs take username/password credentials\n" +
+		`compute-3: bmc_endpoint ip_address "10.0.0.300:443" is neither an IP address nor a valid host name` + "\n" +
+		"2 added, 2 failed"
+	if resp.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || resp.GetResponse().GetMessage() != want {
+		t.Fatalf("CreateNodes = %q, want %q", resp.GetResponse().GetMessage(), want)
+	}
+	if strings.Contains(resp.String(), "opaque-token") {
+		t.Fatal("the session token leaked into the reply")
+	}
+
+	again, err := client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{original, hostName}}})
+	if err != nil || again.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || again.GetResponse().GetMessage() != "2 added, 0 failed" {
+		t.Fatalf("re-adding unchanged nodes = %v, %v", again, err)
+	}
+	moved := typedNode("rack-f", "compute-1", rmspb.NodeType_COMPUTE_GB200_NVIDIA)
+	moved.BmcEndpoint.Interface.IpAddress = "10.0.0.99"
+	conflict, err := client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{moved}}})
+	if err != nil || conflict.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE ||
+		conflict.GetResponse().GetMessage() != "compute-1: node compute-1 already exists in rack rack-f with other settings; use UpdateNode or DeleteNode first\n0 added, 1 failed" {
+		t.Fatalf("re-adding with another BMC address = %v, %v", conflict, err)
+	}
+	if n, _ := reg.Node("rack-f", "compute-1"); n.BMC.IP != "10.0.0.1" {
+		t.Fatalf("the conflicting registration changed the node: %+v", n.BMC)
+	}
+	// The same checks guard UpdateNode.
+	up, err := client.UpdateNode(ctx, &rmspb.UpdateNodeRequest{RackId: "rack-f", NodeId: "compute-1",
+		UpdateInfo: &rmspb.NodeUpdateInfo{BmcEndpoint: token.BmcEndpoint}})
+	if err != nil || up.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE ||
+		up.GetResponse().GetMessage() != "bmc_endpoint has a session_token; BMCs take username/password credentials" {
+		t.Fatalf("UpdateNode to a session token = %v, %v", up, err)
+	}
+}
+
+// However many nodes fail, the CreateNodes message lists the first ten and
+// counts the rest, each line bounded.
+func TestCreateNodesMessageIsBounded(t *testing.T) {
+	client, _ := inventoryClient(t)
+	var nodes []*rmspb.NodeInfo
+	for i := 0; i < 40; i++ {
+		n := typedNode("rack-g", fmt.Sprintf("%0256d", i), rmspb.NodeType_COMPUTE_GB200_NVIDIA)
+		n.BmcEndpoint.Interface.IpAddress = strings.Repeat("x", 10_000)
+		nodes = append(nodes, n)
+	}
+	resp, err := client.CreateNodes(rpcContext(t), &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: nodes}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := resp.GetResponse().GetMessage()
+	lines := strings.Split(msg, "\n")
+	if len(msg) > 4096 || len(lines) != 12 || lines[10] != "and 30 more" || lines[11] != "0 added, 40 failed" ||
+		!strings.HasPrefix(lines[0], fmt.Sprintf("%0256d: bmc_endpoint ip_address", 0)) {
+		t.Fatalf("%d bytes, %d lines: %q", len(msg), len(lines), msg)
 	}
 }

@@ -62,6 +62,9 @@ func jobNotFound(id string) string { return fmt.Sprintf("job %s not found", id) 
 // children in attach order. Empty ids are INVALID_ARGUMENT, unknown ids
 // NOT_FOUND.
 func (m *rackManager) GetJobStatus(ctx context.Context, req *rmspb.GetJobStatusRequest) (*rmspb.GetJobStatusResponse, error) {
+	if err := checkIDs(idField{"job_id", req.GetJobId()}); err != nil {
+		return nil, err
+	}
 	id := strings.TrimSpace(req.GetJobId())
 	if id == "" {
 		return nil, status.Error(codes.InvalidArgument, "job_id is required")
@@ -132,6 +135,9 @@ func firmwareErrorCode(e messages.JobError) rmspb.FirmwareUpdateError {
 // GetFirmwareJobStatus reports any job (firmware, switch image, parents) in
 // the legacy firmware shape. An unknown id is an in-band FAILURE.
 func (m *rackManager) GetFirmwareJobStatus(ctx context.Context, req *rmspb.GetFirmwareJobStatusRequest) (*rmspb.GetFirmwareJobStatusResponse, error) {
+	if err := checkIDs(idField{"job_id", req.GetJobId()}); err != nil {
+		return nil, err
+	}
 	id := req.GetJobId()
 	s, err := m.lookupJob(ctx, id)
 	if err != nil {
@@ -165,6 +171,9 @@ type switchJobStatus struct {
 }
 
 func (m *rackManager) switchStatus(ctx context.Context, rawID string) (switchJobStatus, error) {
+	if err := checkIDs(idField{"job_id", rawID}); err != nil {
+		return switchJobStatus{}, err
+	}
 	id := strings.TrimSpace(rawID)
 	if id == "" {
 		return switchJobStatus{status: rmspb.ReturnCode_RETURN_CODE_FAILURE, jobID: rawID, message: "job_id is required"}, nil

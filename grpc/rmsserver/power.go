@@ -65,6 +65,9 @@ func setPower(op platform.PowerOp) nodeops.Op {
 // refused while it runs) and the node's (refused while a job holds the
 // node: a firmware flash or a cold reboot is never power-cycled under it).
 func (m *rackManager) SetPowerState(ctx context.Context, req *rmspb.SetPowerStateRequest) (*rmspb.SetPowerStateResponse, error) {
+	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
+		return nil, err
+	}
 	op, err := powerOpFromProto(req.GetOperation())
 	if err != nil {
 		return nil, err
@@ -94,14 +97,16 @@ func (m *rackManager) SetPowerState(ctx context.Context, req *rmspb.SetPowerStat
 	return &rmspb.SetPowerStateResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS}, nil
 }
 
-// GetPowerState reads the power state of a registered node.
+// GetPowerState reads the power state of a registered node. A failure
+// leaves pstate empty, as upstream: UNKNOWN is a state the BMC reported.
 func (m *rackManager) GetPowerState(ctx context.Context, req *rmspb.GetPowerStateRequest) (*rmspb.GetPowerStateResponse, error) {
+	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
+		return nil, err
+	}
 	if m.deps.Racks == nil || m.deps.Nodes == nil {
 		return nil, errUnavailable("power control")
 	}
-	resp := &rmspb.GetPowerStateResponse{
-		Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, NodeId: req.GetNodeId(), RackId: req.GetRackId(), Pstate: pstate(platform.PowerStateUnknown),
-	}
+	resp := &rmspb.GetPowerStateResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, NodeId: req.GetNodeId(), RackId: req.GetRackId()}
 	n, err := m.deps.Racks.Node(req.GetRackId(), req.GetNodeId())
 	if err != nil {
 		return resp, nil
@@ -142,7 +147,7 @@ func (m *rackManager) BatchSetPowerState(ctx context.Context, req *rmspb.BatchSe
 	if err != nil {
 		return nil, err
 	}
-	return &rmspb.BatchSetPowerStateResponse{Response: batchResponse(results)}, nil
+	return &rmspb.BatchSetPowerStateResponse{Response: batchResponse(results, powerSetMessage)}, nil
 }
 
 // BatchGetPowerState reads the power state of every caller-supplied node;
@@ -164,7 +169,7 @@ func (m *rackManager) BatchGetPowerState(ctx context.Context, req *rmspb.BatchGe
 		states[i] = pstate(s)
 		return err
 	})
-	resp := &rmspb.BatchGetPowerStateResponse{Response: batchResponse(results)}
+	resp := &rmspb.BatchGetPowerStateResponse{Response: batchResponse(results, powerGetMessage)}
 	for i, r := range results {
 		if r.err == nil {
 			resp.NodePowerStates = append(resp.NodePowerStates, &rmspb.NodePowerState{NodeId: nodes[i].ID, Pstate: states[i]})
@@ -181,76 +186,21 @@ func requireBMC(n hw.Node) error {
 	return nil
 }
 
-// eachNode runs op on every node of a batch: a node that repeats an
-// earlier (rack, node) pair or fails check is refused without I/O; the rest
-// run concurrently through the node runner. op receives the node's index in
-// nodes.
-func (m *rackManager) eachNode(ctx context.Context, nodes []hw.Node, check func(hw.Node) error, op nodeops.Op) []nodeResult {
-	results, run := admitNodes(nodes, check)
-	m.runNodes(ctx, nodes, results, run, op)
-	return results
+// powerSetMessage words a BatchSetPowerState reply as upstream does; the
+// reasons are in the node results.
+func powerSetMessage(_ []nodeResult, st *rmspb.NodeOperationStats) string {
+	if st.GetFailedNodes() == 0 {
+		return fmt.Sprintf("Power operation completed for %d/%d nodes", st.GetSuccessfulNodes(), st.GetTotalNodes())
+	}
+	return fmt.Sprintf("Power operation completed with %d successes and %d failures out of %d nodes",
+		st.GetSuccessfulNodes(), st.GetFailedNodes(), st.GetTotalNodes())
 }
 
-// eachLeasedNode is eachNode for operations that change hardware: the
-// admitted nodes are leased from the job engine first, and a node the
-// engine refuses (a job holds it) fails with the engine's reason.
-func (m *rackManager) eachLeasedNode(ctx context.Context, operation string, nodes []hw.Node, check func(hw.Node) error, op nodeops.Op) ([]nodeResult, error) {
-	results, run := admitNodes(nodes, check)
-	admitted := make([]hw.Node, len(run))
-	for j, i := range run {
-		admitted[j] = nodes[i]
+// powerGetMessage words a BatchGetPowerState reply as upstream does.
+func powerGetMessage(_ []nodeResult, st *rmspb.NodeOperationStats) string {
+	if st.GetFailedNodes() == 0 {
+		return fmt.Sprintf("Power state queried for %d/%d nodes", st.GetSuccessfulNodes(), st.GetTotalNodes())
 	}
-	l, err := m.lease(ctx, operation, nil, admitted, true)
-	if err != nil {
-		return nil, err
-	}
-	defer l.release()
-	granted := run[:0:0]
-	for j, i := range run {
-		if l.refused[j] != nil {
-			results[i].err = l.refused[j]
-			continue
-		}
-		granted = append(granted, i)
-	}
-	m.runNodes(ctx, nodes, results, granted, op)
-	return results, nil
-}
-
-// admitNodes checks a batch's nodes without I/O: it returns one result per
-// node (failed for a repeated (rack, node) pair or a failed check) and the
-// indexes of the nodes to run.
-func admitNodes(nodes []hw.Node, check func(hw.Node) error) ([]nodeResult, []int) {
-	results := make([]nodeResult, len(nodes))
-	seen := map[hw.Ref]bool{}
-	var run []int
-	for i, n := range nodes {
-		results[i].nodeID = n.ID
-		switch {
-		case seen[n.Ref()]:
-			results[i].err = fmt.Errorf("duplicate target rack_id/node_id: %s/%s", n.RackID, n.ID)
-		case check != nil:
-			results[i].err = check(n)
-		}
-		seen[n.Ref()] = true
-		if results[i].err == nil {
-			run = append(run, i)
-		}
-	}
-	return results, run
-}
-
-// runNodes runs op on nodes[run...] through the node runner and records
-// each error in results.
-func (m *rackManager) runNodes(ctx context.Context, nodes []hw.Node, results []nodeResult, run []int, op nodeops.Op) {
-	admitted := make([]hw.Node, len(run))
-	for j, i := range run {
-		admitted[j] = nodes[i]
-	}
-	errs := m.deps.Nodes.Each(ctx, admitted, func(ctx context.Context, j int, d platform.Device) error {
-		return op(ctx, run[j], d)
-	})
-	for j, i := range run {
-		results[i].err = errs[j]
-	}
+	return fmt.Sprintf("Power state query completed with %d successes and %d failures out of %d nodes",
+		st.GetSuccessfulNodes(), st.GetFailedNodes(), st.GetTotalNodes())
 }

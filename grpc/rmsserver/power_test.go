@@ -20,7 +20,8 @@ func TestBatchGetPowerStateOfAWholeRack(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := resp.GetResponse()
-	if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || r.GetStats().GetSuccessfulNodes() != 35 || len(resp.GetNodePowerStates()) != 35 {
+	if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || r.GetStats().GetSuccessfulNodes() != 35 || len(resp.GetNodePowerStates()) != 35 ||
+		r.GetMessage() != "Power state queried for 35/35 nodes" {
 		t.Fatalf("BatchGetPowerState = %v", r)
 	}
 	for i, ps := range resp.GetNodePowerStates() {
@@ -48,7 +49,8 @@ func TestBatchSetPowerStateMapsOperationsToResetTypes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		resp, err := s.client.BatchSetPowerState(rpcContext(t), &rmspb.BatchSetPowerStateRequest{Nodes: nodeSet(compute...), Operation: tt.op})
-		if err != nil || resp.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
+		if err != nil || resp.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS ||
+			resp.GetResponse().GetMessage() != "Power operation completed for 2/2 nodes" {
 			t.Fatalf("%v: %v, %v", tt.op, resp, err)
 		}
 		for _, n := range compute {
@@ -99,7 +101,8 @@ func TestBatchPowerPartialFailure(t *testing.T) {
 	}
 	r := resp.GetResponse()
 	if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || r.GetStats().GetTotalNodes() != 5 ||
-		r.GetStats().GetSuccessfulNodes() != 1 || r.GetStats().GetFailedNodes() != 4 {
+		r.GetStats().GetSuccessfulNodes() != 1 || r.GetStats().GetFailedNodes() != 4 ||
+		r.GetMessage() != "Power state query completed with 1 successes and 4 failures out of 5 nodes" {
 		t.Fatalf("response = %v", r)
 	}
 	if len(resp.GetNodePowerStates()) != 1 || resp.GetNodePowerStates()[0].GetNodeId() != compute[0].ID {
@@ -173,8 +176,9 @@ func TestRegisteredPowerAndTheRackGuard(t *testing.T) {
 		t.Fatalf("unknown node = %v, %v", unknown, err)
 	}
 	unknownRack, err := s.client.GetPowerState(ctx, &rmspb.GetPowerStateRequest{RackId: "no-such-rack", NodeId: node.ID})
-	if err != nil || unknownRack.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || unknownRack.GetPstate() != "UNKNOWN" {
-		t.Fatalf("unknown rack = %v, %v", unknownRack, err)
+	if err != nil || unknownRack.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || unknownRack.GetPstate() != "" ||
+		unknownRack.GetRackId() != "no-such-rack" || unknownRack.GetNodeId() != node.ID {
+		t.Fatalf("unknown rack = %v, %v (want FAILURE, the ids echoed and pstate empty)", unknownRack, err)
 	}
 
 	// A rack-wide lease (another registered power change, a deletion):
@@ -250,6 +254,7 @@ func TestBatchSetPowerStateSkipsNodesAJobHolds(t *testing.T) {
 	r := resp.GetResponse()
 	want := "job already in progress for rack " + held.RackID + " node " + held.ID + " (job_id " + job.ID + ")"
 	if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || r.GetStats().GetFailedNodes() != 1 || r.GetStats().GetSuccessfulNodes() != 2 ||
+		r.GetMessage() != "Power operation completed with 2 successes and 1 failures out of 3 nodes" ||
 		r.GetNodeResults()[0].GetErrorMessage() != want || r.GetNodeResults()[1].GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
 		t.Fatalf("BatchSetPowerState with a held shelf = %v", r)
 	}
@@ -261,22 +266,66 @@ func TestBatchSetPowerStateSkipsNodesAJobHolds(t *testing.T) {
 	}
 }
 
-func TestBatchPowerRPCsWithNoNodes(t *testing.T) {
+// A batch node without a rack_id or node_id fails on its own, naming what
+// is missing; it is never contacted and the rest of the batch runs.
+func TestBatchPowerNodesWithoutIDsFail(t *testing.T) {
 	s := startSimRack(t)
-	ctx := rpcContext(t)
-	set, err := s.client.BatchSetPowerState(ctx, &rmspb.BatchSetPowerStateRequest{})
-	if err != nil {
-		t.Fatalf("an empty list is answered in-band even before the operation is checked: %v", err)
+	compute := s.ofKind(hw.KindCompute)
+	noNode, noRack, neither := compute[1], compute[2], compute[3]
+	noNode.ID = ""
+	noRack.RackID = " "
+	neither.ID, neither.RackID = "", ""
+	nodes := []hw.Node{compute[0], noNode, noRack, neither}
+	want := []string{"", "node_id is required", "rack_id is required", "rack_id and node_id are required"}
+	check := func(rpc string, r *rmspb.NodeBatchResponse, wantMessage string) {
+		t.Helper()
+		if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || r.GetStats().GetSuccessfulNodes() != 1 ||
+			r.GetStats().GetFailedNodes() != 3 || len(r.GetNodeResults()) != 4 || r.GetMessage() != wantMessage {
+			t.Fatalf("%s = %v", rpc, r)
+		}
+		for i, res := range r.GetNodeResults() {
+			if res.GetNodeId() != nodes[i].ID || res.GetErrorMessage() != want[i] {
+				t.Errorf("%s: result %d = %v, want %q", rpc, i, res, want[i])
+			}
+		}
 	}
-	get, err := s.client.BatchGetPowerState(ctx, &rmspb.BatchGetPowerStateRequest{Nodes: &rmspb.NodeSet{}})
+	get, err := s.client.BatchGetPowerState(rpcContext(t), &rmspb.BatchGetPowerStateRequest{Nodes: nodeSet(nodes...)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []*rmspb.NodeBatchResponse{set.GetResponse(), get.GetResponse()} {
-		st := r.GetStats()
-		if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || r.GetMessage() != "No nodes specified in request" ||
-			st.GetTotalNodes() != 0 || st.GetSuccessfulNodes() != 0 || st.GetFailedNodes() != 0 || len(r.GetNodeResults()) != 0 {
-			t.Fatalf("empty batch = %v", r)
+	check("BatchGetPowerState", get.GetResponse(), "Power state query completed with 1 successes and 3 failures out of 4 nodes")
+	if len(get.GetNodePowerStates()) != 1 || get.GetNodePowerStates()[0].GetNodeId() != compute[0].ID {
+		t.Fatalf("node_power_states = %v", get.GetNodePowerStates())
+	}
+	set, err := s.client.BatchSetPowerState(rpcContext(t), &rmspb.BatchSetPowerStateRequest{Nodes: nodeSet(nodes...),
+		Operation: rmspb.PowerOperation_POWER_OPERATION_FORCE_OFF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("BatchSetPowerState", set.GetResponse(), "Power operation completed with 1 successes and 3 failures out of 4 nodes")
+	for _, n := range compute[1:4] {
+		if resets := s.device(t, n.ID).Resets(); len(resets) != 0 {
+			t.Errorf("%s was reset (%v) through a node without an id", n.ID, resets)
 		}
+	}
+	if got := s.device(t, compute[0].ID).Resets(); len(got) != 1 {
+		t.Errorf("the node with ids was reset %d times, want once", len(got))
+	}
+}
+
+// The simulator's BMCs, like real ones, repeat their 401 sentence in
+// @Message.ExtendedInfo: the node's error says it once.
+func TestBatchGetPowerStateWrongCredentialsSaysItOnce(t *testing.T) {
+	s := startSimRack(t)
+	node := s.ofKind(hw.KindCompute)[4]
+	s.device(t, node.ID).SetCredentials("admin", "rotated-elsewhere")
+	resp, err := s.client.BatchGetPowerState(rpcContext(t), &rmspb.BatchGetPowerStateRequest{Nodes: nodeSet(node)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sentence = "There are insufficient privileges for the account or credentials associated with the current session to perform the requested operation."
+	msg := resp.GetResponse().GetNodeResults()[0].GetErrorMessage()
+	if n := strings.Count(msg, sentence); n != 1 || !strings.Contains(msg, "HTTP 401") {
+		t.Fatalf("the 401 sentence appears %d times in %q", n, msg)
 	}
 }

@@ -7,4 +7,6 @@
 // concurrent use: reads share a lock, registration and removal are
 // exclusive. Which nodes and racks are busy is not kept here: the job
 // engine's registry owns every hold (jobs and short leases alike).
+// Refusals are *Error values worded for the caller who sent the node (the
+// gRPC edge shows them as they are); errors.Is matches their sentinel.
 package racks

@@ -1,22 +1,12 @@
 package racks
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/rmsd/rmsd/hw"
-)
-
-// Sentinel errors; the messages of the errors wrapping them are shown to
-// callers in-band.
-var (
-	ErrRackNotFound = errors.New("racks: rack not found")
-	ErrNodeNotFound = errors.New("racks: node not found")
-	ErrInvalidNode  = errors.New("racks: invalid node")
-	ErrConflict     = errors.New("racks: conflicting registration")
 )
 
 // Registry holds the registered racks. The zero value is not usable; call New.
@@ -56,7 +46,7 @@ func (r *Registry) Create(nodes []hw.Node) []error {
 			continue
 		}
 		if seen[n.Ref()] {
-			errs[i] = fmt.Errorf("%w: duplicate target rack_id/node_id: %s/%s", ErrInvalidNode, n.RackID, n.ID)
+			errs[i] = refuse(ErrInvalidNode, "duplicate target rack_id/node_id: %s/%s", n.RackID, n.ID)
 			continue
 		}
 		seen[n.Ref()] = true
@@ -65,14 +55,14 @@ func (r *Registry) Create(nodes []hw.Node) []error {
 			rk = &rack{family: n.Type.Family(), nodes: map[string]hw.Node{}}
 		}
 		if rk.family != n.Type.Family() {
-			errs[i] = fmt.Errorf("%w: node %s is a %s node but rack %s is a %s rack",
-				ErrInvalidNode, n.ID, n.Type.Family(), n.RackID, rk.family)
+			errs[i] = refuse(ErrInvalidNode, "node %s is a %s node but rack %s is a %s rack",
+				n.ID, n.Type.Family(), n.RackID, rk.family)
 			continue
 		}
 		if old, exists := rk.nodes[n.ID]; exists {
 			if !sameNode(old, n) {
-				errs[i] = fmt.Errorf("%w: node %s is already registered in rack %s with other settings; use UpdateNode or DeleteNode first",
-					ErrConflict, n.ID, n.RackID)
+				errs[i] = refuse(ErrConflict, "node %s already exists in rack %s with other settings; use UpdateNode or DeleteNode first",
+					n.ID, n.RackID)
 			}
 			continue
 		}
@@ -96,6 +86,9 @@ func (r *Registry) validate(n hw.Node) error {
 	if msg := endpointProblem("bmc_endpoint", n.BMC, true, true); msg != "" {
 		problems = append(problems, msg)
 	}
+	if n.BMC != nil && !n.BMC.Credentials.Token.IsZero() {
+		problems = append(problems, "bmc_endpoint has a session_token; BMCs take username/password credentials")
+	}
 	// Callers omit host credentials they do not have (users.md); the
 	// switch operations that need them fail clearly when they run.
 	if msg := endpointProblem("host_endpoint", n.Host, false, false); msg != "" {
@@ -112,7 +105,7 @@ func (r *Registry) validate(n hw.Node) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w %s/%s: %s", ErrInvalidNode, n.RackID, n.ID, strings.Join(problems, "; "))
+	return refuse(ErrInvalidNode, "%s", strings.Join(problems, "; "))
 }
 
 // endpointProblem checks an endpoint: it needs an address, a valid port and,
@@ -125,6 +118,8 @@ func endpointProblem(name string, ep *hw.Endpoint, required, needCreds bool) str
 		return ""
 	case ep.Host() == "":
 		return name + " has no ip_address or host_name"
+	case ep.AddressProblem() != "":
+		return name + " " + ep.AddressProblem()
 	case ep.Port < 0 || ep.Port > 65535:
 		return fmt.Sprintf("%s port %d is out of range", name, ep.Port)
 	case needCreds && ep.Credentials.IsZero():
@@ -152,7 +147,7 @@ func sameEndpoint(a, b *hw.Endpoint) bool {
 // endpoint is left as it is.
 func (r *Registry) Update(rackID, nodeID string, bmc, host *hw.Endpoint) error {
 	if bmc == nil && host == nil {
-		return fmt.Errorf("%w: update_info names neither bmc_endpoint nor host_endpoint", ErrInvalidNode)
+		return refuse(ErrInvalidNode, "update_info names neither bmc_endpoint nor host_endpoint")
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -197,11 +192,11 @@ func (r *Registry) Node(rackID, nodeID string) (hw.Node, error) {
 func (r *Registry) nodeLocked(rackID, nodeID string) (hw.Node, error) {
 	rk, ok := r.racks[rackID]
 	if !ok {
-		return hw.Node{}, fmt.Errorf("%w: rack %s", ErrRackNotFound, rackID)
+		return hw.Node{}, rackNotFound(rackID)
 	}
 	n, ok := rk.nodes[nodeID]
 	if !ok {
-		return hw.Node{}, fmt.Errorf("%w: node %s in rack %s", ErrNodeNotFound, nodeID, rackID)
+		return hw.Node{}, nodeNotFound(rackID, nodeID)
 	}
 	return n, nil
 }
@@ -238,7 +233,7 @@ func (r *Registry) NodesOfType(rackID string, t hw.NodeType) ([]hw.Node, error) 
 	defer r.mu.RUnlock()
 	rk, ok := r.racks[rackID]
 	if !ok {
-		return nil, fmt.Errorf("%w: rack %s", ErrRackNotFound, rackID)
+		return nil, rackNotFound(rackID)
 	}
 	var out []hw.Node
 	for _, n := range rk.nodes {

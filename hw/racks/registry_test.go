@@ -166,3 +166,66 @@ func TestConcurrentCreateAndDeleteNeverLoseOrDuplicate(t *testing.T) {
 		seen[n.ID] = true
 	}
 }
+
+func TestCreateRefusesSessionTokensAndUndialableAddresses(t *testing.T) {
+	r := New(nil)
+	token := node("r1", "token", hw.ComputeGB200Nvidia)
+	token.BMC = &hw.Endpoint{IP: "10.0.0.3", Credentials: hw.SessionToken("abc")}
+	tests := []struct {
+		give hw.Endpoint // the BMC endpoint
+		want string      // "" = accepted
+	}{
+		{give: hw.Endpoint{IP: "10.0.0.3"}, want: ""},
+		{give: hw.Endpoint{IP: "fd00::7"}, want: ""},
+		{give: hw.Endpoint{IP: "bmc-07.rack1.example.net."}, want: ""},
+		{give: hw.Endpoint{HostName: "bmc07"}, want: ""},
+		{give: hw.Endpoint{IP: "10.0.0.3:443"}, want: `bmc_endpoint ip_address "10.0.0.3:443" is neither an IP address nor a valid host name`},
+		{give: hw.Endpoint{IP: "bmc 07"}, want: `bmc_endpoint ip_address "bmc 07" is neither`},
+		{give: hw.Endpoint{IP: "-bmc"}, want: "is neither"},
+		{give: hw.Endpoint{IP: "bmc_07"}, want: "is neither"},
+		{give: hw.Endpoint{IP: "10.0.0.3", HostName: "a..b"}, want: `bmc_endpoint host_name "a..b" is neither`},
+		{give: hw.Endpoint{IP: strings.Repeat("a", 64)}, want: "is neither"},
+		{give: hw.Endpoint{IP: strings.Repeat("x", 100_000)}, want: "… (100000 characters) is neither"},
+	}
+	for i, tt := range tests {
+		n := node("r1", fmt.Sprintf("n%d", i), hw.ComputeGB200Nvidia)
+		ep := tt.give
+		ep.Credentials = hw.UserPass("admin", "pw")
+		n.BMC = &ep
+		err := r.Create([]hw.Node{n})[0]
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%q: %v", tt.give.Host(), err)
+		case tt.want != "" && (!errors.Is(err, ErrInvalidNode) || !strings.Contains(fmt.Sprint(err), tt.want)):
+			t.Errorf("%.80q: %v, want %q", tt.give.Host(), err, tt.want)
+		case err != nil && len(err.Error()) > 300:
+			t.Errorf("refusal of a long address is %d bytes long", len(err.Error()))
+		}
+	}
+	err := r.Create([]hw.Node{token})[0]
+	if !errors.Is(err, ErrInvalidNode) || err.Error() != "bmc_endpoint has a session_token; BMCs take username/password credentials" {
+		t.Fatalf("session token on a BMC: %v", err)
+	}
+}
+
+func TestRefusalsReadAsCallersSeeThem(t *testing.T) {
+	r := New(nil)
+	r.Create([]hw.Node{node("r1", "c1", hw.ComputeGB200Nvidia)})
+	changed := node("r1", "c1", hw.ComputeGB200Nvidia)
+	changed.BMC = bmc("10.9.9.9")
+	tests := []struct {
+		give error
+		kind error
+		want string
+	}{
+		{r.Delete("r9", "c1"), ErrRackNotFound, "rack not found: r9"},
+		{r.Delete("r1", "c9"), ErrNodeNotFound, "node c9 not found in rack r1"},
+		{r.Create([]hw.Node{changed})[0], ErrConflict, "node c1 already exists in rack r1 with other settings; use UpdateNode or DeleteNode first"},
+		{r.Create([]hw.Node{{ID: "x", RackID: "r1", Type: hw.ComputeGB200Nvidia}})[0], ErrInvalidNode, "bmc_endpoint is required"},
+	}
+	for _, tt := range tests {
+		if !errors.Is(tt.give, tt.kind) || fmt.Sprint(tt.give) != tt.want {
+			t.Errorf("got %v, want %q (%v)", tt.give, tt.want, tt.kind)
+		}
+	}
+}

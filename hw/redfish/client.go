@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rs/zerolog"
@@ -222,31 +223,53 @@ func classify(parent context.Context, err error) error {
 	return fmt.Errorf("%w: %w", ErrTransport, err)
 }
 
-// errorMessage extracts a short human message from a Redfish error body.
+// maxErrorMessage bounds the BMC's text kept in an HTTPError.
+const maxErrorMessage = 512
+
+// errorBody is the part of a Redfish error answer errorMessage reads.
+type errorBody struct {
+	Error struct {
+		Message  string `json:"message"`
+		Extended []struct {
+			Message string `json:"Message"`
+		} `json:"@Message.ExtendedInfo"`
+	} `json:"error"`
+}
+
+// errorMessage extracts a short human message from a Redfish error body:
+// error.message, then each @Message.ExtendedInfo message that says
+// something new (BMCs commonly repeat error.message there word for word).
 func errorMessage(body []byte) string {
-	var e struct {
-		Error struct {
-			Code     string `json:"code"`
-			Message  string `json:"message"`
-			Extended []struct {
-				Message string `json:"Message"`
-			} `json:"@Message.ExtendedInfo"`
-		} `json:"error"`
-	}
+	var e errorBody
 	if json.Unmarshal(body, &e) != nil {
 		return ""
 	}
-	msg := e.Error.Message
+	msgs := []string{e.Error.Message}
 	for _, x := range e.Error.Extended {
-		if x.Message != "" {
-			msg = strings.TrimSpace(msg + "; " + x.Message)
+		msgs = append(msgs, x.Message)
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		m = strings.TrimSpace(m)
+		if m == "" || seen[m] {
+			continue
 		}
+		seen[m] = true
+		parts = append(parts, m)
 	}
-	msg = strings.TrimPrefix(msg, "; ")
-	if len(msg) > 512 {
-		msg = msg[:512]
+	return clipMessage(strings.Join(parts, "; "), maxErrorMessage)
+}
+
+// clipMessage cuts s to at most max bytes on a character boundary.
+func clipMessage(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	return msg
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
 }
 
 // get fetches path and decodes the JSON body into v.

@@ -1,0 +1,82 @@
+package rmsserver
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw"
+)
+
+func TestClip(t *testing.T) {
+	tests := []struct {
+		give string
+		max  int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly-10", 10, "exactly-10"},
+		{"eleven-long", 10, "eleven-…"},
+		{strings.Repeat("€", 4), 10, "€€…"}, // never half a character
+		{"bad\xffbyte", 20, "bad\uFFFDbyte"},
+	}
+	for _, tt := range tests {
+		got := clip(tt.give, tt.max)
+		if got != tt.want || len(got) > tt.max || !utf8.ValidString(got) {
+			t.Errorf("clip(%q, %d) = %q, want %q", tt.give, tt.max, got, tt.want)
+		}
+	}
+}
+
+func TestSummarise(t *testing.T) {
+	entries := func(n int) []string {
+		var out []string
+		for i := 0; i < n; i++ {
+			out = append(out, fmt.Sprintf("e%d", i))
+		}
+		return out
+	}
+	tests := []struct {
+		give []string
+		want string
+	}{
+		{nil, ""},
+		{entries(1), "e0"},
+		{entries(10), "e0; e1; e2; e3; e4; e5; e6; e7; e8; e9"},
+		{entries(11), "e0; e1; e2; e3; e4; e5; e6; e7; e8; e9; and 1 more"},
+		{entries(1000), "e0; e1; e2; e3; e4; e5; e6; e7; e8; e9; and 990 more"},
+	}
+	for _, tt := range tests {
+		if got := summarise(tt.give, "; "); got != tt.want {
+			t.Errorf("summarise(%d entries) = %q, want %q", len(tt.give), got, tt.want)
+		}
+	}
+	long := summarise([]string{strings.Repeat("x", 10_000)}, "; ")
+	if len(long) > maxSummaryEntry {
+		t.Fatalf("one entry is %d bytes", len(long))
+	}
+}
+
+// A device-info batch of 40 failing nodes with the longest ids and
+// oversized addresses still answers a message of a few KiB: the first ten
+// failures, then how many more.
+func TestDeviceInfoMessageIsBounded(t *testing.T) {
+	client, _ := inventoryClient(t)
+	var nodes []hw.Node
+	for i := 0; i < 40; i++ {
+		nodes = append(nodes, hw.Node{ID: fmt.Sprintf("%0256d", i), RackID: "rack-h", Type: hw.ComputeGB200Nvidia,
+			BMC: &hw.Endpoint{IP: strings.Repeat("x", 10_000), Credentials: hw.UserPass("admin", "pw")}})
+	}
+	resp, err := client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(nodes...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := resp.GetMessage()
+	if resp.GetStats().GetFailedNodes() != 40 || len(msg) > 4096 || strings.Count(msg, "node_id=") != 10 ||
+		!strings.HasPrefix(msg, "Completed with errors: node_id="+nodes[0].ID+": bmc_endpoint ip_address") ||
+		!strings.HasSuffix(msg, "; and 30 more") {
+		t.Fatalf("%d bytes: %q", len(msg), msg)
+	}
+}

@@ -1,0 +1,209 @@
+package rmsserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/rmsd/rmsd/actors"
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/racks"
+	"github.com/rmsd/rmsd/messages"
+)
+
+// fuzzFixture is the server the fuzzed requests go to.
+type fuzzFixture struct {
+	client rmspb.RackManagerClient
+	deps   Deps
+	engine *actors.Engine
+	// sinkPort is where every node's BMC and switch host "are": a loopback
+	// port that refuses every connection.
+	sinkPort uint32
+	nodes    []hw.Node // registered in every registry the fixture makes
+}
+
+// fuzzJobs are jobs the fixture's engine holds, by fixed id, so that the
+// job status seeds find some.
+var fuzzJobs = struct{ done, failed, parent, child string }{"fuzz-done", "fuzz-failed", "fuzz-parent", "fuzz-child"}
+
+func newFuzzFixture(f *testing.F) *fuzzFixture {
+	fx := &fuzzFixture{sinkPort: uint32(startSink(f))}
+	fx.engine = newTestEngine(f)
+	runner, nv := newOfflineRunner(f)
+	fx.nodes = fuzzRackNodes(int(fx.sinkPort))
+	fx.deps = Deps{Version: "fuzz", Jobs: fx.engine, Nodes: runner, SwitchNVUE: nv, Racks: fx.registry(f)}
+	// Panics and errors of the server reach the fuzzer's output.
+	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).Level(zerolog.ErrorLevel)
+	ts := startServer(f, Options{Deps: fx.deps, Logger: log})
+	// Not dial: the fuzzed requests must not be recorded as seeds.
+	conn, err := grpc.NewClient(ts.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = conn.Close() })
+	fx.client = rmspb.NewRackManagerClient(conn)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, spec := range []struct {
+		id string
+		wf messages.Workflow
+	}{
+		{fuzzJobs.done, finish("Completed", `{"status":"completed"}`)},
+		{fuzzJobs.failed, failWith(messages.ErrorTimeout, "poll deadline passed")},
+	} {
+		if _, err := fx.engine.Create(ctx, messages.JobSpec{ID: spec.id, Type: messages.TypeFirmwareUpdate, RackID: "fuzz-jobs", NodeID: spec.id},
+			spec.wf, nil); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if _, err := fx.engine.Create(ctx, messages.JobSpec{ID: fuzzJobs.parent, Type: messages.TypeSwitchSystemImageUpdate}, idle, nil); err != nil {
+		f.Fatal(err)
+	}
+	if _, err := fx.engine.Create(ctx, messages.JobSpec{ID: fuzzJobs.child, ParentID: fuzzJobs.parent, Type: messages.TypeSwitchSystemImageUpdate,
+		RackID: "fuzz-jobs", NodeID: "switch-1"}, idle, nil); err != nil {
+		f.Fatal(err)
+	}
+	if err := fx.engine.Wait(ctx, fuzzJobs.done, fuzzJobs.failed); err != nil {
+		f.Fatal(err)
+	}
+	return fx
+}
+
+// registry returns a registry holding the fixture's rack.
+func (fx *fuzzFixture) registry(t testing.TB) *racks.Registry {
+	reg := racks.New([]string{"gb200-prod"})
+	for _, err := range reg.Create(fx.nodes) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return reg
+}
+
+// freshManager is the handler set of a direct family for one input: the
+// fixture's engine and runner, and a registry of its own.
+func (fx *fuzzFixture) freshManager(t testing.TB) *rackManager {
+	deps := fx.deps
+	deps.Racks = fx.registry(t)
+	return &rackManager{deps: deps, log: zerolog.Nop()}
+}
+
+// settle ends what an answered request left running: a cold reboot that
+// started is cancelled and waited for, so that jobs do not pile up.
+func (fx *fuzzFixture) settle(t *testing.T, reply proto.Message) {
+	r, ok := reply.(*rmspb.ExecuteColdRebootResponse)
+	if !ok || r.GetResponse().GetJobId() == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fuzzCallTimeout)
+	defer cancel()
+	id := r.GetResponse().GetJobId()
+	if _, err := fx.engine.Cancel(ctx, id); err != nil {
+		t.Fatalf("cancel cold reboot %s: %v", id, err)
+	}
+	if err := fx.engine.Wait(ctx, id); err != nil {
+		t.Fatalf("cold reboot %s did not end: %v", id, err)
+	}
+}
+
+// fuzzRackNodes is a GB200 rack named as the simulator names its racks (so
+// the tests' requests for registered nodes find them), every endpoint at
+// the sink.
+func fuzzRackNodes(sinkPort int) []hw.Node {
+	var nodes []hw.Node
+	add := func(kind string, n int, t hw.NodeType, host bool) {
+		for i := 1; i <= n; i++ {
+			node := hw.Node{ID: fmt.Sprintf("rack-001-%s-%02d", kind, i), RackID: "rack-001", Type: t,
+				BMC: &hw.Endpoint{IP: "127.0.0.1", Port: sinkPort, Credentials: hw.UserPass("admin", "fuzz")}}
+			if host {
+				node.Host = &hw.Endpoint{IP: "127.0.0.1", Port: sinkPort, Credentials: hw.UserPass("admin", "fuzz")}
+			}
+			nodes = append(nodes, node)
+		}
+	}
+	add("compute", 18, hw.ComputeGB200Nvidia, false)
+	add("switch", 9, hw.SwitchGB200Nvidia, true)
+	add("powershelf", 8, hw.PowerShelfGB200Liteon, false)
+	return nodes
+}
+
+// startSink holds a loopback TCP port without listening on it: every
+// connection to it is refused at once, and no other process can take the
+// port while the fuzzing runs. It is the only place a fuzzed request's
+// nodes can reach (see pointAtSink).
+func startSink(t testing.TB) int {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sa.(*syscall.SockaddrInet4).Port
+}
+
+// pointAtSink moves every endpoint of the request's nodes that could be
+// dialled to the sink, so that fuzzing never reaches (or resolves) a real
+// address, another test's simulator included. What the server refuses
+// before dialling (an address that is no IP or host name, a port beyond
+// 65535) is left as the fuzzer made it.
+func (fx *fuzzFixture) pointAtSink(req proto.Message) {
+	type withNodes interface{ GetNodes() *rmspb.NodeSet }
+	r, ok := req.(withNodes)
+	if !ok {
+		return
+	}
+	for _, ni := range r.GetNodes().GetNodes() {
+		for _, ep := range append([]*rmspb.Endpoint{ni.GetBmcEndpoint(), ni.GetHostEndpoint()}, ni.GetAdditionalHostEndpoints()...) {
+			fx.pointEndpointAtSink(ep)
+		}
+	}
+}
+
+func (fx *fuzzFixture) pointEndpointAtSink(ep *rmspb.Endpoint) {
+	ifc := ep.GetInterface()
+	if ifc == nil {
+		return
+	}
+	dialable := func(s string) bool { return s != "" && hw.CheckAddress(s) == nil }
+	if dialable(ifc.GetIpAddress()) || (ifc.GetIpAddress() == "" && dialable(ifc.GetHostName())) {
+		ifc.IpAddress = "127.0.0.1"
+	}
+	if ep.GetPort() <= 65535 {
+		ep.Port = fx.sinkPort
+	}
+}
+
+// fixtureSeeds are requests that reach the fixture's own state (its rack
+// and jobs), beside the seeds the tests recorded.
+func fixtureSeeds(method string) []proto.Message {
+	switch method {
+	case rmspb.RackManager_GetJobStatus_FullMethodName:
+		return []proto.Message{&rmspb.GetJobStatusRequest{JobId: fuzzJobs.parent, IncludeChildJobStates: true},
+			&rmspb.GetJobStatusRequest{JobId: fuzzJobs.failed}}
+	case rmspb.RackManager_GetFirmwareJobStatus_FullMethodName:
+		return []proto.Message{&rmspb.GetFirmwareJobStatusRequest{JobId: fuzzJobs.done}}
+	case rmspb.RackManager_GetSwitchSystemImageJobStatus_FullMethodName:
+		return []proto.Message{&rmspb.GetSwitchSystemImageJobStatusRequest{JobId: fuzzJobs.child}}
+	case rmspb.RackManager_GetConfigureSwitchCertificateJobStatus_FullMethodName:
+		return []proto.Message{&rmspb.GetConfigureSwitchCertificateJobStatusRequest{JobId: fuzzJobs.parent}}
+	case rmspb.RackManager_ListNodeDeviceInfoByNodeType_FullMethodName:
+		return []proto.Message{&rmspb.ListNodeDeviceInfoByNodeTypeRequest{RackId: "rack-001", NodeType: rmspb.NodeType_SWITCH_GB200_NVIDIA}}
+	}
+	return nil
+}

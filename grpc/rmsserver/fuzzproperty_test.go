@@ -1,0 +1,158 @@
+package rmsserver
+
+import (
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+)
+
+// answerProblem checks the property every answer must have; "" when it
+// holds.
+func answerProblem(reply proto.Message, err error) string {
+	if err != nil {
+		st, ok := status.FromError(err)
+		switch {
+		case !ok:
+			return fmt.Sprintf("not a gRPC status: %v", err)
+		case st.Code() != codes.InvalidArgument && st.Code() != codes.NotFound:
+			return fmt.Sprintf("answered %v: %s", st.Code(), clip(st.Message(), 2000))
+		case len(st.Message()) > maxAnswerMessage:
+			return fmt.Sprintf("a %d-byte status message", len(st.Message()))
+		}
+		return ""
+	}
+	if reply == nil {
+		return "neither a reply nor an error"
+	}
+	return replyProblem(reply)
+}
+
+// maxAnswerMessage is the most any message of an answer may take ("a few
+// KiB").
+const maxAnswerMessage = 4096
+
+// replyProblem checks that a reply's status is set and agrees with its
+// stats and results, and that its messages are bounded.
+func replyProblem(reply proto.Message) string {
+	switch r := reply.(type) {
+	case *rmspb.CreateNodesResponse:
+		return firstProblem(statusProblem(r.GetResponse().GetStatus(), r.GetResponse().GetMessage()),
+			statsProblem(r.GetStats(), r.GetResponse().GetStatus()))
+	case *rmspb.UpdateNodeResponse:
+		return statusProblem(r.GetResponse().GetStatus(), r.GetResponse().GetMessage())
+	case *rmspb.DeleteNodeResponse:
+		return statusProblem(r.GetResponse().GetStatus(), r.GetResponse().GetMessage())
+	case *rmspb.ListRacksResponse, *rmspb.ListNodeInventoryResponse, *rmspb.GetVersionResponse:
+		return ""
+	case *rmspb.SetPowerStateResponse:
+		return statusProblem(r.GetStatus(), "")
+	case *rmspb.GetPowerStateResponse:
+		ok := r.GetStatus() == rmspb.ReturnCode_RETURN_CODE_SUCCESS
+		if ok != (r.GetPstate() != "") {
+			return fmt.Sprintf("status %v with pstate %q", r.GetStatus(), r.GetPstate())
+		}
+		return statusProblem(r.GetStatus(), "")
+	case *rmspb.BatchSetPowerStateResponse:
+		return batchProblem(r.GetResponse())
+	case *rmspb.BatchGetPowerStateResponse:
+		if got, want := len(r.GetNodePowerStates()), int(r.GetResponse().GetStats().GetSuccessfulNodes()); got != want {
+			return fmt.Sprintf("%d power states for %d successful nodes", got, want)
+		}
+		return batchProblem(r.GetResponse())
+	case *rmspb.ExecuteColdRebootResponse:
+		return batchProblem(r.GetResponse())
+	case *rmspb.GetNodeDeviceInfoResponse:
+		return statusProblem(r.GetStatus(), r.GetMessage())
+	case *rmspb.ListNodeDeviceInfoByNodeTypeResponse:
+		return firstProblem(statusProblem(r.GetStatus(), r.GetMessage()), statsProblem(r.GetStats(), r.GetStatus()),
+			detailsProblem(len(r.GetNodeDeviceDetails()), r.GetStats()))
+	case *rmspb.BatchGetNodeDeviceInfoResponse:
+		return firstProblem(statusProblem(r.GetStatus(), r.GetMessage()), statsProblem(r.GetStats(), r.GetStatus()),
+			detailsProblem(len(r.GetNodeDeviceDetails()), r.GetStats()))
+	case *rmspb.GetJobStatusResponse:
+		if len(r.GetJobStates()) == 0 {
+			return "no job states"
+		}
+		return ""
+	case *rmspb.GetFirmwareJobStatusResponse:
+		return statusProblem(r.GetStatus(), r.GetErrorMessage())
+	case *rmspb.GetSwitchSystemImageJobStatusResponse:
+		return statusProblem(r.GetStatus(), r.GetMessage())
+	case *rmspb.GetConfigureSwitchCertificateJobStatusResponse:
+		return statusProblem(r.GetStatus(), r.GetMessage())
+	}
+	return fmt.Sprintf("no property for %T", reply)
+}
+
+func firstProblem(problems ...string) string {
+	for _, p := range problems {
+		if p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+func statusProblem(st rmspb.ReturnCode, message string) string {
+	switch {
+	case st != rmspb.ReturnCode_RETURN_CODE_SUCCESS && st != rmspb.ReturnCode_RETURN_CODE_FAILURE:
+		return fmt.Sprintf("status %v", st)
+	case len(message) > maxAnswerMessage:
+		return fmt.Sprintf("a %d-byte message", len(message))
+	}
+	return ""
+}
+
+// statsProblem checks that stats are present and add up, and that a reply
+// with a failed node is not SUCCESS.
+func statsProblem(st *rmspb.NodeOperationStats, status rmspb.ReturnCode) string {
+	switch {
+	case st == nil:
+		return "no stats"
+	case st.GetSuccessfulNodes()+st.GetFailedNodes() != st.GetTotalNodes():
+		return fmt.Sprintf("stats do not add up: %v", st)
+	case st.GetFailedNodes() > 0 && status == rmspb.ReturnCode_RETURN_CODE_SUCCESS:
+		return fmt.Sprintf("SUCCESS with %d failed nodes", st.GetFailedNodes())
+	}
+	return ""
+}
+
+func detailsProblem(details int, st *rmspb.NodeOperationStats) string {
+	if details > int(st.GetSuccessfulNodes()) {
+		return fmt.Sprintf("%d device details for %d successful nodes", details, st.GetSuccessfulNodes())
+	}
+	return ""
+}
+
+// batchProblem checks a NodeBatchResponse: present, status set, stats
+// adding up, one result per node (or none, for a batch refused or started
+// as a whole), each failure with a bounded reason and no reason on a
+// success.
+func batchProblem(r *rmspb.NodeBatchResponse) string {
+	if r == nil {
+		return "no NodeBatchResponse"
+	}
+	if p := firstProblem(statusProblem(r.GetStatus(), r.GetMessage()), statsProblem(r.GetStats(), r.GetStatus())); p != "" {
+		return p
+	}
+	results := r.GetNodeResults()
+	if len(results) != 0 && len(results) != int(r.GetStats().GetTotalNodes()) {
+		return fmt.Sprintf("%d node results for %d nodes", len(results), r.GetStats().GetTotalNodes())
+	}
+	for i, nr := range results {
+		failed := nr.GetStatus() == rmspb.ReturnCode_RETURN_CODE_FAILURE
+		switch {
+		case !failed && nr.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS:
+			return fmt.Sprintf("node result %d has status %v", i, nr.GetStatus())
+		case failed != (nr.GetErrorMessage() != ""):
+			return fmt.Sprintf("node result %d: status %v, error_message %q", i, nr.GetStatus(), clip(nr.GetErrorMessage(), 200))
+		case len(nr.GetErrorMessage()) > maxNodeError:
+			return fmt.Sprintf("node result %d has a %d-byte error", i, len(nr.GetErrorMessage()))
+		}
+	}
+	return ""
+}

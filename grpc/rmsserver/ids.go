@@ -1,0 +1,58 @@
+package rmsserver
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+)
+
+// maxIDLength is the longest job, rack or node id rmsd accepts, in
+// characters. Ids are echoed in replies and logs; a longer one is refused
+// with INVALID_ARGUMENT before anything runs, and the refusal names the
+// field and the limit, never the id itself.
+const maxIDLength = 256
+
+// idField is one caller-supplied id and the request field it came in.
+type idField struct{ field, value string }
+
+// checkIDs refuses the request if any of ids is longer than maxIDLength.
+func checkIDs(ids ...idField) error {
+	for _, x := range ids {
+		if n, long := idTooLong(x.value); long {
+			return errIDTooLong(x.field, n)
+		}
+	}
+	return nil
+}
+
+// checkNodeSetIDs refuses the request if any node of the set has a rack_id
+// or node_id longer than maxIDLength, naming the node by its position.
+func checkNodeSetIDs(set *rmspb.NodeSet) error {
+	for i, ni := range set.GetNodes() {
+		if n, long := idTooLong(ni.GetNodeId()); long {
+			return errIDTooLong(fmt.Sprintf("nodes[%d].node_id", i), n)
+		}
+		if n, long := idTooLong(ni.GetRackId()); long {
+			return errIDTooLong(fmt.Sprintf("nodes[%d].rack_id", i), n)
+		}
+	}
+	return nil
+}
+
+// idTooLong reports whether value is longer than maxIDLength characters,
+// and its length.
+func idTooLong(value string) (int, bool) {
+	if len(value) <= maxIDLength { // never more characters than bytes
+		return len(value), false
+	}
+	n := utf8.RuneCountInString(value)
+	return n, n > maxIDLength
+}
+
+func errIDTooLong(field string, n int) error {
+	return status.Errorf(codes.InvalidArgument, "%s is %d characters long; ids are limited to %d characters", field, n, maxIDLength)
+}
