@@ -95,10 +95,13 @@ func (s *Switch) wrap(f nvueFunc) http.Handler {
 			t := time.NewTimer(delay)
 			select {
 			case <-t.C:
-			case <-r.Context().Done():
+			case <-r.Context().Done(): // the caller gave up: it gets no answer
+				t.Stop()
+				return
 			case <-s.done:
+				t.Stop()
+				return
 			}
-			t.Stop()
 		}
 		s.log.Debug().Str("method", r.Method).Str("path", r.URL.Path).Int("status", rep.status).Msg("nvue request")
 		writeJSON(w, rep)
