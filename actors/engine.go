@@ -75,6 +75,9 @@ func New(sys *actor.ActorSystem, opts Options) (*Engine, error) {
 
 // newEngineWithStore starts an engine over an existing store (benchmarks preload one).
 func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (*Engine, error) {
+	// Job ids are random UUIDs; drawing their randomness from crypto/rand
+	// in blocks rather than once per id makes admission cheaper.
+	uuid.EnableRandPool()
 	if opts.MaxTrackedJobs < 0 || opts.TerminalJobTTL < 0 || opts.AskTimeout < 0 {
 		return nil, fmt.Errorf("new job engine: negative limit: %w", messages.ErrInvalidSpec)
 	}

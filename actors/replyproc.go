@@ -2,7 +2,6 @@ package actors
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/google/uuid"
 )
 
 // replyProcess is where a caller of the registry receives its answer: a
@@ -20,8 +19,8 @@ type replyProcess struct {
 }
 
 func newReplyProcess(sys *actor.ActorSystem) *replyProcess {
-	w := &replyProcess{sys: sys, id: uuid.NewString(), ch: make(chan any, 1)}
-	w.pid, _ = sys.ProcessRegistry.Add(w, "reply-"+w.id)
+	w := &replyProcess{sys: sys, id: "reply-" + sys.ProcessRegistry.NextId(), ch: make(chan any, 1)}
+	w.pid, _ = sys.ProcessRegistry.Add(w, w.id)
 	return w
 }
 
