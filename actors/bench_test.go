@@ -58,10 +58,6 @@ type spawnPairActor struct {
 	parked chan struct{}
 }
 
-type nopActor struct{}
-
-func (nopActor) Receive(actor.Context) {}
-
 type goroutineActor struct{ parked <-chan struct{} }
 
 func (g goroutineActor) Receive(ctx actor.Context) {
