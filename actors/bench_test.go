@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -19,6 +20,7 @@ import (
 // measured in the same run; the baseline actor uses the engine's mailbox
 // (protoactor's default). Short runs suited to a shared 2-core machine:
 //
+//	go test -run '^$' -bench 'AdmissionVsRoundTrip' -benchtime 20x -count 3 ./actors/
 //	go test -run '^$' -bench 'Baseline|AdmitLeafJob' -benchtime 20000x -count 3 ./actors/
 //	go test -run '^$' -bench 'StatusRead' -benchtime 200000x -count 5 ./actors/
 //	go test -run '^$' -bench 'BatchSettle' -benchtime 3x -count 3 ./actors/
@@ -371,4 +373,69 @@ func BenchmarkAdmitLeafJobParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkAdmissionVsRoundTrip alternates, in one process, rounds of raw
+// request/response round trips (an actor on the engine's mailbox and
+// dispatcher that answers at once) and rounds of job admissions (jobs held
+// at a gate, released and the engine left idle between rounds, untimed),
+// and reports the median time of each and their ratio: the share of the
+// raw round-trip rate that admission reaches. Alternating keeps a noisy
+// machine's slow phases from landing on one side only.
+func BenchmarkAdmissionVsRoundTrip(b *testing.B) {
+	const round = 1000
+	sys := quietSystem()
+	defer sys.Shutdown()
+	d := newDispatcher(defaultWorkers())
+	defer d.close()
+	echo := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return echoActor{} }, actor.WithDispatcher(d)))
+	defer func() { _ = sys.Root.StopFuture(echo).Wait() }()
+	e, _ := newEngine(b, Options{MaxTrackedJobs: 10_000_000})
+	ctx := context.Background()
+	var raw, admit []float64
+	node := 0
+	for b.Loop() {
+		t0 := time.Now()
+		for range round {
+			if _, err := sys.Root.RequestFuture(echo, &messages.GetJob{}, time.Second).Result(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		raw = append(raw, float64(time.Since(t0).Nanoseconds())/round)
+
+		gate := make(chan struct{})
+		held := messages.WorkflowFunc(func(wctx context.Context, job messages.Reporter) {
+			select {
+			case <-gate:
+			case <-wctx.Done():
+			}
+			_ = job.Complete("Completed", "")
+		})
+		ids := make([]string, 0, round)
+		t0 = time.Now()
+		for range round {
+			s, err := e.Create(ctx, messages.JobSpec{RackID: "r", NodeID: "node-" + strconv.Itoa(node)}, held, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			node++
+			ids = append(ids, s.ID)
+		}
+		admit = append(admit, float64(time.Since(t0).Nanoseconds())/round)
+		close(gate)
+		if err := e.Wait(ctx, ids...); err != nil {
+			b.Fatal(err)
+		}
+		waitIdle(b, e)
+	}
+	r, a := median(raw), median(admit)
+	b.ReportMetric(r, "roundtrip-ns")
+	b.ReportMetric(a, "admission-ns")
+	b.ReportMetric(r/a*100, "%-of-roundtrip-rate")
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
