@@ -60,12 +60,15 @@ type Device struct {
 	failN   int  // next N tasks end in Exception
 	failAll bool // every task ends in Exception
 	slow    float64
-	boots   int    // reboots so far
-	handoff bool   // shelves: finished OnReset tasks show the hand-off shape
-	wp      bool   // chassis hardware write protection
-	bgCopy  string // chassis background copy status
-	state   deviceState
-	host    SwitchHost // NVOS side of a switch tray, if any
+	boots   int // reboots so far
+	// requests counts the Redfish requests the device received while
+	// listening, refused ones (401) included.
+	requests int
+	handoff  bool   // shelves: finished OnReset tasks show the hand-off shape
+	wp       bool   // chassis hardware write protection
+	bgCopy   string // chassis background copy status
+	state    deviceState
+	host     SwitchHost // NVOS side of a switch tray, if any
 	// topology overrides MNNVLinkTopology keys (compute); empty: key left out.
 	topology map[string]json.RawMessage
 
@@ -230,6 +233,7 @@ func (d *Device) serve(mux *http.ServeMux) http.Handler {
 			return
 		}
 		d.wg.Add(1)
+		d.requests++
 		latency := d.latency
 		user, pass := d.user, d.pass
 		d.mu.Unlock()

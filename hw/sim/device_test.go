@@ -272,3 +272,42 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// Requests counts what reached the device, a 401 included, so a test can
+// tell a node that was never contacted from one that was refused.
+func TestRequestsCountsEveryAnsweredRequest(t *testing.T) {
+	f := start(t, sim.Options{Layout: sim.Layout{Compute: 1}, NoSwitchHosts: true})
+	dev := f.Nodes()[0].Device
+	if got := dev.Requests(); got != 0 {
+		t.Fatalf("a new device counts %d requests", got)
+	}
+	ep := dev.Endpoint()
+	if st, _ := raw(t, ep, http.MethodGet, "/redfish/v1/UpdateService/FirmwareInventory", ""); st != http.StatusOK {
+		t.Fatalf("inventory: HTTP %d", st)
+	}
+	ep.Credentials = hw.UserPass("admin", "wrong")
+	if st, _ := raw(t, ep, http.MethodGet, "/redfish/v1", ""); st != http.StatusUnauthorized {
+		t.Fatalf("wrong password: HTTP %d", st)
+	}
+	if got := dev.Requests(); got != 2 {
+		t.Fatalf("Requests() = %d after two requests", got)
+	}
+}
+
+func TestSetFirmwareChangesTheInstalledVersion(t *testing.T) {
+	f := start(t, sim.Options{Layout: sim.Layout{Compute: 1}, NoSwitchHosts: true})
+	dev := f.Nodes()[0].Device
+	if err := dev.SetFirmware("FW_BMC_0", "GB200Nvl-99.01-1"); err != nil {
+		t.Fatal(err)
+	}
+	st, item := raw(t, dev.Endpoint(), http.MethodGet, "/redfish/v1/UpdateService/FirmwareInventory/FW_BMC_0", "")
+	if st != http.StatusOK || item["Version"] != "GB200Nvl-99.01-1" {
+		t.Fatalf("FW_BMC_0 = HTTP %d %v", st, item)
+	}
+	if installed, staged, err := dev.Firmware("FW_BMC_0"); err != nil || installed != "GB200Nvl-99.01-1" || staged != "" {
+		t.Fatalf("Firmware(FW_BMC_0) = %q, %q, %v", installed, staged, err)
+	}
+	if err := dev.SetFirmware("FW_NOPE_0", "1"); !errors.Is(err, sim.ErrUnknownComponent) {
+		t.Fatalf("unknown component: %v", err)
+	}
+}

@@ -145,6 +145,20 @@ func (d *Device) SetTopology(key string, raw json.RawMessage) {
 	d.log.Info().Str("key", key).Str("raw", string(raw)).Msg("fault: topology value")
 }
 
+// SetFirmware makes a component's installed version version, as if the
+// device had been flashed out of band; what is staged stays staged.
+func (d *Device) SetFirmware(id, version string) error {
+	d.lockNow()
+	defer d.mu.Unlock()
+	c := d.state.components[id]
+	if c == nil {
+		return fmt.Errorf("set firmware %s on %s: %w", id, d.id, ErrUnknownComponent)
+	}
+	c.installed = version
+	d.log.Info().Str("component", id).Str("version", version).Msg("fault: firmware set out of band")
+	return nil
+}
+
 // Observations.
 
 // PowerState returns the Redfish power state (System_0, or the shelf's
@@ -192,6 +206,14 @@ func (d *Device) Boots() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.boots
+}
+
+// Requests counts the Redfish requests the device received while
+// listening, whatever it answered (a 401 included).
+func (d *Device) Requests() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.requests
 }
 
 // Uploads counts accepted firmware uploads.

@@ -136,6 +136,38 @@ func (s *Switch) NVUEConnections() int {
 	return s.nvueConns
 }
 
+// SetFirmware makes the platform firmware component name (BMC, EROT, FPGA,
+// BIOS, CPLD1, or a new one) run version, installed and actual, as if it had
+// been flashed and activated out of band.
+func (s *Switch) SetFirmware(name, version string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.firmware[name] = &component{actual: version, installed: version}
+	s.log.Info().Str("component", name).Str("version", version).Msg("fault: firmware set out of band")
+}
+
+// NVUERequests counts the NVUE requests the switch answered while up,
+// refused ones (401) included: a request counts once it reached NVOS.
+func (s *Switch) NVUERequests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nvueRequests
+}
+
+// Firmware returns the running version of every platform firmware
+// component, by NVUE component name, as /nvue_v1/platform/firmware reports
+// them.
+func (s *Switch) Firmware() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked(s.now())
+	out := make(map[string]string, len(s.firmware))
+	for name, c := range s.firmware {
+		out[name] = c.actual
+	}
+	return out
+}
+
 func (s *Switch) countConnection() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

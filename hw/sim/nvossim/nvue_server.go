@@ -79,6 +79,7 @@ func (s *Switch) wrap(f nvueFunc) http.Handler {
 			dropConnection(w)
 			return
 		}
+		s.nvueRequests++
 		name, res := s.authLocked(r)
 		var rep reply
 		switch res {

@@ -56,6 +56,7 @@ type Switch struct {
 	clientCAs      *x509.CertPool
 	location       map[string]json.RawMessage // chassis-location overrides; empty: key left out
 	nvueConns      int
+	nvueRequests   int // NVUE requests that reached a live switch
 
 	// lifecycle
 	started  bool

@@ -395,3 +395,39 @@ func TestConcurrentClientsSeeConsistentState(t *testing.T) {
 		t.Fatalf("image files = %v, %v", files, err)
 	}
 }
+
+// Firmware reports the running versions NVUE lists; a staged install shows
+// only after the power cycle that activates it. NVUERequests counts the
+// requests that reached NVOS, refused ones included.
+func TestFirmwareAndRequestCounts(t *testing.T) {
+	r := start(t, nvossim.Config{Firmware: map[string]string{nvossim.ComponentBMC: "88.0002.2000"}})
+	want := r.sw.Firmware()
+	if len(want) != 5 || want[nvossim.ComponentBMC] != "88.0002.2000" || want[nvossim.ComponentCPLD1] == "" {
+		t.Fatalf("Firmware() = %v", want)
+	}
+	listed, err := r.nv.Firmware(r.ctx)
+	if err != nil || len(listed) != len(want) {
+		t.Fatalf("NVUE firmware = %v, %v", listed, err)
+	}
+	for _, c := range listed {
+		if c.Actual != want[c.Name] {
+			t.Errorf("%s: NVUE says %q, Firmware() %q", c.Name, c.Actual, want[c.Name])
+		}
+	}
+	if got := r.sw.NVUERequests(); got != 1 {
+		t.Fatalf("NVUERequests() = %d after one request", got)
+	}
+	r.sw.RejectLogins(true)
+	if _, err := r.nv.Firmware(r.ctx); !errors.Is(err, nvue.ErrUnauthorized) {
+		t.Fatalf("logins rejected: %v", err)
+	}
+	if got := r.sw.NVUERequests(); got != 2 {
+		t.Fatalf("NVUERequests() = %d after a refused request", got)
+	}
+	r.sw.RejectLogins(false)
+	r.sw.SetFirmware(nvossim.ComponentFPGA, "0.2A")
+	fpga, err := r.nv.FirmwareComponent(r.ctx, "fpga")
+	if err != nil || fpga.Actual != "0.2A" || fpga.Installed != "0.2A" || r.sw.Firmware()[nvossim.ComponentFPGA] != "0.2A" {
+		t.Fatalf("FPGA after SetFirmware = %+v, %v", fpga, err)
+	}
+}
