@@ -10,18 +10,42 @@ import (
 
 // FirmwareComponent is one entry of /nvue_v1/platform/firmware.
 type FirmwareComponent struct {
-	Name      string
-	Actual    string // running version ("actual-firmware")
+	Name string
+	// Actual is the running version: "actual-firmware", or "version" or
+	// "Version" where a release reports it so; "" when none is given.
+	Actual    string
 	Installed string // version active after the next power cycle ("installed-firmware")
+	// Health is "Status": {"Health"} or "Health", when the switch reports
+	// one ("" otherwise).
+	Health string
 }
 
 func firmwareFrom(name string, v any) FirmwareComponent {
 	fc := FirmwareComponent{Name: name}
-	if m, ok := v.(map[string]any); ok {
-		fc.Actual, _ = m["actual-firmware"].(string)
-		fc.Installed, _ = m["installed-firmware"].(string)
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fc
+	}
+	fc.Actual = firstString(m, "actual-firmware", "version", "Version")
+	fc.Installed, _ = m["installed-firmware"].(string)
+	if st, ok := m["Status"].(map[string]any); ok {
+		fc.Health, _ = st["Health"].(string)
+	}
+	if fc.Health == "" {
+		fc.Health, _ = m["Health"].(string)
 	}
 	return fc
+}
+
+// firstString returns the first of keys whose value in m is a non-empty
+// string.
+func firstString(m map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // Firmware lists the platform firmware components, sorted by name.

@@ -1,6 +1,9 @@
 package nvue
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestActionIDShapes(t *testing.T) {
 	cases := map[string]string{
@@ -92,6 +95,35 @@ func TestBuildIDFromFile(t *testing.T) {
 	for _, bad := range []string{"nvos.bin", "nvos-1.2.3-and-4.5.6.bin"} {
 		if _, err := BuildIDFromFile(bad); err == nil {
 			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+// Firmware entries as NVOS releases report them: the running version under
+// "actual-firmware" (else "version" or "Version"), health under
+// "Status": {"Health"} or "Health"; anything else is left empty.
+func TestFirmwareEntryShapes(t *testing.T) {
+	tests := []struct {
+		give                 string
+		wantActual, wantInst string
+		wantHealth           string
+	}{
+		{`{"actual-firmware": "88.0002.1950", "installed-firmware": "88.0002.2000"}`, "88.0002.1950", "88.0002.2000", ""},
+		{`{"version": "0.1C", "Health": "OK"}`, "0.1C", "", "OK"},
+		{`{"Version": "1.2", "Status": {"Health": "Warning"}}`, "1.2", "", "Warning"},
+		{`{"actual-firmware": "", "version": "2.0", "Status": {}, "Health": "Critical"}`, "2.0", "", "Critical"},
+		{`{"actual-firmware": 7, "Status": "OK"}`, "", "", ""},
+		{`"N/A"`, "", "", ""},
+		{`null`, "", "", ""},
+	}
+	for _, tt := range tests {
+		var v any
+		if err := json.Unmarshal([]byte(tt.give), &v); err != nil {
+			t.Fatal(err)
+		}
+		got := firmwareFrom("BMC", v)
+		if got.Name != "BMC" || got.Actual != tt.wantActual || got.Installed != tt.wantInst || got.Health != tt.wantHealth {
+			t.Errorf("firmwareFrom(%s) = %+v", tt.give, got)
 		}
 	}
 }

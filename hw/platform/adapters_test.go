@@ -265,3 +265,65 @@ func TestCompute_UpdateRefusedWhileWriteProtected(t *testing.T) {
 		t.Fatal("uploaded despite write protection")
 	}
 }
+
+// Firmware inventory of every platform: Redfish members keep their inventory
+// URI and reported health, NVUE components their name; each gets upstream's
+// type, and a health the device does not report reads "Unknown".
+func TestFirmwareInventoryOfEachPlatform(t *testing.T) {
+	f := startFleet(t, sim.Layout{Compute: 1, Switches: 1, Shelves: 1}, true)
+	d := deps(t)
+	ctx := testCtx(t)
+	byID := func(n sim.Node) map[string]platform.Firmware {
+		inv, err := device(t, d, n).FirmwareInventory(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", n.ID, err)
+		}
+		out := map[string]platform.Firmware{}
+		for _, fw := range inv {
+			out[fw.ID] = fw
+		}
+		return out
+	}
+	for _, n := range f.Nodes() {
+		inv := byID(n)
+		switch n.Type.Kind() {
+		case hw.KindCompute, hw.KindPowerShelf:
+			if len(inv) != len(n.Device.Components()) {
+				t.Fatalf("%s: %d components, the BMC has %v", n.ID, len(inv), n.Device.Components())
+			}
+			for id, fw := range inv {
+				installed, _, err := n.Device.Firmware(id)
+				if err != nil || fw.Version != installed || fw.URI != redfish.FirmwareInventoryPath+"/"+id ||
+					fw.Health != "OK" || !fw.Updateable {
+					t.Errorf("%s %s = %+v (installed %q, %v)", n.ID, id, fw, installed, err)
+				}
+			}
+		case hw.KindSwitch:
+			want := n.Switch.(*sim.NVOSHost).Firmware()
+			if len(inv) != len(want) {
+				t.Fatalf("%s: %d components, NVOS has %v", n.ID, len(inv), want)
+			}
+			for id, fw := range inv {
+				if fw.Version != want[id] || fw.URI != "" || fw.Health != "Unknown" || !fw.Updateable {
+					t.Errorf("%s %s = %+v, NVOS runs %q", n.ID, id, fw, want[id])
+				}
+			}
+		}
+	}
+	types := map[string]platform.FirmwareType{}
+	for _, n := range f.Nodes() {
+		for id, fw := range byID(n) {
+			types[n.Type.Kind().String()+"/"+id] = fw.Type
+		}
+	}
+	for key, want := range map[string]platform.FirmwareType{
+		"compute/FW_BMC_0": platform.FirmwareBMC, "compute/FW_UEFI_0": platform.FirmwareBIOS,
+		"compute/FW_CPLD_0": platform.FirmwareCPLD, "compute/HGX_FW_GPU_0": platform.FirmwareHMC,
+		"power_shelf/FW_PMC_0": platform.FirmwareUnknown, "switch/BMC": platform.FirmwareBMC,
+		"switch/CPLD1": platform.FirmwareCPLD, "switch/EROT": platform.FirmwareUnknown,
+	} {
+		if got, ok := types[key]; !ok || got != want {
+			t.Errorf("%s: type %v (listed %v), want %v", key, got, ok, want)
+		}
+	}
+}

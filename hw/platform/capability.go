@@ -99,14 +99,33 @@ type DeviceInfoReader interface {
 
 // Firmware is one firmware component of a node.
 type Firmware struct {
-	ID      string // inventory id (e.g. FW_BMC_0) or NVUE component (BMC)
-	URI     string // Redfish inventory URI; empty for NVUE components
-	Version string // running version
+	ID  string // inventory id (e.g. FW_BMC_0) or NVUE component (BMC)
+	URI string // Redfish inventory URI; empty for NVUE components
+	// Version is the running version; an NVUE component listed without
+	// one reads "N/A", as upstream reports it.
+	Version string
 	// Pending is the version that becomes active at the next activation,
 	// when the device reports one.
 	Pending    string
 	Updateable bool
-	Health     string
+	// Health is the component's health as the device reports it, or
+	// "Unknown" when it reports none (upstream's word).
+	Health string
+	Type   FirmwareType
+}
+
+// Placeholders upstream reports for what a device leaves out.
+const (
+	unknownHealth  = "Unknown"
+	unknownVersion = "N/A"
+)
+
+// healthOrUnknown is h, or unknownHealth when the device gave none.
+func healthOrUnknown(h string) string {
+	if h == "" {
+		return unknownHealth
+	}
+	return h
 }
 
 // FirmwareInventoryReader lists firmware.

@@ -18,7 +18,8 @@ func fromRedfishPower(s redfish.PowerState) PowerState {
 func fromRedfishInventory(inv redfish.Inventory) []Firmware {
 	out := make([]Firmware, 0, len(inv.Components))
 	for _, c := range inv.Components {
-		out = append(out, Firmware{ID: c.ID, URI: c.URI, Version: c.Version, Updateable: c.Updateable, Health: c.Health})
+		out = append(out, Firmware{ID: c.ID, URI: c.URI, Version: c.Version, Updateable: c.Updateable,
+			Health: healthOrUnknown(c.Health), Type: ClassifyFirmware(c.ID + " " + c.URI)})
 	}
 	return out
 }

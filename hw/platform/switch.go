@@ -111,7 +111,12 @@ func (s *switchDevice) FirmwareInventory(ctx context.Context) ([]Firmware, error
 	}
 	out := make([]Firmware, 0, len(comps))
 	for _, c := range comps {
-		fw := Firmware{ID: c.Name, Version: c.Actual, Updateable: true}
+		// As upstream: every NVUE component counts as updateable.
+		fw := Firmware{ID: c.Name, Version: c.Actual, Updateable: true, Health: healthOrUnknown(c.Health),
+			Type: ClassifyFirmware(c.Name)}
+		if fw.Version == "" {
+			fw.Version = unknownVersion
+		}
 		if c.Installed != "" && c.Installed != c.Actual {
 			fw.Pending = c.Installed
 		}

@@ -227,6 +227,23 @@ func (r *Registry) Nodes() []hw.Node {
 	return out
 }
 
+// RackNodes returns every node of a rack, by node id; a registered rack
+// without nodes has none.
+func (r *Registry) RackNodes(rackID string) ([]hw.Node, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	rk, ok := r.racks[rackID]
+	if !ok {
+		return nil, rackNotFound(rackID)
+	}
+	out := make([]hw.Node, 0, len(rk.nodes))
+	for _, n := range rk.nodes {
+		out = append(out, n)
+	}
+	sortNodes(out)
+	return out, nil
+}
+
 // NodesOfType returns the nodes of one type in a rack, by node id.
 func (r *Registry) NodesOfType(rackID string, t hw.NodeType) ([]hw.Node, error) {
 	r.mu.RLock()

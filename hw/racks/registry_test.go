@@ -229,3 +229,26 @@ func TestRefusalsReadAsCallersSeeThem(t *testing.T) {
 		}
 	}
 }
+
+func TestRackNodesListsOneRackByNodeID(t *testing.T) {
+	r := New(nil)
+	for _, err := range r.Create([]hw.Node{node("r1", "c2", hw.ComputeGB200Nvidia), node("r2", "c1", hw.ComputeGB200Nvidia),
+		node("r1", "p1", hw.PowerShelfGB200Liteon), node("r1", "c1", hw.ComputeGB200Nvidia)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	nodes, err := r.RackNodes("r1")
+	if err != nil || len(nodes) != 3 || nodes[0].ID != "c1" || nodes[1].ID != "c2" || nodes[2].ID != "p1" {
+		t.Fatalf("RackNodes(r1) = %v, %v", nodes, err)
+	}
+	if _, err := r.RackNodes("r9"); !errors.Is(err, ErrRackNotFound) || err.Error() != "rack not found: r9" {
+		t.Fatalf("RackNodes(r9): %v", err)
+	}
+	if err := r.Delete("r2", "c1"); err != nil {
+		t.Fatal(err)
+	}
+	if nodes, err := r.RackNodes("r2"); err != nil || len(nodes) != 0 {
+		t.Fatalf("RackNodes of an emptied rack = %v, %v", nodes, err)
+	}
+}
