@@ -44,6 +44,13 @@ func TestEveryBatchRPCWithNoNodes(t *testing.T) {
 				}
 				return reply{r.GetStatus(), r.GetMessage(), r.GetStats(), 0}, err
 			},
+			"BatchGetFirmwareInventory": func() (reply, error) {
+				r, err := s.client.BatchGetFirmwareInventory(ctx, &rmspb.BatchGetFirmwareInventoryRequest{Nodes: set})
+				if len(r.GetNodes()) != 0 {
+					t.Errorf("inventories for no nodes: %v", r.GetNodes())
+				}
+				return fromBatch(r.GetResponse()), err
+			},
 			"CreateNodes": func() (reply, error) {
 				r, err := s.client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: set})
 				return reply{r.GetResponse().GetStatus(), r.GetResponse().GetMessage(), r.GetStats(), 0}, err

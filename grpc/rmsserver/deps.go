@@ -19,7 +19,8 @@ type Deps struct {
 	Jobs JobEngine
 	// Racks holds the nodes registered with CreateNodes.
 	Racks *racks.Registry
-	// Nodes runs hardware operations (power, device info, runbooks).
+	// Nodes runs hardware operations (power, device info, firmware
+	// inventory, runbooks).
 	Nodes *nodeops.Runner
 	// SwitchNVUE is the shared NVUE connection pool runbooks reach NVOS
 	// switch APIs through directly (the one the node runner's adapters use).

@@ -30,11 +30,12 @@ import (
 //
 //	go test -run '^$' -fuzz '^FuzzPower$' -fuzztime 1m ./grpc/rmsserver
 
-func FuzzRegistration(f *testing.F) { fuzzTarget(f, "FuzzRegistration") }
-func FuzzPower(f *testing.F)        { fuzzTarget(f, "FuzzPower") }
-func FuzzDeviceInfo(f *testing.F)   { fuzzTarget(f, "FuzzDeviceInfo") }
-func FuzzColdReboot(f *testing.F)   { fuzzTarget(f, "FuzzColdReboot") }
-func FuzzJobStatus(f *testing.F)    { fuzzTarget(f, "FuzzJobStatus") }
+func FuzzRegistration(f *testing.F)      { fuzzTarget(f, "FuzzRegistration") }
+func FuzzPower(f *testing.F)             { fuzzTarget(f, "FuzzPower") }
+func FuzzDeviceInfo(f *testing.F)        { fuzzTarget(f, "FuzzDeviceInfo") }
+func FuzzColdReboot(f *testing.F)        { fuzzTarget(f, "FuzzColdReboot") }
+func FuzzJobStatus(f *testing.F)         { fuzzTarget(f, "FuzzJobStatus") }
+func FuzzFirmwareInventory(f *testing.F) { fuzzTarget(f, "FuzzFirmwareInventory") }
 
 // fuzzRPC is one RPC a fuzz target drives.
 type fuzzRPC struct {
@@ -122,6 +123,14 @@ var fuzzFamilies = []fuzzFamily{
 		rpc(rmspb.RackManager_BatchGetNodeDeviceInfo_FullMethodName,
 			&rmspb.BatchGetNodeDeviceInfoRequest{},
 			rmspb.RackManagerClient.BatchGetNodeDeviceInfo, (*rackManager).BatchGetNodeDeviceInfo),
+	}},
+	{target: "FuzzFirmwareInventory", rpcs: []fuzzRPC{
+		rpc(rmspb.RackManager_GetNodeFirmwareInventory_FullMethodName, &rmspb.GetNodeFirmwareInventoryRequest{},
+			rmspb.RackManagerClient.GetNodeFirmwareInventory, (*rackManager).GetNodeFirmwareInventory),
+		rpc(rmspb.RackManager_BatchGetFirmwareInventory_FullMethodName, &rmspb.BatchGetFirmwareInventoryRequest{},
+			rmspb.RackManagerClient.BatchGetFirmwareInventory, (*rackManager).BatchGetFirmwareInventory),
+		rpc(rmspb.RackManager_GetRackFirmwareInventory_FullMethodName, &rmspb.GetRackFirmwareInventoryRequest{},
+			rmspb.RackManagerClient.GetRackFirmwareInventory, (*rackManager).GetRackFirmwareInventory),
 	}},
 	{target: "FuzzColdReboot", rpcs: []fuzzRPC{
 		rpc(rmspb.RackManager_ExecuteColdReboot_FullMethodName, &rmspb.ExecuteColdRebootRequest{},

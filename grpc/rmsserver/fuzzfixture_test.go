@@ -202,6 +202,10 @@ func fixtureSeeds(method string) []proto.Message {
 		return []proto.Message{&rmspb.GetSwitchSystemImageJobStatusRequest{JobId: fuzzJobs.child}}
 	case rmspb.RackManager_GetConfigureSwitchCertificateJobStatus_FullMethodName:
 		return []proto.Message{&rmspb.GetConfigureSwitchCertificateJobStatusRequest{JobId: fuzzJobs.parent}}
+	case rmspb.RackManager_GetNodeFirmwareInventory_FullMethodName:
+		return []proto.Message{&rmspb.GetNodeFirmwareInventoryRequest{RackId: "rack-001", NodeId: "rack-001-switch-01"}}
+	case rmspb.RackManager_GetRackFirmwareInventory_FullMethodName:
+		return []proto.Message{&rmspb.GetRackFirmwareInventoryRequest{RackId: "rack-001"}}
 	case rmspb.RackManager_ListNodeDeviceInfoByNodeType_FullMethodName:
 		return []proto.Message{&rmspb.ListNodeDeviceInfoByNodeTypeRequest{RackId: "rack-001", NodeType: rmspb.NodeType_SWITCH_GB200_NVIDIA}}
 	}

@@ -73,6 +73,15 @@ func replyProblem(reply proto.Message) string {
 	case *rmspb.BatchGetNodeDeviceInfoResponse:
 		return firstProblem(statusProblem(r.GetStatus(), r.GetMessage()), statsProblem(r.GetStats(), r.GetStatus()),
 			detailsProblem(len(r.GetNodeDeviceDetails()), r.GetStats()))
+	case *rmspb.GetNodeFirmwareInventoryResponse:
+		if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS && len(r.GetFirmwareList()) != 0 {
+			return fmt.Sprintf("status %v with %d firmware entries", r.GetStatus(), len(r.GetFirmwareList()))
+		}
+		return statusProblem(r.GetStatus(), "")
+	case *rmspb.BatchGetFirmwareInventoryResponse:
+		return firstProblem(batchProblem(r.GetResponse()), inventoriesProblem(r.GetNodes(), r.GetResponse()))
+	case *rmspb.GetRackFirmwareInventoryResponse:
+		return statusProblem(r.GetStatus(), "")
 	case *rmspb.GetJobStatusResponse:
 		if len(r.GetJobStates()) == 0 {
 			return "no job states"
@@ -152,6 +161,26 @@ func batchProblem(r *rmspb.NodeBatchResponse) string {
 			return fmt.Sprintf("node result %d: status %v, error_message %q", i, nr.GetStatus(), clip(nr.GetErrorMessage(), 200))
 		case len(nr.GetErrorMessage()) > maxNodeError:
 			return fmt.Sprintf("node result %d has a %d-byte error", i, len(nr.GetErrorMessage()))
+		}
+	}
+	return ""
+}
+
+// inventoriesProblem checks that a firmware inventory batch lists exactly
+// its successful nodes, in request order.
+func inventoriesProblem(inv []*rmspb.NodeFirmwareInventory, r *rmspb.NodeBatchResponse) string {
+	var ok []string
+	for _, nr := range r.GetNodeResults() {
+		if nr.GetStatus() == rmspb.ReturnCode_RETURN_CODE_SUCCESS {
+			ok = append(ok, nr.GetNodeId())
+		}
+	}
+	if len(inv) != len(ok) {
+		return fmt.Sprintf("%d inventories for %d successful nodes", len(inv), len(ok))
+	}
+	for i, n := range inv {
+		if n.GetNodeId() != ok[i] {
+			return fmt.Sprintf("inventory %d is of node %q, the %dth successful node is %q", i, clip(n.GetNodeId(), 100), i, clip(ok[i], 100))
 		}
 	}
 	return ""

@@ -69,6 +69,15 @@ func idCalls(s *simRack) []idCall {
 				_, err := c.GetNodeDeviceInfo(ctx, &rmspb.GetNodeDeviceInfoRequest{RackId: rack, NodeId: node})
 				return err
 			}},
+			idCall{"GetNodeFirmwareInventory", field, func(ctx context.Context, c rmspb.RackManagerClient, id string) error {
+				rack, node := pick(id)
+				_, err := c.GetNodeFirmwareInventory(ctx, &rmspb.GetNodeFirmwareInventoryRequest{RackId: rack, NodeId: node})
+				return err
+			}},
+			idCall{"BatchGetFirmwareInventory", "nodes[1]." + field, func(ctx context.Context, c rmspb.RackManagerClient, id string) error {
+				_, err := c.BatchGetFirmwareInventory(ctx, &rmspb.BatchGetFirmwareInventoryRequest{Nodes: batch(field, id)})
+				return err
+			}},
 			idCall{"BatchSetPowerState", "nodes[1]." + field, func(ctx context.Context, c rmspb.RackManagerClient, id string) error {
 				_, err := c.BatchSetPowerState(ctx, &rmspb.BatchSetPowerStateRequest{Nodes: batch(field, id), Operation: rmspb.PowerOperation_POWER_OPERATION_FORCE_OFF})
 				return err
@@ -96,6 +105,10 @@ func idCalls(s *simRack) []idCall {
 	return append(calls,
 		idCall{"ListNodeDeviceInfoByNodeType", "rack_id", func(ctx context.Context, c rmspb.RackManagerClient, id string) error {
 			_, err := c.ListNodeDeviceInfoByNodeType(ctx, &rmspb.ListNodeDeviceInfoByNodeTypeRequest{RackId: id, NodeType: rmspb.NodeType_COMPUTE_GB200_NVIDIA})
+			return err
+		}},
+		idCall{"GetRackFirmwareInventory", "rack_id", func(ctx context.Context, c rmspb.RackManagerClient, id string) error {
+			_, err := c.GetRackFirmwareInventory(ctx, &rmspb.GetRackFirmwareInventoryRequest{RackId: id})
 			return err
 		}},
 		idCall{"GetJobStatus", "job_id", func(ctx context.Context, c rmspb.RackManagerClient, id string) error {

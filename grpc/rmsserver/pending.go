@@ -6,14 +6,11 @@ package rmsserver
 // fails if an implemented RPC is still listed, or a listed one is implemented,
 // or a name here matches no RPC.
 var pendingRPCs = map[string]bool{
-	"/rack_manager.RackManager/GetNodeFirmwareInventory":                  true,
-	"/rack_manager.RackManager/BatchGetFirmwareInventory":                 true,
 	"/rack_manager.RackManager/CompareFirmwareObject":                     true,
 	"/rack_manager.RackManager/UpdateFirmware":                            true,
 	"/rack_manager.RackManager/BatchUpdateFirmwareByNodeType":             true,
 	"/rack_manager.RackManager/BatchUpdateFirmware":                       true,
 	"/rack_manager.RackManager/UpdateSwitchSystemImage":                   true,
-	"/rack_manager.RackManager/GetRackFirmwareInventory":                  true,
 	"/rack_manager.RackManager/AddFirmwareObject":                         true,
 	"/rack_manager.RackManager/GetFirmwareObject":                         true,
 	"/rack_manager.RackManager/ListFirmwareObjects":                       true,
