@@ -186,7 +186,7 @@ func (d *daemon) abandon() {
 	if d.hw != nil {
 		d.closeHardware()
 	}
-	_ = d.closeStore()
+	_ = d.closeStore() // the start's own error is the one reported
 }
 
 // closeHardware closes the simulated racks and the southbound clients,

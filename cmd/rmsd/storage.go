@@ -56,13 +56,13 @@ func databaseURLSetting(environ []string) string {
 	return "[postgres] db_url"
 }
 
-// closeStore closes the store, if one was opened, and logs the outcome.
+// closeStore closes the store, if one was opened. A failure is returned
+// for the caller to report.
 func (d *daemon) closeStore() error {
 	if d.store == nil {
 		return nil
 	}
 	if err := d.store.Close(); err != nil {
-		d.log.Error().Err(err).Msg("close store")
 		return fmt.Errorf("close store: %w", err)
 	}
 	d.log.Info().Msg("store closed")
