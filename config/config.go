@@ -12,6 +12,7 @@ type Config struct {
 	TLS       TLS       `koanf:"tls"`
 	Switches  Switches  `koanf:"switches"`
 	Postgres  Postgres  `koanf:"postgres"`
+	Storage   Storage   `koanf:"storage"`
 	Workflows Workflows `koanf:"workflows"`
 	Logging   Logging   `koanf:"logging"`
 	Redfish   Redfish   `koanf:"redfish"`
@@ -79,10 +80,23 @@ type Switches struct {
 	SSHKnownHosts    string `koanf:"ssh_known_hosts"`
 }
 
-// Postgres configures the optional database.
+// Postgres configures the PostgreSQL store. A URL (or DATABASE_URL) means
+// rmsd keeps its state there; unset means the embedded SQLite store
+// ([storage]).
 type Postgres struct {
+	// DBURL is a postgres:// URL or a key=value connection string. It may
+	// hold a password: never log it.
 	DBURL     string `koanf:"db_url"`
 	DBPoolMax int    `koanf:"db_pool_max"`
+}
+
+// Storage configures the embedded store used when no PostgreSQL URL is set
+// (rmsd's own section).
+type Storage struct {
+	// SQLitePath is the SQLite database file, created when missing (its
+	// directory must exist); relative paths are from the working
+	// directory. ":memory:" keeps everything in memory (tests).
+	SQLitePath string `koanf:"sqlite_path"`
 }
 
 // Workflows configures the job engine and long-running workflows.
@@ -157,6 +171,7 @@ func Default() *Config {
 			SSHHostKeyPolicy: HostKeyAcceptAny,
 		},
 		Postgres: Postgres{DBPoolMax: 20},
+		Storage:  Storage{SQLitePath: "rmsd.db"},
 		Workflows: Workflows{
 			FirmwareDir:              "firmware",
 			SFTPUploadTimeoutSeconds: 3600,

@@ -45,6 +45,8 @@ func TestDefaultsMatchUpstream(t *testing.T) {
 		{"switches.nmx_gateway_id", cfg.Switches.NMXGatewayID, "rack-manager-grpc-client"},
 		{"switches.insecure_switch", cfg.Switches.InsecureSwitch, false},
 		{"postgres.db_pool_max", cfg.Postgres.DBPoolMax, 20},
+		{"postgres.db_url", cfg.Postgres.DBURL, ""},
+		{"storage.sqlite_path", cfg.Storage.SQLitePath, "rmsd.db"},
 		{"workflows.firmware_dir", cfg.Workflows.FirmwareDir, "firmware"},
 		{"workflows.sftp_upload_timeout_seconds", cfg.Workflows.SFTPUploadTimeoutSeconds, 3600},
 		{"workflows.sftp_step_timeout_seconds", cfg.Workflows.SFTPStepTimeoutSeconds, 30},
@@ -88,6 +90,9 @@ func TestFileValuesOverrideDefaults(t *testing.T) {
 	if cfg.Workflows.SFTPStepTimeoutSeconds != 30 {
 		t.Errorf("unset key lost its default: %d", cfg.Workflows.SFTPStepTimeoutSeconds)
 	}
+	if cfg.Storage.SQLitePath != "/var/lib/rms/rmsd.db" {
+		t.Errorf("storage.sqlite_path = %q", cfg.Storage.SQLitePath)
+	}
 	legacy := cfg.Workflows.ExpectedInventoryProfiles["legacy"]
 	if got := strings.Join(legacy.APNames, ","); got != "FW_BMC_0,HGX_FW_GPU_0" {
 		t.Errorf("legacy profile AP names = %s (duplicates must be dropped case-insensitively)", got)
@@ -112,6 +117,7 @@ func TestEnvironmentOverridesFile(t *testing.T) {
 		"RMS_SWITCHES__NVUE_PORT=8443",
 		"RMS_LOGGING__ENABLE_TIMESTAMPS=true",
 		"RMS_SIMULATOR__TIME_SCALE=0.5",
+		"RMS_STORAGE__SQLITE_PATH=/var/lib/rmsd/state.db",
 		"DATABASE_URL=postgres://rms@db/rms",
 		"RMS_ALLOW_INSECURE=1",
 		"HOME=/root",
@@ -134,6 +140,40 @@ func TestEnvironmentOverridesFile(t *testing.T) {
 	}
 	if cfg.Postgres.DBURL != "postgres://rms@db/rms" {
 		t.Errorf("DATABASE_URL not applied: %q", cfg.Postgres.DBURL)
+	}
+	if cfg.Storage.SQLitePath != "/var/lib/rmsd/state.db" {
+		t.Errorf("RMS_STORAGE__SQLITE_PATH: sqlite_path = %q", cfg.Storage.SQLitePath)
+	}
+}
+
+func TestStorageSettings(t *testing.T) {
+	tests := []struct {
+		name    string
+		give    string
+		environ []string
+		want    string // the one problem expected, or "" for none
+	}{
+		{"sqlite path from the file", "[storage]\nsqlite_path = \"state/rmsd.db\"\n", nil, ""},
+		{"in memory", "[storage]\nsqlite_path = \":memory:\"\n", nil, ""},
+		{"empty sqlite path", "[storage]\nsqlite_path = \" \"\n", nil, "storage.sqlite_path: must not be empty when no PostgreSQL URL is set"},
+		{"empty sqlite path beside a database URL", "[storage]\nsqlite_path = \"\"\n", []string{"DATABASE_URL=postgres://db/rms"}, ""},
+		{"db_url from the file", "[postgres]\ndb_url = \"postgres://db/rms\"\ndb_pool_max = 3\n", nil, ""},
+		{"empty DATABASE_URL keeps SQLite", "", []string{"DATABASE_URL="}, ""},
+		{"unknown storage key", "[storage]\npath = \"x.db\"\n", nil, `unknown key "storage.path"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(Source{Path: writeConfig(t, tt.give), Explicit: true, Environ: tt.environ})
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Load = %v", err)
+				}
+				return
+			}
+			if got := problemsOf(t, err); len(got) != 1 || !strings.Contains(got[0], tt.want) {
+				t.Fatalf("problems = %q, want one containing %q", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -47,6 +47,9 @@ func (c *Config) problems() []string {
 	if c.Postgres.DBPoolMax <= 0 {
 		add("postgres.db_pool_max: must be greater than 0")
 	}
+	if c.Postgres.DBURL == "" && strings.TrimSpace(c.Storage.SQLitePath) == "" {
+		add("storage.sqlite_path: must not be empty when no PostgreSQL URL is set")
+	}
 	w := c.Workflows
 	if strings.TrimSpace(w.FirmwareDir) == "" {
 		add("workflows.firmware_dir: must not be empty")

@@ -56,7 +56,7 @@ func TestAdminServiceIsOffByDefaultAndNeverExposed(t *testing.T) {
 	var stdout, stderr lockedBuffer
 	code := run(context.Background(), runOptions{
 		Args:    []string{"--config", writeFile(t, insecureLoopback)},
-		Environ: []string{"RMS_ALLOW_INSECURE=1", "RMS_ADMIN__ENABLED=true", "RMS_ADMIN__BIND_ADDRESS=0.0.0.0"},
+		Environ: withStorage(t, []string{"RMS_ALLOW_INSECURE=1", "RMS_ADMIN__ENABLED=true", "RMS_ADMIN__BIND_ADDRESS=0.0.0.0"}),
 		Stdout:  &stdout, Stderr: &stderr,
 	})
 	if code != 1 || !strings.Contains(stderr.String(), "admin.bind_address") {

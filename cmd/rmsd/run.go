@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -20,6 +19,7 @@ import (
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/hw/sim"
+	"github.com/rmsd/rmsd/store"
 )
 
 // runOptions are the process's inputs, injected so tests can run the daemon
@@ -42,7 +42,7 @@ func run(ctx context.Context, opts runOptions) int {
 	if opts.After == nil {
 		opts.After = time.After
 	}
-	d, err := start(opts)
+	d, err := start(ctx, opts)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -57,12 +57,13 @@ func run(ctx context.Context, opts runOptions) int {
 	return 0
 }
 
-// daemon is a started rmsd: its listener, server, job engine and, with
-// --simulate, the simulated racks it manages.
+// daemon is a started rmsd: its store, listener, server, job engine and,
+// with --simulate, the simulated racks it manages.
 type daemon struct {
 	cfg    *config.Config
 	log    zerolog.Logger
 	after  func(time.Duration) <-chan time.Time
+	store  store.Store
 	lis    net.Listener
 	server *rmsserver.Server
 	engine jobEngine
@@ -72,10 +73,11 @@ type daemon struct {
 	served chan error
 }
 
-// start brings the daemon up (configuration, logging, hardware clients, the
-// simulation, the job engine, the listener, the nodes file) and serves. On
-// failure it closes whatever it had started.
-func start(opts runOptions) (_ *daemon, err error) {
+// start brings the daemon up (configuration, logging, the store, hardware
+// clients, the simulation, the job engine, the listener, the nodes file)
+// and serves. On failure it closes whatever it had started. ctx bounds the
+// start only.
+func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	f, err := parseFlags(opts.Args, opts.Stdout, opts.Stderr)
 	if err != nil {
 		return nil, err
@@ -92,7 +94,6 @@ func start(opts runOptions) (_ *daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
-	warnUnusedSettings(cfg, opts.Environ, logger.Logger)
 	registry := racks.New(profileNames(cfg.Workflows.ExpectedInventoryProfiles))
 
 	d := &daemon{cfg: cfg, log: logger.Logger, after: opts.After, served: make(chan error, 1)}
@@ -104,6 +105,9 @@ func start(opts runOptions) (_ *daemon, err error) {
 			d.abandon()
 		}
 	}()
+	if d.store, err = openStore(ctx, cfg, opts.Environ, logger.Component("store")); err != nil {
+		return nil, err
+	}
 	// The simulation first: it fixes [switches] nvue_port, which the
 	// hardware clients take.
 	var simNodes []hw.Node
@@ -170,22 +174,6 @@ func transportOptions(cfg *config.Config, simulate bool, environ []string, log l
 	return opts, transport.String(), nil
 }
 
-// warnUnusedSettings logs the settings rmsd accepts but does not act on yet,
-// naming the setting, never its value.
-func warnUnusedSettings(cfg *config.Config, environ []string, log zerolog.Logger) {
-	if cfg.Postgres.DBURL == "" {
-		return
-	}
-	setting := "[postgres] db_url"
-	for _, kv := range environ {
-		if name, value, _ := strings.Cut(kv, "="); name == config.EnvDatabaseURL && value != "" {
-			setting = config.EnvDatabaseURL
-		}
-	}
-	log.Warn().Str("setting", setting).
-		Msg("database URL ignored: rmsd has no persistence yet; jobs and registered nodes live in memory and are lost on restart")
-}
-
 // abandon closes what a failed start had started, last first.
 func (d *daemon) abandon() {
 	d.admin.stop()
@@ -198,6 +186,7 @@ func (d *daemon) abandon() {
 	if d.hw != nil {
 		d.closeHardware()
 	}
+	_ = d.closeStore() // the start's own error is the one reported
 }
 
 // closeHardware closes the simulated racks and the southbound clients,

@@ -52,8 +52,10 @@ func (d *daemon) wait(ctx context.Context) error {
 		drainErr = fmt.Errorf("drain jobs: %w", drainErr)
 	}
 	d.closeHardware()
+	// Last: draining jobs may still write to it.
+	storeErr := d.closeStore()
 	d.log.Info().Msg("rmsd stopped")
-	return errors.Join(serveErr, drainErr)
+	return errors.Join(serveErr, drainErr, storeErr)
 }
 
 // drainNow stops an engine that never served.

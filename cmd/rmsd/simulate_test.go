@@ -120,8 +120,9 @@ func TestSecondStartOnATakenPortLeavesTheNodesFile(t *testing.T) {
 
 	var stdout, stderr lockedBuffer
 	code := run(context.Background(), runOptions{
-		Args:   []string{"--config", simulateConfig(t, 94, takenPort, nodesFile), "--simulate"},
-		Stdout: &stdout, Stderr: &stderr,
+		Args:    []string{"--config", simulateConfig(t, 94, takenPort, nodesFile), "--simulate"},
+		Environ: withStorage(t, nil),
+		Stdout:  &stdout, Stderr: &stderr,
 		Ready: func(net.Addr) { t.Error("second daemon must not serve on a taken port") },
 	})
 	if code != 1 || !strings.Contains(stderr.String(), "listen on 127.0.0.1:"+port) {
@@ -159,7 +160,8 @@ ssh_port = 0
 nodes_file = "`+filepath.Join(t.TempDir(), "nodes.json")+`"
 `)
 	out := &lockedBuffer{}
-	d, err := start(runOptions{Args: []string{"--config", cfg, "--simulate"}, Stdout: out, Stderr: out})
+	d, err := start(context.Background(), runOptions{
+		Args: []string{"--config", cfg, "--simulate"}, Environ: withStorage(t, nil), Stdout: out, Stderr: out})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ type daemon struct {
 }
 
 // config is the daemon's configuration: free ports, its own loopback
-// network, the admin service on, a short drain.
+// network, the admin service on, a short drain, a store of its own.
 const config = `
 port = 0
 [server]
@@ -51,6 +51,8 @@ nvue_port = 0
 ssh_port = 0
 time_scale = 0.01
 nodes_file = %q
+[storage]
+sqlite_path = %q
 `
 
 // startDaemon builds (when needed) and starts rmsd, and waits until both
@@ -67,7 +69,7 @@ func startDaemon(ctx context.Context, dir string, o options) (*daemon, error) {
 	}
 	nodesFile := filepath.Join(dir, "nodes.json")
 	cfgPath := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfgPath, fmt.Appendf(nil, config, o.racks, nodesFile), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, fmt.Appendf(nil, config, o.racks, nodesFile, filepath.Join(dir, "rmsd.db")), 0o600); err != nil {
 		return nil, err
 	}
 	d := &daemon{exited: make(chan error, 1), logPath: filepath.Join(dir, "rmsd.log")}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,17 +44,30 @@ func TestMain(m *testing.M) {
 
 // daemon is a running rmsd process.
 type daemon struct {
-	cmd   *exec.Cmd
-	addr  string
-	lines chan map[string]any
-	done  chan error
+	cmd    *exec.Cmd
+	addr   string
+	opened map[string]any // the "store opened" log line
+	lines  chan map[string]any
+	done   chan error
 }
 
-// startDaemon runs bin with env and waits for its "rmsd serving" log line.
+// startDaemon runs bin with env and its own SQLite file, and waits for its
+// "rmsd serving" log line.
 func startDaemon(t *testing.T, bin string, env []string, args ...string) *daemon {
 	t.Helper()
+	dir := t.TempDir()
+	return startDaemonIn(t, dir, bin, append([]string{"RMS_STORAGE__SQLITE_PATH=" + filepath.Join(dir, "own.db")}, env...), args...)
+}
+
+// startDaemonIn runs bin in dir with env and waits for its "rmsd serving"
+// log line. The test's own store settings (DATABASE_URL,
+// RMS_STORAGE__SQLITE_PATH) are not passed on: the daemon's store is what
+// env and its configuration say.
+func startDaemonIn(t *testing.T, dir, bin string, env []string, args ...string) *daemon {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = dir
+	cmd.Env = append(environWithout("DATABASE_URL", "RMS_STORAGE__SQLITE_PATH"), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +101,9 @@ func startDaemon(t *testing.T, bin string, env []string, args ...string) *daemon
 			if !ok {
 				t.Fatal("rmsd exited before serving")
 			}
+			if m["message"] == "store opened" {
+				d.opened = m
+			}
 			if m["message"] == "rmsd serving" {
 				d.addr = m["addr"].(string)
 				return d
@@ -102,6 +119,18 @@ func startDaemon(t *testing.T, bin string, env []string, args ...string) *daemon
 var insecureEnv = []string{
 	"RMS_ALLOW_INSECURE=1", "RMS_TLS__INSECURE=true", "RMS__PORT=0",
 	"RMS_SERVER__BIND_ADDRESS=127.0.0.1", "RMS_METRICS__PORT=0", "RMS_SERVER__DRAIN_DELAY_SECONDS=0",
+}
+
+// environWithout is this process's environment less the named variables.
+func environWithout(names ...string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func emptyConfig(t *testing.T) string {
@@ -174,6 +203,7 @@ func TestDaemonServesAndExitsZeroOnSIGTERM(t *testing.T) {
 func TestDaemonRefusesPlaintextWithoutTheEnvironmentSwitch(t *testing.T) {
 	bin := rmsdBinary
 	cmd := exec.Command(bin, "--config", emptyConfig(t))
+	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "RMS_TLS__INSECURE=true", "RMS_ALLOW_INSECURE=")
 	out, err := cmd.CombinedOutput()
 	exitErr, ok := err.(*exec.ExitError)
@@ -219,5 +249,28 @@ func TestHelpPrintsUsageAndExitsZero(t *testing.T) {
 		if !strings.Contains(stdout.String(), "Usage: rmsd") {
 			t.Fatalf("rmsd %s printed %q, want the usage", arg, stdout.String())
 		}
+	}
+}
+
+// TestDaemonKeepsItsStoreInTheWorkingDirectory: with no storage settings at
+// all, rmsd keeps its state in rmsd.db in its working directory, and a
+// second start opens the same file at the same schema version.
+func TestDaemonKeepsItsStoreInTheWorkingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	want := "path=" + filepath.Join(dir, "rmsd.db")
+	var versions []any
+	for range 2 {
+		d := startDaemonIn(t, dir, rmsdBinary, insecureEnv, "--config", emptyConfig(t))
+		stopDaemon(t, d)
+		if d.opened["location"] != want || d.opened["engine"] != "sqlite" {
+			t.Fatalf("store opened: %v; want sqlite at %s", d.opened, want)
+		}
+		versions = append(versions, d.opened["schema_version"])
+	}
+	if versions[0] == nil || versions[0] != versions[1] {
+		t.Errorf("schema versions %v: the second start must find the first's schema", versions)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rmsd.db")); err != nil {
+		t.Error(err)
 	}
 }

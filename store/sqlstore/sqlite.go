@@ -1,0 +1,123 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// MemoryPath opens a private in-memory SQLite database (for tests): it
+// lives as long as the store.
+const MemoryPath = ":memory:"
+
+// SQLite tuning.
+const (
+	// sqliteBusyTimeout is how long a connection waits for another
+	// process's write lock before failing with SQLITE_BUSY. Within one
+	// process writers queue for the single writer connection instead.
+	sqliteBusyTimeout = 10 * time.Second
+	// sqliteReaders is the size of the read-only pool.
+	sqliteReaders = 4
+)
+
+// OpenSQLite opens the SQLite database at path, creating the file when it
+// is missing (its directory must exist), switches it to WAL mode, applies
+// the migrations and returns the store. MemoryPath opens a private
+// in-memory database instead.
+func OpenSQLite(ctx context.Context, path string, o Options) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("sqlstore: open SQLite: empty path")
+	}
+	if path == MemoryPath {
+		// Each connection to :memory: is a database of its own: one
+		// connection serves reads and writes.
+		db, err := openSQLitePool(ctx, "file::memory:", sqliteParams(false), 1)
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: open SQLite in memory: %w", err)
+		}
+		s, err := newStore(ctx, db, db, &sqliteDialect, o, "path="+MemoryPath)
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: open SQLite in memory: %w", err)
+		}
+		return s, nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
+	}
+	if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("sqlstore: open SQLite %s: directory %s does not exist", path, filepath.Dir(abs))
+	}
+	name := "file:" + escapeURIPath(abs)
+	write, err := openSQLitePool(ctx, name, append(sqliteParams(false), "_pragma=journal_mode(WAL)", "_txlock=immediate"), 1)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
+	}
+	var mode string
+	if err := write.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || !strings.EqualFold(mode, "wal") {
+		_ = write.Close()
+		return nil, fmt.Errorf("sqlstore: open SQLite %s: WAL mode not available (journal mode %q): %w", path, mode, err)
+	}
+	// Migrate before the readers open: they never write, not even the
+	// schema.
+	s, err := newStore(ctx, write, write, &sqliteDialect, o, "path="+abs)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
+	}
+	read, err := openSQLitePool(ctx, name, sqliteParams(true), sqliteReaders)
+	if err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("sqlstore: open SQLite %s for reading: %w", path, err)
+	}
+	s.read = read
+	return s, nil
+}
+
+// sqliteParams are the DSN parameters of every connection: the busy
+// timeout, foreign keys enforced, and synchronous=NORMAL (durable in WAL
+// mode across a process crash; a power loss may undo the last commits).
+// Read-only connections also refuse writes.
+func sqliteParams(readOnly bool) []string {
+	p := []string{
+		"_pragma=busy_timeout(" + strconv.FormatInt(sqliteBusyTimeout.Milliseconds(), 10) + ")",
+		"_pragma=foreign_keys(1)",
+		"_pragma=synchronous(NORMAL)",
+	}
+	if readOnly {
+		p = append(p, "_pragma=query_only(1)")
+	}
+	return p
+}
+
+// openSQLitePool opens a pool of at most conns connections that are never
+// closed while the pool lives (an in-memory database would go with them),
+// and checks that one connects.
+func openSQLitePool(ctx context.Context, name string, params []string, conns int) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", name+"?"+strings.Join(params, "&"))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// escapeURIPath escapes what would end or garble the path of a SQLite URI
+// file name.
+func escapeURIPath(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+}

@@ -1,0 +1,179 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rmsd/rmsd/store"
+)
+
+// Options tune a store; the zero value is the production setting.
+type Options struct {
+	// Now is the clock that stamps created, updated, applied and recorded
+	// times; nil means time.Now. Times are kept to the microsecond, in UTC.
+	Now func() time.Time
+}
+
+// Store is store.Store on a SQL database. Open it with OpenSQLite or
+// OpenPostgres.
+type Store struct {
+	write *sql.DB // read-write transactions
+	read  *sql.DB // read-only transactions; may be write itself
+	d     *dialect
+	now   func() time.Time
+	info  store.Info
+}
+
+var _ store.Store = (*Store)(nil)
+
+// newStore migrates the schema on write and returns the store. On failure
+// it closes both pools.
+func newStore(ctx context.Context, write, read *sql.DB, d *dialect, o Options, location string) (*Store, error) {
+	s := &Store{write: write, read: read, d: d, now: o.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	ms, err := loadMigrations(migrationFiles, "migrations/"+d.engine)
+	if err == nil {
+		s.info.SchemaVersion, _, err = migrate(ctx, write, d, ms, s.clock())
+	}
+	if err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	s.info.Engine, s.info.Location = d.engine, location
+	return s, nil
+}
+
+// clock reads s.now in the precision and zone the database keeps.
+func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+// Info implements store.Store.
+func (s *Store) Info() store.Info { return s.info }
+
+// Close implements store.Store.
+func (s *Store) Close() error {
+	err := s.write.Close()
+	if s.read != s.write {
+		err = errors.Join(err, s.read.Close())
+	}
+	if err != nil {
+		return fmt.Errorf("sqlstore: close %s store: %w", s.d.engine, err)
+	}
+	return nil
+}
+
+// Update implements store.Store.
+func (s *Store) Update(ctx context.Context, fn func(tx store.Tx) error) error {
+	return s.inTx(ctx, s.write, nil, func(t *tx) error { return fn(t) })
+}
+
+// inTx runs fn in a transaction on db and commits it when fn returns nil.
+// fn's error is returned unchanged.
+func (s *Store) inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(t *tx) error) error {
+	sqlTx, err := db.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("sqlstore: begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = sqlTx.Rollback()
+		}
+	}()
+	if err := fn(&tx{q: sqlTx, d: s.d, now: s.clock}); err != nil {
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("sqlstore: commit: %w", err)
+	}
+	committed = true
+	return nil
+}
+
+// update runs one write in its own transaction.
+func update[T any](ctx context.Context, s *Store, fn func(t *tx) (T, error)) (T, error) {
+	var out T
+	err := s.inTx(ctx, s.write, nil, func(t *tx) (err error) {
+		out, err = fn(t)
+		return err
+	})
+	return out, err
+}
+
+// view runs one read in a read-only transaction, so that it sees one
+// consistent state.
+func view[T any](ctx context.Context, s *Store, fn func(t *tx) (T, error)) (T, error) {
+	var out T
+	err := s.inTx(ctx, s.read, &sql.TxOptions{ReadOnly: true}, func(t *tx) (err error) {
+		out, err = fn(t)
+		return err
+	})
+	return out, err
+}
+
+// CreateFirmwareObject implements store.Catalog.
+func (s *Store) CreateFirmwareObject(ctx context.Context, obj store.FirmwareObject) (store.FirmwareObject, error) {
+	return update(ctx, s, func(t *tx) (store.FirmwareObject, error) { return t.CreateFirmwareObject(ctx, obj) })
+}
+
+// GetFirmwareObject implements store.Catalog.
+func (s *Store) GetFirmwareObject(ctx context.Context, id string) (store.FirmwareObject, error) {
+	return view(ctx, s, func(t *tx) (store.FirmwareObject, error) { return t.GetFirmwareObject(ctx, id) })
+}
+
+// ListFirmwareObjects implements store.Catalog.
+func (s *Store) ListFirmwareObjects(ctx context.Context, f store.ObjectFilter) ([]store.FirmwareObject, error) {
+	return view(ctx, s, func(t *tx) ([]store.FirmwareObject, error) { return t.ListFirmwareObjects(ctx, f) })
+}
+
+// DeleteFirmwareObject implements store.Catalog.
+func (s *Store) DeleteFirmwareObject(ctx context.Context, id string) (store.FirmwareObject, error) {
+	return update(ctx, s, func(t *tx) (store.FirmwareObject, error) { return t.DeleteFirmwareObject(ctx, id) })
+}
+
+// SetDefaultFirmwareObject implements store.Catalog.
+func (s *Store) SetDefaultFirmwareObject(ctx context.Context, id string) (store.FirmwareObject, error) {
+	return update(ctx, s, func(t *tx) (store.FirmwareObject, error) { return t.SetDefaultFirmwareObject(ctx, id) })
+}
+
+// DefaultFirmwareObject implements store.Catalog.
+func (s *Store) DefaultFirmwareObject(ctx context.Context, hardwareType string) (store.FirmwareObject, error) {
+	return view(ctx, s, func(t *tx) (store.FirmwareObject, error) { return t.DefaultFirmwareObject(ctx, hardwareType) })
+}
+
+// SetObjectAvailability implements store.Catalog.
+func (s *Store) SetObjectAvailability(ctx context.Context, id string, available bool, reason string) error {
+	return s.inTx(ctx, s.write, nil, func(t *tx) error { return t.SetObjectAvailability(ctx, id, available, reason) })
+}
+
+// SetArtifactStatus implements store.Catalog.
+func (s *Store) SetArtifactStatus(ctx context.Context, objectID, name string, status store.ArtifactStatus) error {
+	return s.inTx(ctx, s.write, nil, func(t *tx) error { return t.SetArtifactStatus(ctx, objectID, name, status) })
+}
+
+// RecordApply implements store.Catalog.
+func (s *Store) RecordApply(ctx context.Context, r store.ApplyRecord) (store.ApplyRecord, error) {
+	return update(ctx, s, func(t *tx) (store.ApplyRecord, error) { return t.RecordApply(ctx, r) })
+}
+
+// ListApplyHistory implements store.Catalog.
+func (s *Store) ListApplyHistory(ctx context.Context, f store.HistoryFilter) ([]store.ApplyRecord, error) {
+	return view(ctx, s, func(t *tx) ([]store.ApplyRecord, error) { return t.ListApplyHistory(ctx, f) })
+}
+
+// AppendEvents implements store.Journal.
+func (s *Store) AppendEvents(ctx context.Context, events []store.Event) ([]store.Event, error) {
+	if len(events) == 0 {
+		return nil, nil
+	}
+	return update(ctx, s, func(t *tx) ([]store.Event, error) { return t.AppendEvents(ctx, events) })
+}
+
+// ReadEvents implements store.Journal.
+func (s *Store) ReadEvents(ctx context.Context, after int64, limit int) ([]store.Event, error) {
+	return view(ctx, s, func(t *tx) ([]store.Event, error) { return t.ReadEvents(ctx, after, limit) })
+}

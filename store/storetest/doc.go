@@ -1,0 +1,12 @@
+// Package storetest is the contract every store.Store engine must meet,
+// as one test suite (Run) that each engine's tests call with a Backend,
+// and a PostgreSQL test database helper (TempPostgresDatabase).
+//
+// The suite checks behaviour only through the store.Store interface: round
+// trips, filters and ordering, one default per hardware type under
+// concurrent SetDefaultFirmwareObject calls, deletion keeping the history,
+// all-or-nothing transactions, the journal's ordering under concurrent
+// appends, reopening, migrations applied twice, and concurrent writers in
+// one and in two stores on the same storage. It never sleeps to
+// synchronise, and every check can fail. It is imported by tests only.
+package storetest
