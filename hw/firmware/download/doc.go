@@ -16,6 +16,7 @@
 // streaming), a stall (no data for Options.StallTimeout) or a cancelled
 // context removes the temporary file and fails that artifact. A file already
 // in the cache with the right digest is kept, not fetched again.
+// Check refuses unusable file sources before anything is fetched, and
 // ReapTempFiles removes temporary files a crash left behind.
 //
 // One Downloader runs at most Options.Concurrency transfers at once across

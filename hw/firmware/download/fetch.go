@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -113,10 +112,14 @@ func (d *Downloader) transfer(ctx context.Context, root *os.Root, a manifest.Art
 			_ = root.Remove(tmp) // best effort; ReapTempFiles catches leftovers
 		}
 	}()
-	log.Info().Int64("total_bytes", total).Msg("artifact download started")
+	ev := log.Info()
+	if total >= 0 {
+		ev = ev.Int64("total_bytes", total)
+	}
+	ev.Msg("artifact download started")
 	h := sha256.New()
 	p := &progress{log: log, total: total, start: start}
-	n, err := io.Copy(io.MultiWriter(f, h, p), io.LimitReader(&ctxReader{ctx: ctx, r: body}, limit+1))
+	n, err := io.Copy(io.MultiWriter(tempWriter{f}, h, p), io.LimitReader(&ctxReader{ctx: ctx, r: body}, limit+1))
 	if err != nil {
 		return n, copyError(ctx, err)
 	}
@@ -178,11 +181,11 @@ func copyError(ctx context.Context, err error) error {
 	if c := context.Cause(ctx); c != nil {
 		return interrupted(c)
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("write temporary file: %w", err)
+	var we *writeError
+	if errors.As(err, &we) {
+		return we
 	}
-	return fmt.Errorf("%w: reading the body: %v", ErrTransport, urlReason(err))
+	return fmt.Errorf("%w: reading the source: %v", ErrTransport, urlReason(err))
 }
 
 func verify(h hash.Hash, want string) error {
@@ -202,6 +205,23 @@ func tempName(name string) string {
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	return "." + name + tempSuffix + hex.EncodeToString(b[:])
 }
+
+// tempWriter marks failures to write the temporary file, so they are not
+// taken for the source's.
+type tempWriter struct{ f *os.File }
+
+func (w tempWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		return n, &writeError{err}
+	}
+	return n, nil
+}
+
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return "write temporary file: " + e.err.Error() }
+func (e *writeError) Unwrap() error { return e.err }
 
 // ctxReader stops a copy as soon as its context ends (a local file copy
 // would otherwise run to its end).
