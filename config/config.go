@@ -108,7 +108,10 @@ type Workflows struct {
 	TerminalJobTTLSeconds    int    `koanf:"terminal_job_ttl_seconds"`
 	// DrainTimeoutSeconds bounds how long shutdown waits for running jobs
 	// after cancelling them (rmsd's own key).
-	DrainTimeoutSeconds       int                         `koanf:"drain_timeout_seconds"`
+	DrainTimeoutSeconds int `koanf:"drain_timeout_seconds"`
+	// MaxArtifactBytes bounds every firmware artifact downloaded for a
+	// firmware object, checked while it streams (rmsd's own key).
+	MaxArtifactBytes          int64                       `koanf:"max_artifact_bytes"`
 	ExpectedInventoryProfiles map[string]InventoryProfile `koanf:"expected_inventory_profiles"`
 }
 
@@ -179,6 +182,7 @@ func Default() *Config {
 			MaxTrackedJobs:           10000,
 			TerminalJobTTLSeconds:    86400,
 			DrainTimeoutSeconds:      300,
+			MaxArtifactBytes:         8 << 30,
 		},
 		Logging: Logging{LogLevel: "info", Format: "json"},
 		Redfish: Redfish{

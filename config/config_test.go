@@ -52,6 +52,7 @@ func TestDefaultsMatchUpstream(t *testing.T) {
 		{"workflows.sftp_step_timeout_seconds", cfg.Workflows.SFTPStepTimeoutSeconds, 30},
 		{"workflows.max_tracked_jobs", cfg.Workflows.MaxTrackedJobs, 10000},
 		{"workflows.terminal_job_ttl_seconds", cfg.Workflows.TerminalJobTTLSeconds, 86400},
+		{"workflows.max_artifact_bytes", cfg.Workflows.MaxArtifactBytes, int64(8 << 30)},
 		{"logging.enable_timestamps", cfg.Logging.EnableTimestamps, false},
 		{"logging.format", cfg.Logging.Format, "json"},
 		{"switches.ssh_port", cfg.Switches.SSHPort, 22},
@@ -93,6 +94,9 @@ func TestFileValuesOverrideDefaults(t *testing.T) {
 	if cfg.Storage.SQLitePath != "/var/lib/rms/rmsd.db" {
 		t.Errorf("storage.sqlite_path = %q", cfg.Storage.SQLitePath)
 	}
+	if cfg.Workflows.MaxArtifactBytes != 10<<30 {
+		t.Errorf("max_artifact_bytes = %d, want 10 GiB", cfg.Workflows.MaxArtifactBytes)
+	}
 	legacy := cfg.Workflows.ExpectedInventoryProfiles["legacy"]
 	if got := strings.Join(legacy.APNames, ","); got != "FW_BMC_0,HGX_FW_GPU_0" {
 		t.Errorf("legacy profile AP names = %s (duplicates must be dropped case-insensitively)", got)
@@ -114,6 +118,7 @@ func TestEnvironmentOverridesFile(t *testing.T) {
 	env := []string{
 		"RMS__PORT=9000",
 		"RMS_WORKFLOWS__MAX_TRACKED_JOBS=42",
+		"RMS_WORKFLOWS__MAX_ARTIFACT_BYTES=17179869184",
 		"RMS_SWITCHES__NVUE_PORT=8443",
 		"RMS_LOGGING__ENABLE_TIMESTAMPS=true",
 		"RMS_SIMULATOR__TIME_SCALE=0.5",
@@ -134,6 +139,9 @@ func TestEnvironmentOverridesFile(t *testing.T) {
 	}
 	if cfg.Workflows.MaxTrackedJobs != 42 {
 		t.Errorf("max_tracked_jobs = %d", cfg.Workflows.MaxTrackedJobs)
+	}
+	if cfg.Workflows.MaxArtifactBytes != 16<<30 {
+		t.Errorf("max_artifact_bytes = %d", cfg.Workflows.MaxArtifactBytes)
 	}
 	if !cfg.Logging.EnableTimestamps || cfg.Simulator.TimeScale != 0.5 {
 		t.Errorf("bool/float env values not applied: %+v %+v", cfg.Logging, cfg.Simulator)
@@ -227,6 +235,7 @@ bogus = 1
 [workflows]
 max_tracked_jobs = 0
 sftp_step_timeout_seconds = 7200
+max_artifact_bytes = 0
 
 [tls]
 cert = "/nonexistent/cert.pem"
@@ -241,6 +250,7 @@ format = "xml"
 		`unknown key "bogus"`,
 		"workflows.max_tracked_jobs: must be greater than 0",
 		"workflows.sftp_step_timeout_seconds: must not exceed sftp_upload_timeout_seconds",
+		"workflows.max_artifact_bytes: must be greater than 0",
 		"tls: cert, key and ca must be set together",
 		"logging.format",
 	}

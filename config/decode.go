@@ -107,7 +107,7 @@ func (d *decoder) decodeValue(path string, val any, field reflect.Value) {
 			return
 		}
 		field.SetBool(b)
-	case reflect.Int:
+	case reflect.Int, reflect.Int64:
 		n, ok := asInt(val, fromEnv)
 		if !ok {
 			d.addf("%s: expected an integer, got %s", d.where(path), describe(val))

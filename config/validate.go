@@ -71,6 +71,9 @@ func (c *Config) problems() []string {
 	if w.DrainTimeoutSeconds < 0 {
 		add("workflows.drain_timeout_seconds: must not be negative")
 	}
+	if w.MaxArtifactBytes <= 0 {
+		add("workflows.max_artifact_bytes: must be greater than 0")
+	}
 	if _, err := ParseLogLevel(c.Logging.LogLevel); err != nil {
 		add("logging.log_level: %v", err)
 	}

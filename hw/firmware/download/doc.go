@@ -1,0 +1,32 @@
+// Package download fetches a firmware manifest's payload artifacts
+// (manifest.Artifact) into a cache directory, for AddFirmwareObject's
+// background download and ApplyFirmwareObject's ephemeral cache.
+//
+// Sources: http and https are streamed with a plain GET; artifactory and
+// jfrog sources add X-JFrog-Art-Api with the request's access token when
+// one is given (AccessToken reads NOAUTH, empty and white space as none);
+// file sources are copied from a local file that must lie inside
+// Options.SourceRoot (firmware_dir), checked with hw/firmware/confine.
+//
+// Every artifact is written to a temporary file in the cache directory
+// (".<name>.part-<random>", through an os.Root so no name can escape it),
+// hashed while it streams, checked against its Sha256 (any case) and only
+// then renamed to its name; a mismatch, an artifact above
+// Options.MaxArtifactBytes (checked against Content-Length and again while
+// streaming), a stall (no data for Options.StallTimeout) or a cancelled
+// context removes the temporary file and fails that artifact. A file already
+// in the cache with the right digest is kept, not fetched again.
+// Check refuses unusable file sources before anything is fetched, and
+// ReapTempFiles removes temporary files a crash left behind.
+//
+// One Downloader runs at most Options.Concurrency transfers at once across
+// all its callers; Download waits for every artifact it was given and
+// returns one Result each, with an *Error listing the failures. Progress is
+// logged every 10 % per artifact. Redirects are followed only to http and
+// https, and the access token is dropped when one leads to another host or
+// from https to http.
+//
+// The access token is passed per call as an hw.Secret: the package never
+// stores, logs or puts it in an error, and it reaches only the request
+// header. URLs appear in logs and errors without their query.
+package download

@@ -1,0 +1,100 @@
+package download
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/firmware/manifest"
+)
+
+// Downloader fetches artifacts. It is safe for concurrent use; its
+// transfers share one HTTP client and one bound on concurrency.
+type Downloader struct {
+	opts   Options
+	client *http.Client
+	slots  chan struct{} // one token per running transfer
+	log    zerolog.Logger
+}
+
+// New returns a Downloader.
+func New(o Options) *Downloader {
+	o = o.withDefaults()
+	return &Downloader{opts: o, client: newClient(o), slots: make(chan struct{}, o.Concurrency), log: o.Logger}
+}
+
+// Close releases idle connections. Downloads still running are unaffected;
+// cancel their contexts to stop them.
+func (d *Downloader) Close() { d.client.CloseIdleConnections() }
+
+// Result is the outcome of one artifact.
+type Result struct {
+	// Name is the artifact's cache file name.
+	Name string
+	// Path is the cached file, set on success.
+	Path string
+	// Size is its size in bytes.
+	Size int64
+	// Reused is true when the file was already cached with the right digest.
+	Reused bool
+	// Err is the failure, an *ArtifactError; nil on success.
+	Err error
+}
+
+// Download fetches every artifact into dir (created if missing), at most
+// Options.Concurrency at a time across the Downloader, and returns when all
+// have succeeded or failed: one Result per artifact, in order, and an
+// *Error when any failed. A failure does not stop the others, so a retry
+// finds them cached. Cancelling ctx stops every transfer and removes its
+// temporary file.
+//
+// dir must be trusted (e.g. firmware_dir joined with an object id through
+// confine.Path); artifact names are confined to it. token goes only to
+// artifactory and jfrog sources, in X-JFrog-Art-Api; the zero Secret sends
+// none.
+func (d *Downloader) Download(ctx context.Context, dir string, artifacts []manifest.Artifact, token hw.Secret) ([]Result, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("download: cache directory: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("download: cache directory: %w", err)
+	}
+	defer root.Close()
+	results := make([]Result, len(artifacts))
+	var wg sync.WaitGroup
+	for i, a := range artifacts {
+		wg.Go(func() { results[i] = d.fetch(ctx, root, dir, a, token) })
+	}
+	wg.Wait()
+	var failed []*ArtifactError
+	for _, r := range results {
+		if r.Err != nil {
+			failed = append(failed, r.Err.(*ArtifactError))
+		}
+	}
+	if len(failed) > 0 {
+		return results, &Error{Failed: failed, Total: len(artifacts)}
+	}
+	return results, nil
+}
+
+// acquire waits for a transfer slot; the returned func gives it back.
+func (d *Downloader) acquire(ctx context.Context, log zerolog.Logger) (func(), error) {
+	select {
+	case d.slots <- struct{}{}:
+	default:
+		log.Debug().Int("concurrency", cap(d.slots)).Msg("artifact waiting for a download slot")
+		select {
+		case d.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, interrupted(context.Cause(ctx))
+		}
+	}
+	return func() { <-d.slots }, nil
+}
