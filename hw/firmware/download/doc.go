@@ -16,8 +16,10 @@
 // streaming), a stall (no data for Options.StallTimeout) or a cancelled
 // context removes the temporary file and fails that artifact. A file already
 // in the cache with the right digest is kept, not fetched again.
-// Check refuses unusable file sources before anything is fetched, and
-// ReapTempFiles removes temporary files a crash left behind.
+// Check refuses unusable file sources before anything is fetched,
+// ReapTempFiles removes temporary files a crash left behind, and Verify
+// re-checks a cached file against its digest without fetching anything (a
+// restart cannot fetch again: the access token is gone).
 //
 // One Downloader runs at most Options.Concurrency transfers at once across
 // all its callers; Download waits for every artifact it was given and
