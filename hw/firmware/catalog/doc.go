@@ -1,0 +1,46 @@
+// Package catalog is the firmware object catalog behind AddFirmwareObject,
+// GetFirmwareObject, ListFirmwareObjects, DeleteFirmwareObject,
+// SetDefaultFirmwareObject and GetFirmwareObjectHistory (rms-spec §2.5): it
+// validates a firmware manifest, records the object in the store, and owns
+// the background downloads that make it available.
+//
+// What it owns: the objects' cache directories,
+// <firmware_dir>/objects/<object id>/ (the id is confined to one directory
+// name with hw/firmware/confine), and one goroutine per object whose
+// artifacts are being downloaded or re-verified. What it does not do: speak
+// protobuf (the gRPC edge converts Object and HistoryRecord), fetch bytes
+// itself (hw/firmware/download does, with its checksum, size limit and
+// bounded concurrency), or apply firmware to nodes (the ApplyStored* work,
+// which reads available objects and their cached files from here and
+// writes the apply history).
+//
+// Why here: the catalog composes the firmware packages beside it
+// (manifest, download, confine) with the store, and it imports no actor or
+// gRPC package, as every hw/ package. It is not the gRPC edge, whose
+// handlers are thin and whose goroutines must not outlive an RPC; not the
+// store, which records what its callers decide and does no business logic;
+// and not the job engine: upstream gives these downloads no job id (a
+// caller polls FirmwareObject.available), they hold no node, and the
+// engine's exclusion, capacity and retention have nothing to act on.
+//
+// Lifecycle:
+//
+//	Open ── reap temporary files in firmware_dir, re-verify interrupted objects ──▶ serving
+//	serving ── Add: parse, check, store (available=false), start its download ──▶ serving
+//	serving ── Delete: remove the row, cancel and await its download, remove its cache ──▶ serving
+//	serving ── Close: refuse new downloads, cancel every running one and wait ──▶ closed
+//
+// Add answers once the object is stored; its artifacts are then fetched in
+// a goroutine the Service owns, each artifact's state recorded as it
+// changes (downloading, ready or failed). When all are verified the object
+// becomes available; when any fails it stays unavailable, with the reason
+// recorded in the store and logged. The access token is handed to that
+// goroutine only: it is never stored, logged or put in an error.
+//
+// A download cut short by Close (a shutdown or a crash) leaves the object
+// unavailable with no reason. Open finds such objects and re-verifies their
+// cached files: all present with the right SHA-256 makes the object
+// available; otherwise it stays unavailable with a reason telling the caller
+// to delete it and add it again, because the token needed to fetch the rest
+// was never kept. Close must run before the store is closed.
+package catalog

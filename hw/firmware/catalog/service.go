@@ -1,0 +1,179 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/firmware/download"
+	"github.com/rmsd/rmsd/hw/firmware/manifest"
+	"github.com/rmsd/rmsd/store"
+)
+
+// Store is what the service needs of the store (store.Store implements
+// it): the catalog, and a transaction to add an object and make it the
+// default together.
+type Store interface {
+	store.Catalog
+	Update(ctx context.Context, fn func(tx store.Tx) error) error
+}
+
+// Downloader fetches artifacts (*download.Downloader implements it).
+type Downloader interface {
+	// Check refuses artifacts that cannot be fetched at all, before
+	// anything is stored.
+	Check(artifacts []manifest.Artifact) error
+	// Download fetches artifacts into dir, verified, and returns one
+	// Result each; cancelling ctx stops it.
+	Download(ctx context.Context, dir string, artifacts []manifest.Artifact, token hw.Secret) ([]download.Result, error)
+}
+
+// Options configure a Service.
+type Options struct {
+	Store      Store
+	Downloader Downloader
+	// Dir is [workflows] firmware_dir; objects are cached below
+	// Dir/objects.
+	Dir string
+	// Manifest tunes how manifests are resolved (multi-package node types).
+	Manifest manifest.Options
+	Logger   zerolog.Logger
+}
+
+// objectsDir is the directory below firmware_dir that holds one cache
+// directory per object.
+const objectsDir = "objects"
+
+// Service is the firmware catalog. It is safe for concurrent use.
+type Service struct {
+	store Store
+	dl    Downloader
+	dir   string // firmware_dir
+	mopts manifest.Options
+	log   zerolog.Logger
+
+	// base is the parent of every background context; Close cancels it.
+	base       context.Context
+	cancelBase context.CancelCauseFunc
+	wg         sync.WaitGroup
+
+	// serial orders Add and Delete, so that a delete never races the
+	// start of the download of the object it removes, and a re-add never
+	// shares a cache directory with the download it replaces.
+	serial sync.Mutex
+
+	mu     sync.Mutex
+	closed bool
+	jobs   map[string]*job // background work, by object id
+}
+
+// job is the background work on one object: its download or its
+// re-verification after a restart.
+type job struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+}
+
+// Open starts the catalog: it removes the temporary files interrupted
+// downloads left in firmware_dir (run it before anything else downloads
+// there) and starts re-verifying every object a restart interrupted (see
+// the package documentation). ctx bounds Open only.
+func Open(ctx context.Context, o Options) (*Service, error) {
+	switch {
+	case o.Store == nil:
+		return nil, errors.New("catalog: no store")
+	case o.Downloader == nil:
+		return nil, errors.New("catalog: no downloader")
+	case o.Dir == "":
+		return nil, errors.New("catalog: no firmware directory")
+	}
+	s := &Service{store: o.Store, dl: o.Downloader, dir: o.Dir, mopts: o.Manifest, log: o.Logger, jobs: map[string]*job{}}
+	s.base, s.cancelBase = context.WithCancelCause(context.Background())
+	if n, err := download.ReapTempFiles(o.Dir); err != nil {
+		s.log.Warn().Err(err).Str("firmware_dir", o.Dir).Int("removed", n).Msg("could not remove every leftover temporary download file")
+	} else if n > 0 {
+		s.log.Info().Str("firmware_dir", o.Dir).Int("removed", n).Msg("removed leftover temporary download files")
+	}
+	objs, err := o.Store.ListFirmwareObjects(ctx, store.ObjectFilter{})
+	if err != nil {
+		s.cancelBase(ErrClosed)
+		return nil, fmt.Errorf("catalog: read the firmware objects: %w", err)
+	}
+	for _, obj := range objs {
+		if interrupted(obj) {
+			s.start(obj.ID, func(ctx context.Context) { s.reverify(ctx, obj) })
+		}
+	}
+	return s, nil
+}
+
+// Close stops the service: new downloads are refused, running ones are
+// cancelled (their objects stay unavailable, to be re-verified by the next
+// Open), and Close returns once every background goroutine has ended.
+// Calls after the first return at once.
+func (s *Service) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancelBase(ErrClosed)
+	s.wg.Wait()
+}
+
+// start runs fn in a goroutine the service owns, as the background work on
+// object id, unless the service is closed. fn must return soon after its
+// context ends.
+func (s *Service) start(id string, fn func(ctx context.Context)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	ctx, cancel := context.WithCancelCause(s.base)
+	j := &job{cancel: cancel, done: make(chan struct{})}
+	s.jobs[id] = j
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer close(j.done)
+		defer cancel(nil)
+		defer s.forget(id, j)
+		fn(ctx)
+	}()
+	return true
+}
+
+// forget drops a finished job from the index.
+func (s *Service) forget(id string, j *job) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.jobs[id] == j {
+		delete(s.jobs, id)
+	}
+}
+
+// stop cancels the background work on object id, if any, and waits for
+// it to end.
+func (s *Service) stop(id string, cause error) {
+	s.mu.Lock()
+	j := s.jobs[id]
+	s.mu.Unlock()
+	if j == nil {
+		return
+	}
+	j.cancel(cause)
+	<-j.done
+}
+
+func (s *Service) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// objectsRoot is the directory holding the objects' cache directories.
+func (s *Service) objectsRoot() string { return filepath.Join(s.dir, objectsDir) }
