@@ -3,10 +3,12 @@ package rmsserver
 import (
 	"context"
 
+	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store"
 )
 
 // Deps are what the handlers call. A nil dependency makes its RPCs answer
@@ -25,6 +27,20 @@ type Deps struct {
 	// SwitchNVUE is the shared NVUE connection pool runbooks reach NVOS
 	// switch APIs through directly (the one the node runner's adapters use).
 	SwitchNVUE *nvue.Pool
+	// Catalog is the firmware object catalog.
+	Catalog FirmwareCatalog
+}
+
+// FirmwareCatalog is what the firmware object RPCs ask of the catalog
+// (*catalog.Service implements it). Its errors match catalog.ErrInvalid,
+// ErrNotFound, ErrExists or ErrClosed, or are failures of its storage.
+type FirmwareCatalog interface {
+	Add(ctx context.Context, req catalog.AddRequest) (catalog.Object, error)
+	Get(ctx context.Context, id string) (catalog.Object, error)
+	List(ctx context.Context, f store.ObjectFilter) ([]catalog.Object, error)
+	Delete(ctx context.Context, id string) error
+	SetDefault(ctx context.Context, id string) (catalog.Object, error)
+	History(ctx context.Context, f store.HistoryFilter) ([]catalog.HistoryRecord, error)
 }
 
 // JobEngine is what the handlers ask of the job engine (*actors.Engine

@@ -20,8 +20,11 @@ import (
 // runner, whose nodes all "are" at a loopback port that refuses every
 // connection. The property, for every implemented RPC: the
 // handler does not panic, and answers either a gRPC status (INVALID_ARGUMENT
-// or NOT_FOUND: nothing else is a caller's mistake) or a reply whose status
-// is set and consistent with its stats, with bounded messages.
+// or NOT_FOUND, and ALREADY_EXISTS for a firmware object added twice:
+// nothing else is a caller's mistake) or a reply whose status is set and
+// consistent with its stats, with bounded messages. The firmware catalog's
+// downloads never leave the process: its downloader refuses every transfer
+// (see fuzzCatalog).
 //
 // The seed corpus is the requests the tests send (testdata/fuzz/*/seed-*,
 // see fuzzseeds_test.go); inputs the fuzzer found failing are committed
@@ -36,6 +39,7 @@ func FuzzDeviceInfo(f *testing.F)        { fuzzTarget(f, "FuzzDeviceInfo") }
 func FuzzColdReboot(f *testing.F)        { fuzzTarget(f, "FuzzColdReboot") }
 func FuzzJobStatus(f *testing.F)         { fuzzTarget(f, "FuzzJobStatus") }
 func FuzzFirmwareInventory(f *testing.F) { fuzzTarget(f, "FuzzFirmwareInventory") }
+func FuzzFirmwareCatalog(f *testing.F)   { fuzzTarget(f, "FuzzFirmwareCatalog") }
 
 // fuzzRPC is one RPC a fuzz target drives.
 type fuzzRPC struct {
@@ -132,6 +136,20 @@ var fuzzFamilies = []fuzzFamily{
 		rpc(rmspb.RackManager_GetRackFirmwareInventory_FullMethodName, &rmspb.GetRackFirmwareInventoryRequest{},
 			rmspb.RackManagerClient.GetRackFirmwareInventory, (*rackManager).GetRackFirmwareInventory),
 	}},
+	{target: "FuzzFirmwareCatalog", rpcs: []fuzzRPC{
+		rpc(rmspb.RackManager_AddFirmwareObject_FullMethodName, &rmspb.AddFirmwareObjectRequest{},
+			rmspb.RackManagerClient.AddFirmwareObject, (*rackManager).AddFirmwareObject),
+		rpc(rmspb.RackManager_GetFirmwareObject_FullMethodName, &rmspb.GetFirmwareObjectRequest{},
+			rmspb.RackManagerClient.GetFirmwareObject, (*rackManager).GetFirmwareObject),
+		rpc(rmspb.RackManager_ListFirmwareObjects_FullMethodName, &rmspb.ListFirmwareObjectsRequest{},
+			rmspb.RackManagerClient.ListFirmwareObjects, (*rackManager).ListFirmwareObjects),
+		rpc(rmspb.RackManager_DeleteFirmwareObject_FullMethodName, &rmspb.DeleteFirmwareObjectRequest{},
+			rmspb.RackManagerClient.DeleteFirmwareObject, (*rackManager).DeleteFirmwareObject),
+		rpc(rmspb.RackManager_SetDefaultFirmwareObject_FullMethodName, &rmspb.SetDefaultFirmwareObjectRequest{},
+			rmspb.RackManagerClient.SetDefaultFirmwareObject, (*rackManager).SetDefaultFirmwareObject),
+		rpc(rmspb.RackManager_GetFirmwareObjectHistory_FullMethodName, &rmspb.GetFirmwareObjectHistoryRequest{},
+			rmspb.RackManagerClient.GetFirmwareObjectHistory, (*rackManager).GetFirmwareObjectHistory),
+	}},
 	{target: "FuzzColdReboot", rpcs: []fuzzRPC{
 		rpc(rmspb.RackManager_ExecuteColdReboot_FullMethodName, &rmspb.ExecuteColdRebootRequest{},
 			rmspb.RackManagerClient.ExecuteColdReboot, (*rackManager).ExecuteColdReboot),
@@ -201,7 +219,7 @@ func fuzzTarget(f *testing.F, target string) {
 		ctx, cancel := context.WithTimeout(context.Background(), fuzzCallTimeout)
 		defer cancel()
 		reply, err := r.call(ctx, to, req)
-		if problem := answerProblem(reply, err); problem != "" {
+		if problem := answerProblem(r.method, reply, err); problem != "" {
 			t.Fatalf("%s(%s): %s", r.method, clip(fmt.Sprint(req), 2000), problem)
 		}
 		fx.settle(t, reply)

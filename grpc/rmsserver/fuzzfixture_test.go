@@ -16,6 +16,7 @@ import (
 	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/messages"
 )
@@ -25,6 +26,9 @@ type fuzzFixture struct {
 	client rmspb.RackManagerClient
 	deps   Deps
 	engine *actors.Engine
+	// catalog holds fuzzObjects; an object a fuzzed request adds is
+	// deleted again (settle), so the catalog does not grow over a run.
+	catalog *catalog.Service
 	// sinkPort is where every node's BMC and switch host "are": a loopback
 	// port that refuses every connection.
 	sinkPort uint32
@@ -40,7 +44,8 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	fx.engine = newTestEngine(f)
 	runner, nv := newOfflineRunner(f)
 	fx.nodes = fuzzRackNodes(int(fx.sinkPort))
-	fx.deps = Deps{Version: "fuzz", Jobs: fx.engine, Nodes: runner, SwitchNVUE: nv, Racks: fx.registry(f)}
+	fx.catalog = fuzzCatalog(f)
+	fx.deps = Deps{Version: "fuzz", Jobs: fx.engine, Nodes: runner, SwitchNVUE: nv, Racks: fx.registry(f), Catalog: fx.catalog}
 	// Panics and errors of the server reach the fuzzer's output.
 	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).Level(zerolog.ErrorLevel)
 	ts := startServer(f, Options{Deps: fx.deps, Logger: log})
@@ -99,8 +104,17 @@ func (fx *fuzzFixture) freshManager(t testing.TB) *rackManager {
 }
 
 // settle ends what an answered request left running: a cold reboot that
-// started is cancelled and waited for, so that jobs do not pile up.
+// started is cancelled and waited for, so that jobs do not pile up, and a
+// firmware object added is deleted.
 func (fx *fuzzFixture) settle(t *testing.T, reply proto.Message) {
+	if added, ok := reply.(*rmspb.AddFirmwareObjectResponse); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), fuzzCallTimeout)
+		defer cancel()
+		if err := fx.catalog.Delete(ctx, added.GetObject().GetId()); err != nil {
+			t.Fatalf("delete the firmware object %q a fuzzed request added: %v", added.GetObject().GetId(), err)
+		}
+		return
+	}
 	r, ok := reply.(*rmspb.ExecuteColdRebootResponse)
 	if !ok || r.GetResponse().GetJobId() == "" {
 		return
@@ -206,6 +220,14 @@ func fixtureSeeds(method string) []proto.Message {
 		return []proto.Message{&rmspb.GetNodeFirmwareInventoryRequest{RackId: "rack-001", NodeId: "rack-001-switch-01"}}
 	case rmspb.RackManager_GetRackFirmwareInventory_FullMethodName:
 		return []proto.Message{&rmspb.GetRackFirmwareInventoryRequest{RackId: "rack-001"}}
+	case rmspb.RackManager_GetFirmwareObject_FullMethodName:
+		return []proto.Message{&rmspb.GetFirmwareObjectRequest{Id: fuzzObjects.plain}}
+	case rmspb.RackManager_SetDefaultFirmwareObject_FullMethodName:
+		return []proto.Message{&rmspb.SetDefaultFirmwareObjectRequest{ObjectId: fuzzObjects.plain}}
+	case rmspb.RackManager_ListFirmwareObjects_FullMethodName:
+		return []proto.Message{&rmspb.ListFirmwareObjectsRequest{HardwareType: "any"}}
+	case rmspb.RackManager_GetFirmwareObjectHistory_FullMethodName:
+		return []proto.Message{&rmspb.GetFirmwareObjectHistoryRequest{ObjectId: fuzzObjects.gone, RackIds: []string{"rack-001"}}}
 	case rmspb.RackManager_ListNodeDeviceInfoByNodeType_FullMethodName:
 		return []proto.Message{&rmspb.ListNodeDeviceInfoByNodeTypeRequest{RackId: "rack-001", NodeType: rmspb.NodeType_SWITCH_GB200_NVIDIA}}
 	}

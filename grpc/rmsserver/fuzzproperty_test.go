@@ -10,15 +10,16 @@ import (
 	"github.com/rmsd/rmsd/grpc/rmspb"
 )
 
-// answerProblem checks the property every answer must have; "" when it
-// holds.
-func answerProblem(reply proto.Message, err error) string {
+// answerProblem checks the property every answer of method must have; ""
+// when it holds.
+func answerProblem(method string, reply proto.Message, err error) string {
 	if err != nil {
 		st, ok := status.FromError(err)
+		readded := st.Code() == codes.AlreadyExists && method == rmspb.RackManager_AddFirmwareObject_FullMethodName
 		switch {
 		case !ok:
 			return fmt.Sprintf("not a gRPC status: %v", err)
-		case st.Code() != codes.InvalidArgument && st.Code() != codes.NotFound:
+		case st.Code() != codes.InvalidArgument && st.Code() != codes.NotFound && !readded:
 			return fmt.Sprintf("answered %v: %s", st.Code(), clip(st.Message(), 2000))
 		case len(st.Message()) > maxAnswerMessage:
 			return fmt.Sprintf("a %d-byte status message", len(st.Message()))
@@ -93,8 +94,52 @@ func replyProblem(reply proto.Message) string {
 		return statusProblem(r.GetStatus(), r.GetMessage())
 	case *rmspb.GetConfigureSwitchCertificateJobStatusResponse:
 		return statusProblem(r.GetStatus(), r.GetMessage())
+	case *rmspb.AddFirmwareObjectResponse:
+		return objectProblem(r.GetObject())
+	case *rmspb.GetFirmwareObjectResponse:
+		return objectProblem(r.GetObject())
+	case *rmspb.SetDefaultFirmwareObjectResponse:
+		if !r.GetObject().GetIsDefault() {
+			return "the object set as default is not the default"
+		}
+		return objectProblem(r.GetObject())
+	case *rmspb.ListFirmwareObjectsResponse:
+		for i, o := range r.GetObjects() {
+			if p := objectProblem(o); p != "" {
+				return fmt.Sprintf("object %d: %s", i, p)
+			}
+		}
+		return ""
+	case *rmspb.DeleteFirmwareObjectResponse:
+		if r.GetResponse() == nil {
+			return "no OperationResponse"
+		}
+		return statusProblem(r.GetResponse().GetStatus(), r.GetResponse().GetMessage())
+	case *rmspb.GetFirmwareObjectHistoryResponse:
+		for i, rec := range r.GetRecords() {
+			if rec.GetObjectId() == "" || rec.GetRackId() == "" || rec.GetAppliedAt() == nil {
+				return fmt.Sprintf("history record %d is incomplete: %v", i, rec)
+			}
+		}
+		return ""
 	}
 	return fmt.Sprintf("no property for %T", reply)
+}
+
+// objectProblem checks a firmware object of a reply: present, with an id
+// and its times, and with metadata.
+func objectProblem(o *rmspb.FirmwareObject) string {
+	switch {
+	case o == nil:
+		return "no firmware object"
+	case o.GetId() == "" || len(o.GetId()) > 4*maxIDLength:
+		return fmt.Sprintf("firmware object id %q", clip(o.GetId(), 100))
+	case o.GetCreated() == nil || o.GetUpdated() == nil:
+		return "firmware object without its times"
+	case o.GetMetadata() == nil:
+		return "firmware object without metadata"
+	}
+	return ""
 }
 
 func firstProblem(problems ...string) string {

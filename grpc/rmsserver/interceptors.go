@@ -63,7 +63,7 @@ func logUnary(log zerolog.Logger) grpc.UnaryServerInterceptor {
 // rpcLevel is the level of an RPC's log line.
 func rpcLevel(method string, code codes.Code) zerolog.Level {
 	switch code {
-	case codes.OK, codes.NotFound, codes.InvalidArgument, codes.Unimplemented, codes.Canceled, codes.FailedPrecondition:
+	case codes.OK, codes.NotFound, codes.InvalidArgument, codes.AlreadyExists, codes.Unimplemented, codes.Canceled, codes.FailedPrecondition:
 	default:
 		return zerolog.WarnLevel
 	}

@@ -1,0 +1,39 @@
+package rmsserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rmsd/rmsd/hw/firmware/catalog"
+)
+
+func TestCatalogStatus(t *testing.T) {
+	tests := []struct {
+		give     error
+		wantCode codes.Code
+		wantMsg  string
+	}{
+		{&catalog.Error{Kind: catalog.ErrInvalid, Msg: "config_json: is empty"}, codes.InvalidArgument, "config_json: is empty"},
+		{&catalog.Error{Kind: catalog.ErrNotFound, Msg: `firmware object "X_1" not found`}, codes.NotFound, `firmware object "X_1" not found`},
+		{&catalog.Error{Kind: catalog.ErrExists, Msg: `firmware object "X_1" already exists`}, codes.AlreadyExists, `firmware object "X_1" already exists`},
+		{catalog.ErrClosed, codes.Unavailable, "the firmware catalog is closed: rmsd is shutting down"},
+		{fmt.Errorf("catalog: list firmware objects: %w", context.DeadlineExceeded), codes.DeadlineExceeded, "catalog: list firmware objects: context deadline exceeded"},
+		{fmt.Errorf("catalog: list firmware objects: %w", context.Canceled), codes.Canceled, "catalog: list firmware objects: context canceled"},
+		{errors.New("catalog: list firmware objects: sqlstore: disk I/O error"), codes.Internal, "firmware catalog: catalog: list firmware objects: sqlstore: disk I/O error"},
+		{&catalog.Error{Kind: catalog.ErrInvalid, Msg: strings.Repeat("m", 10*maxMessage)}, codes.InvalidArgument, strings.Repeat("m", maxMessage-len("…")) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.wantCode.String(), func(t *testing.T) {
+			st := status.Convert(catalogStatus(tt.give))
+			if st.Code() != tt.wantCode || st.Message() != tt.wantMsg {
+				t.Errorf("catalogStatus(%.80v) = %v %.100q, want %v %.100q", tt.give, st.Code(), st.Message(), tt.wantCode, tt.wantMsg)
+			}
+		})
+	}
+}

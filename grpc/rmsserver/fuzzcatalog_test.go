@@ -1,0 +1,86 @@
+package rmsserver
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/firmware/catalog"
+	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
+	"github.com/rmsd/rmsd/hw/firmware/download"
+	"github.com/rmsd/rmsd/hw/firmware/manifest"
+	"github.com/rmsd/rmsd/hw/sim/artifactsim"
+	"github.com/rmsd/rmsd/store"
+	"github.com/rmsd/rmsd/store/sqlstore"
+)
+
+// fuzzObjects are firmware objects the fuzz fixture's catalog holds, and
+// history records name, so that the catalog seeds find some.
+var fuzzObjects = struct{ plain, dflt, gone string }{"DGXGB200_fuzz-1", "DGXGB300_fuzz-2", "DGXGB200_fuzz-deleted"}
+
+// offlineDownloader is the fuzz fixture's downloader: it checks artifacts
+// as the real one does (file sources are refused: it has no firmware
+// directory) and fails every transfer at once, so fuzzing never reaches
+// the network, whatever URL a fuzzed manifest names.
+type offlineDownloader struct{ check *download.Downloader }
+
+func (d offlineDownloader) Check(arts []manifest.Artifact) error { return d.check.Check(arts) }
+
+func (offlineDownloader) Download(_ context.Context, _ string, arts []manifest.Artifact, _ hw.Secret) ([]download.Result, error) {
+	out := make([]download.Result, len(arts))
+	failed := make([]*download.ArtifactError, len(arts))
+	for i, a := range arts {
+		failed[i] = &download.ArtifactError{Name: a.Name, Source: a.Source.String(),
+			Err: fmt.Errorf("%w: fuzzing fetches nothing", download.ErrTransport)}
+		out[i] = download.Result{Name: a.Name, Err: failed[i]}
+	}
+	return out, &download.Error{Failed: failed, Total: len(arts)}
+}
+
+// fuzzCatalog opens the fuzz fixture's catalog on an in-memory store, with
+// its objects and history, closed when the fuzzing ends.
+func fuzzCatalog(f *testing.F) *catalog.Service {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := sqlstore.OpenSQLite(ctx, sqlstore.MemoryPath, sqlstore.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = st.Close() })
+	check := download.New(download.Options{})
+	f.Cleanup(check.Close)
+	svc, err := catalog.Open(ctx, catalog.Options{Store: st, Downloader: offlineDownloader{check}, Dir: f.TempDir(), Logger: zerolog.Nop()})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(svc.Close) // before the store closes
+	// The server only makes the manifests' URLs; nothing is fetched.
+	srv, err := artifactsim.Start(artifactsim.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer srv.Close()
+	for _, o := range []struct {
+		product, milestone, hwType string
+		dflt                       bool
+	}{{"DGXGB200", "fuzz-1", "gb200-nvl", false}, {"DGXGB300", "fuzz-2", "any", true}} {
+		rel, err := catalogtest.Publish(srv, catalogtest.Options{Product: o.product, Milestone: o.milestone, Size: 1024})
+		if err != nil {
+			f.Fatal(err)
+		}
+		if _, err := svc.Add(ctx, catalog.AddRequest{ConfigJSON: rel.ConfigJSON, HardwareType: o.hwType, SetDefault: o.dflt}); err != nil {
+			f.Fatal(err)
+		}
+	}
+	for _, id := range []string{fuzzObjects.plain, fuzzObjects.gone, fuzzObjects.dflt} {
+		if _, err := st.RecordApply(ctx, store.ApplyRecord{ObjectID: id, RackID: "rack-001", NodeIDs: []string{"rack-001-switch-01"},
+			FirmwareType: "prod", HardwareType: "gb200-nvl", JobID: "fuzz-job", Operation: "ApplyStoredFirmwareObject"}); err != nil {
+			f.Fatal(err)
+		}
+	}
+	return svc
+}
