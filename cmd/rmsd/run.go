@@ -57,24 +57,26 @@ func run(ctx context.Context, opts runOptions) int {
 	return 0
 }
 
-// daemon is a started rmsd: its store, listener, server, job engine and,
-// with --simulate, the simulated racks it manages.
+// daemon is a started rmsd: its store, firmware catalog, listener, server,
+// job engine and, with --simulate, the simulated racks it manages.
 type daemon struct {
-	cfg    *config.Config
-	log    zerolog.Logger
-	after  func(time.Duration) <-chan time.Time
-	store  store.Store
-	lis    net.Listener
-	server *rmsserver.Server
-	engine jobEngine
-	admin  *adminService
-	hw     *hardware
-	fleet  *sim.Fleet
-	served chan error
+	cfg     *config.Config
+	log     zerolog.Logger
+	after   func(time.Duration) <-chan time.Time
+	store   store.Store
+	catalog *firmwareCatalog
+	lis     net.Listener
+	server  *rmsserver.Server
+	engine  jobEngine
+	admin   *adminService
+	hw      *hardware
+	fleet   *sim.Fleet
+	served  chan error
 }
 
-// start brings the daemon up (configuration, logging, the store, hardware
-// clients, the simulation, the job engine, the listener, the nodes file)
+// start brings the daemon up (configuration, logging, the store, the
+// firmware catalog, hardware clients, the simulation, the job engine, the
+// listener, the nodes file)
 // and serves. On failure it closes whatever it had started. ctx bounds the
 // start only.
 func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
@@ -106,6 +108,9 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		}
 	}()
 	if d.store, err = openStore(ctx, cfg, opts.Environ, logger.Component("store")); err != nil {
+		return nil, err
+	}
+	if d.catalog, err = openCatalog(ctx, cfg.Workflows, d.store, logger); err != nil {
 		return nil, err
 	}
 	// The simulation first: it fixes [switches] nvue_port, which the
@@ -142,6 +147,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	serverOpts.Deps = rmsserver.Deps{
 		Version: version, Jobs: d.engine.Jobs(),
 		Racks: registry, Nodes: d.hw.runner, SwitchNVUE: d.hw.nvue,
+		Catalog: d.catalog.svc,
 	}
 	d.server = rmsserver.New(serverOpts)
 	go func() { d.served <- d.server.Serve(d.lis) }()
@@ -186,6 +192,7 @@ func (d *daemon) abandon() {
 	if d.hw != nil {
 		d.closeHardware()
 	}
+	d.catalog.Close()
 	_ = d.closeStore() // the start's own error is the one reported
 }
 

@@ -46,16 +46,20 @@ func TestMain(m *testing.M) {
 // sqlite_path would put its database: the working directory.
 const defaultSQLitePath = "rmsd.db"
 
-// withStorage gives a daemon a SQLite file of its own in a temporary
-// directory, unless environ already names its store.
+// withStorage gives a daemon a SQLite file and a firmware directory of its
+// own in temporary directories, unless environ already names them.
 func withStorage(t *testing.T, environ []string) []string {
 	t.Helper()
-	for _, kv := range environ {
-		if strings.HasPrefix(kv, "RMS_STORAGE__SQLITE_PATH=") || strings.HasPrefix(kv, "DATABASE_URL=") {
-			return environ
-		}
+	out := slices.Clone(environ)
+	if !slices.ContainsFunc(environ, func(kv string) bool {
+		return strings.HasPrefix(kv, "RMS_STORAGE__SQLITE_PATH=") || strings.HasPrefix(kv, "DATABASE_URL=")
+	}) {
+		out = append(out, "RMS_STORAGE__SQLITE_PATH="+filepath.Join(t.TempDir(), "rmsd.db"))
 	}
-	return append(slices.Clone(environ), "RMS_STORAGE__SQLITE_PATH="+filepath.Join(t.TempDir(), "rmsd.db"))
+	if !slices.ContainsFunc(environ, func(kv string) bool { return strings.HasPrefix(kv, "RMS_WORKFLOWS__FIRMWARE_DIR=") }) {
+		out = append(out, "RMS_WORKFLOWS__FIRMWARE_DIR="+t.TempDir())
+	}
+	return out
 }
 
 // lockedBuffer collects a writer's output safely across goroutines.

@@ -52,6 +52,8 @@ func (d *daemon) wait(ctx context.Context) error {
 		drainErr = fmt.Errorf("drain jobs: %w", drainErr)
 	}
 	d.closeHardware()
+	// Its downloads write to the store: cancelled and awaited first.
+	d.catalog.Close()
 	// Last: draining jobs may still write to it.
 	storeErr := d.closeStore()
 	d.log.Info().Msg("rmsd stopped")
