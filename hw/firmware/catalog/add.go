@@ -46,7 +46,8 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (Object, error) {
 	if err != nil {
 		return Object{}, invalid(err)
 	}
-	if err := checkAccessToken(req.AccessToken); err != nil {
+	token := download.AccessToken(req.AccessToken.Reveal()) // NOAUTH and blanks: none
+	if err := checkAccessToken(token); err != nil {
 		return Object{}, err
 	}
 	arts := m.Artifacts()
@@ -74,7 +75,6 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (Object, error) {
 	if err != nil {
 		return Object{}, err
 	}
-	token := download.AccessToken(req.AccessToken.Reveal())
 	started := len(arts) > 0 && s.start(m.ID, func(ctx context.Context) { s.download(ctx, m.ID, dir, arts, token) })
 	s.log.Info().Str("object_id", m.ID).Str("hardware_type", req.HardwareType).Int("artifacts", len(arts)).
 		Bool("default", created.IsDefault).Bool("available", created.Available).Bool("token", !token.IsZero()).
@@ -140,6 +140,8 @@ func storeArtifacts(m *manifest.Manifest, arts []manifest.Artifact) []store.Arti
 	}
 	out := make([]store.Artifact, len(arts))
 	for i, a := range arts {
+		// The location as logs show it: a URL without its query, which may
+		// carry a signature (the manifest itself is kept as given).
 		out[i] = store.Artifact{Name: a.Name, Location: a.Source.String(), SHA256: a.Sha256, FirmwareType: channel[a.Name]}
 	}
 	return out

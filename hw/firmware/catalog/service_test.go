@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,6 +123,8 @@ func TestService_AddRefusesWhatCannotBeAccepted(t *testing.T) {
 			[]string{"access_token holds a control character at byte 6"}, nil},
 		{"token too long", catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret(strings.Repeat("k", 8193))},
 			[]string{"access_token is 8193 bytes long; at most 8192"}, nil},
+		{"blank token around a line break", catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret(" s3cr3t\r\n")},
+			[]string{"access_token holds a control character at byte 7"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,6 +148,32 @@ func TestService_AddRefusesWhatCannotBeAccepted(t *testing.T) {
 	}
 	if len(fx.srv.Requests()) != 0 {
 		t.Errorf("a refused add fetched something: %v", fx.srv.Requests())
+	}
+}
+
+func TestService_BlankAndNOAUTHTokensAreNone(t *testing.T) {
+	fx := newFixture(t, fixtureOptions{})
+	for i, tok := range []string{"", " \t\r\n", "NOAUTH", " NOAUTH\n"} {
+		// Artifactory locations: a token, if there were one, would go along.
+		rel := fx.publish(catalogtest.Options{Milestone: fmt.Sprintf("blank-%d", i), LocationType: "Artifactory"})
+		fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret(tok)})
+		fx.waitObject(rel.ID, "available", available)
+	}
+	reqs := fx.srv.Requests()
+	for _, r := range reqs {
+		if r.TokenSent {
+			t.Errorf("a token went with %s", r.Path)
+		}
+	}
+	if len(reqs) != 4*6 {
+		t.Errorf("%d requests, want 24", len(reqs))
+	}
+	// The same with a real token sends it: the check above can fail.
+	rel := fx.publish(catalogtest.Options{Milestone: "token", LocationType: "Artifactory"})
+	fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret("k")})
+	fx.waitObject(rel.ID, "available", available)
+	if reqs := fx.srv.Requests(); !reqs[len(reqs)-1].TokenSent {
+		t.Error("no token sent to an artifactory location")
 	}
 }
 
