@@ -10,9 +10,9 @@ import (
 
 // progressDescription is an open batch parent's description:
 // Batch {noun} in progress ({done}/{total} complete[, {n} running][, {n} queued]).
-func progressDescription(t messages.JobType, c childCounts, total int) string {
+func progressDescription(t messages.JobType, c childCounts) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Batch %s in progress (%d/%d complete", t.BatchNoun(), c.done(), total)
+	fmt.Fprintf(&b, "Batch %s in progress (%d/%d complete", t.BatchNoun(), c.done(), c.total())
 	if c.running > 0 {
 		fmt.Fprintf(&b, ", %d running", c.running)
 	}
@@ -27,7 +27,8 @@ func progressDescription(t messages.JobType, c childCounts, total int) string {
 // gone: Completed when none failed or went missing (noting children that
 // were already up to date), Failed with the failure document otherwise.
 // failed holds the failed children's entries in attach order.
-func verdict(t messages.JobType, c childCounts, total, skipped int, failed []failedEntry) messages.Outcome {
+func verdict(t messages.JobType, c childCounts, skipped int, failed []failedEntry) messages.Outcome {
+	total := c.total()
 	if c.failed > 0 || c.missing > 0 {
 		desc := fmt.Sprintf("Batch complete: %d/%d succeeded, %d failed", c.completed, total, c.failed)
 		msg := fmt.Sprintf("%d of %d %s failed", c.failed+c.missing, total, t.BatchNounPlural())
@@ -37,7 +38,7 @@ func verdict(t messages.JobType, c childCounts, total, skipped int, failed []fai
 		}
 		return messages.Outcome{
 			State: messages.StateFailed, Description: desc, Code: messages.ErrorOther, Message: msg,
-			ResultJSON: batchFailureJSON(t, c, total, failed),
+			ResultJSON: batchFailureJSON(t, c, failed),
 		}
 	}
 	var desc string
@@ -140,7 +141,8 @@ func (r firmwareResult) empty() bool {
 	return r == firmwareResult{}
 }
 
-func batchFailureJSON(t messages.JobType, c childCounts, total int, failed []failedEntry) string {
+func batchFailureJSON(t messages.JobType, c childCounts, failed []failedEntry) string {
+	total := c.total()
 	var b []byte
 	var err error
 	if t == messages.TypeFirmwareUpdate {

@@ -121,9 +121,9 @@ func aggregateKids(typ messages.JobType, kids []messages.JobSnapshot) (string, *
 		}
 	}
 	if c.done() < len(kids) {
-		return progressDescription(typ, c, len(kids)), nil
+		return progressDescription(typ, c), nil
 	}
-	o := verdict(typ, c, len(kids), ba.skipped, ba.failed)
+	o := verdict(typ, c, ba.skipped, ba.failed)
 	return "", &o
 }
 

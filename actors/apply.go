@@ -111,7 +111,6 @@ func (s *jobStore) attach(e messages.ChildAttached) error {
 	p.snap.ChildIDs = append(p.snap.ChildIDs, e.ChildID)
 	p.snap.UpdatedAt = e.At
 	if !c.reservation {
-		p.batchKids++
 		p.counts.add(c.snap.State, 1)
 		s.openParents[e.ParentID] = struct{}{}
 	}

@@ -186,8 +186,8 @@ func TestApplyEvents(t *testing.T) {
 			check: func(t *testing.T, s *jobStore) {
 				p := s.jobs["p"]
 				want := childCounts{completed: 1, failed: 1, missing: 1}
-				if p.counts != want || p.batchKids != 3 || s.jobs["c2"].index != 1 {
-					t.Fatalf("counts %+v (%d children)", p.counts, p.batchKids)
+				if p.counts != want || p.counts.total() != 3 || s.jobs["c2"].index != 1 {
+					t.Fatalf("counts %+v (%d children)", p.counts, p.counts.total())
 				}
 			},
 		},
@@ -198,7 +198,7 @@ func TestApplyEvents(t *testing.T) {
 				messages.ChildAttached{ParentID: "p", ChildID: "h", At: t0}},
 			check: func(t *testing.T, s *jobStore) {
 				p := s.jobs["p"]
-				if p.batchKids != 0 || p.counts != (childCounts{}) || p.isBatch() || len(p.snap.ChildIDs) != 1 {
+				if p.counts != (childCounts{}) || p.isBatch() || len(p.snap.ChildIDs) != 1 {
 					t.Fatalf("%+v", p)
 				}
 				if _, open := s.openParents["p"]; open {

@@ -33,7 +33,7 @@ func (b *batchActor) Receive(ctx actor.Context) {
 	case *settleBatch:
 		failed := slices.Clone(b.failed)
 		slices.SortFunc(failed, func(x, y failedEntry) int { return x.index - y.index })
-		out := verdict(b.typ, m.counts, m.total, b.skipped, failed)
+		out := verdict(b.typ, m.counts, b.skipped, failed)
 		b.verdict = &parentSettled{id: b.parentID, outcome: out}
 		ctx.Send(b.registry, b.verdict)
 	case *resync:

@@ -64,10 +64,7 @@ type (
 	}
 	// settleBatch tells the batch actor that every child is terminal or
 	// gone, with the registry's counts.
-	settleBatch struct {
-		counts childCounts
-		total  int
-	}
+	settleBatch   struct{ counts childCounts }
 	parentSettled struct {
 		id      string
 		outcome messages.Outcome

@@ -48,16 +48,18 @@ func (c *childCounts) add(s messages.JobState, n int) {
 
 func (c childCounts) done() int { return c.completed + c.failed + c.missing }
 
+// total counts every child ever attached (a missing one included).
+func (c childCounts) total() int { return c.queued + c.running + c.done() }
+
 // record is one job in the index: its snapshot plus runtime links.
 type record struct {
 	snap messages.JobSnapshot
 
 	// Index facts, maintained by apply.
-	reservation bool      // a child that only holds its node for its parent
-	index       int       // position among its parent's children
-	holds       []lockKey // leases this job holds
-	counts      childCounts
-	batchKids   int // children that are not reservations
+	reservation bool        // a child that only holds its node for its parent
+	index       int         // position among its parent's children
+	holds       []lockKey   // leases this job holds
+	counts      childCounts // of its children that are not reservations
 
 	// Runtime links, rebuilt (not replayed) after a registry restart.
 	leaf     bool                      // has a workflow (a job actor)
@@ -71,7 +73,7 @@ type record struct {
 // isBatch reports whether the record aggregates its children: a typed job
 // with children that are not reservations.
 func (r *record) isBatch() bool {
-	return r.batchKids > 0 && r.snap.Type != messages.TypeNone
+	return r.counts.total() > 0 && r.snap.Type != messages.TypeNone
 }
 
 // opLease is an operation's lease: the keys it holds.
@@ -134,7 +136,7 @@ func (s *jobStore) snapshot(r *record) messages.JobSnapshot {
 	n := len(snap.ChildIDs)
 	snap.ChildIDs = snap.ChildIDs[:n:n]
 	if r.isBatch() && !snap.State.IsTerminal() {
-		snap.Description = progressDescription(snap.Type, r.counts, r.batchKids)
+		snap.Description = progressDescription(snap.Type, r.counts)
 	}
 	return snap
 }

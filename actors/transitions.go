@@ -165,8 +165,8 @@ func (r *registry) childSealed(ctx actor.Context, child *record, parentID string
 // settleIfDone asks an open batch parent's actor for its verdict once every
 // child is terminal or gone.
 func (r *registry) settleIfDone(ctx actor.Context, p *record) {
-	if p.batch != nil && p.isBatch() && p.counts.done() == p.batchKids {
-		ctx.Send(p.batch, &settleBatch{counts: p.counts, total: p.batchKids})
+	if p.batch != nil && p.isBatch() && p.counts.done() == p.counts.total() {
+		ctx.Send(p.batch, &settleBatch{counts: p.counts})
 	}
 }
 
