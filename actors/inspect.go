@@ -79,29 +79,45 @@ func (e *Engine) Actors(ctx context.Context) (Listing, error) {
 	return Listing{Actors: l.actors, HeldNodes: l.heldNodes, Waiters: l.waiters, Generation: l.generation}, nil
 }
 
-// Kill ends one actor of the engine, as a chaos test would: the
-// supervision rules then apply (the registry restarts or is respawned with
-// its state; a job whose actor dies is sealed Failed and frees its nodes;
-// lock and batch actors are respawned). Only actors of the engine can be
-// killed.
-func (e *Engine) Kill(ctx context.Context, id string, mode KillMode) error {
-	l, err := e.Actors(ctx)
-	if err != nil {
-		return err
-	}
-	if !slices.ContainsFunc(l.Actors, func(a ActorInfo) bool { return a.ID == id }) {
-		return fmt.Errorf("kill %s: %w", id, ErrUnknownActor)
-	}
-	pid := actor.NewPID(e.sys.Address(), id)
+// Kill ends actors of the engine, as a chaos test would: the supervision
+// rules then apply (the registry restarts or is respawned with its state; a
+// job whose actor dies is sealed Failed and frees its nodes; lock and batch
+// actors are respawned). Only actors of the engine are killed: it returns
+// the ones it killed and, when some ids name no actor of the engine (any
+// more), an error wrapping ErrUnknownActor that lists them.
+func (e *Engine) Kill(ctx context.Context, mode KillMode, ids ...string) ([]ActorInfo, error) {
+	var send func(*actor.PID)
 	switch mode {
 	case KillStop:
-		e.sys.Root.Stop(pid)
+		send = e.sys.Root.Stop
 	case KillPoison:
-		e.sys.Root.Poison(pid)
+		send = e.sys.Root.Poison
 	case KillCrash:
-		e.sys.Root.Send(pid, crashActor{})
+		send = func(pid *actor.PID) { e.sys.Root.Send(pid, crashActor{}) }
 	default:
-		return fmt.Errorf("kill %s: unknown mode %d", id, mode)
+		return nil, fmt.Errorf("kill: unknown mode %d", mode)
 	}
-	return nil
+	l, err := e.Actors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]ActorInfo, len(l.Actors))
+	for _, a := range l.Actors {
+		byID[a.ID] = a
+	}
+	var killed []ActorInfo
+	var unknown []string
+	for _, id := range ids {
+		a, ok := byID[id]
+		if !ok {
+			unknown = append(unknown, id)
+			continue
+		}
+		send(actor.NewPID(e.sys.Address(), id))
+		killed = append(killed, a)
+	}
+	if len(unknown) > 0 {
+		return killed, fmt.Errorf("kill %s: %w", strings.Join(unknown, ", "), ErrUnknownActor)
+	}
+	return killed, nil
 }

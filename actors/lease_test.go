@@ -158,7 +158,7 @@ func TestKilledLockActorOfALeaseIsRespawnedAndTheLeaseKept(t *testing.T) {
 		t.Fatal(rep.Err)
 	}
 	l := listed(t, e)
-	if err := e.Kill(testCtx(t), l.locks[0].Id, KillCrash); err != nil {
+	if _, err := e.Kill(testCtx(t), KillCrash, l.locks[0].Id); err != nil {
 		t.Fatal(err)
 	}
 	_, err := e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", ""), nil)
@@ -173,7 +173,7 @@ func TestKilledLockActorOfALeaseIsRespawnedAndTheLeaseKept(t *testing.T) {
 
 func TestKillRefusesActorsOutsideTheEngine(t *testing.T) {
 	e, _ := newEngine(t, Options{})
-	if err := e.Kill(testCtx(t), "someone-else", KillStop); !errors.Is(err, ErrUnknownActor) {
+	if killed, err := e.Kill(testCtx(t), KillStop, "someone-else"); !errors.Is(err, ErrUnknownActor) || len(killed) != 0 {
 		t.Fatalf("kill of a foreign id: %v", err)
 	}
 }

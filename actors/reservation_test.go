@@ -148,7 +148,7 @@ func TestReservationChildrenCompleteWhenTheJobIsAbandoned(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.waitStarted(t, 1)
-	if err := e.Kill(testCtx(t), "job-"+job.ID, KillStop); err != nil {
+	if _, err := e.Kill(testCtx(t), KillStop, "job-"+job.ID); err != nil {
 		t.Fatal(err)
 	}
 	waitTerminal(t, e, job.ID)

@@ -18,7 +18,7 @@ import (
 // implements it).
 type Engine interface {
 	Actors(ctx context.Context) (actors.Listing, error)
-	Kill(ctx context.Context, id string, mode actors.KillMode) error
+	Kill(ctx context.Context, mode actors.KillMode, ids ...string) ([]actors.ActorInfo, error)
 }
 
 // Server is the admin gRPC server.

@@ -3,7 +3,6 @@ package adminserver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/rs/zerolog"
@@ -63,56 +62,40 @@ func (s *service) KillActors(ctx context.Context, req *adminpb.KillActorsRequest
 	if len(req.GetIds()) > maxKill || req.GetCount() > maxKill {
 		return nil, status.Errorf(codes.InvalidArgument, "at most %d actors per call", maxKill)
 	}
-	l, err := s.engine.Actors(ctx)
-	if err != nil {
+	ids := req.GetIds()
+	if len(ids) == 0 {
+		l, err := s.engine.Actors(ctx)
+		if err != nil {
+			return nil, status.Errorf(codes.Unavailable, "job engine: %v", err)
+		}
+		ids = sample(l.Actors, req.GetKind(), int(req.GetCount()))
+	}
+	killed, err := s.engine.Kill(ctx, mode, ids...)
+	switch {
+	case errors.Is(err, actors.ErrUnknownActor) && len(req.GetIds()) > 0:
+		return nil, status.Error(codes.NotFound, truncate(err.Error()))
+	case errors.Is(err, actors.ErrUnknownActor): // a sampled actor ended meanwhile
+	case err != nil:
 		return nil, status.Errorf(codes.Unavailable, "job engine: %v", err)
 	}
-	victims, err := pick(l.Actors, req)
-	if err != nil {
-		return nil, err
-	}
 	out := &adminpb.KillActorsResponse{}
-	for _, v := range victims {
-		err := s.engine.Kill(ctx, v.ID, mode)
-		switch {
-		case errors.Is(err, actors.ErrUnknownActor):
-			continue // ended between the listing and the kill
-		case err != nil:
-			return out, status.Errorf(codes.Unavailable, "kill %s: %v", v.ID, err)
-		}
+	for _, v := range killed {
 		s.log.Warn().Str("actor", v.ID).Str("kind", v.Kind).Str("job_id", v.JobID).Stringer("mode", req.GetMode()).Msg("actor killed through the admin service")
 		out.Killed = append(out.Killed, toProto(v))
 	}
 	return out, nil
 }
 
-// pick resolves the request's victims: the named actors (each must exist)
-// or a random sample of one kind.
-func pick(all []actors.ActorInfo, req *adminpb.KillActorsRequest) ([]actors.ActorInfo, error) {
-	if ids := req.GetIds(); len(ids) > 0 {
-		byID := make(map[string]actors.ActorInfo, len(all))
-		for _, a := range all {
-			byID[a.ID] = a
-		}
-		out := make([]actors.ActorInfo, 0, len(ids))
-		for _, id := range ids {
-			a, ok := byID[id]
-			if !ok {
-				return nil, status.Error(codes.NotFound, fmt.Sprintf("no actor %q in the job engine", truncate(id)))
-			}
-			out = append(out, a)
-		}
-		return out, nil
-	}
-	var pool []actors.ActorInfo
+// sample picks up to count (at least one) random actors of one kind.
+func sample(all []actors.ActorInfo, kind string, count int) []string {
+	var pool []string
 	for _, a := range all {
-		if a.Kind == req.GetKind() {
-			pool = append(pool, a)
+		if a.Kind == kind {
+			pool = append(pool, a.ID)
 		}
 	}
-	n := min(max(int(req.GetCount()), 1), len(pool))
 	rand.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
-	return pool[:n], nil
+	return pool[:min(max(count, 1), len(pool))]
 }
 
 func toProto(a actors.ActorInfo) *adminpb.Actor {
