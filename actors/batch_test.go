@@ -291,11 +291,11 @@ func TestReadingAnOpenParentChangesNothing(t *testing.T) {
 	rep := mustBatch(t, e, messages.TypeFirmwareUpdate, targets(g, "r", "a", "r", "b", "r", "c"))
 	g.waitStarted(t, 3)
 	var first messages.JobSnapshot
-	for { // the children's progress reports reach the registry after they start
-		if first = mustGet(t, e, rep.Parent.ID); strings.Contains(first.Description, "3 running") {
-			break
-		}
-	}
+	// The children's progress reports reach the registry after they start.
+	eventually(t, "three children run", func() bool {
+		first = mustGet(t, e, rep.Parent.ID)
+		return strings.Contains(first.Description, "3 running")
+	})
 	clk.Advance(time.Hour)
 	for range 3 {
 		again := mustGet(t, e, rep.Parent.ID)

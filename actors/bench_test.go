@@ -268,12 +268,7 @@ func BenchmarkRetainedPerTerminalJob(b *testing.B) {
 		if err := e.Wait(ctx, ids...); err != nil {
 			b.Fatal(err)
 		}
-		for {
-			if l := listed(b, e); len(l.jobs) == 0 && len(l.locks) == 0 {
-				break
-			}
-			runtime.Gosched()
-		}
+		waitIdle(b, e)
 		ids = nil
 		after := heapInUse()
 		b.ReportMetric(float64(after-before)/n, "B/job")
@@ -330,12 +325,10 @@ func BenchmarkAdmitLeafJobOnly(b *testing.B) {
 // waitIdle waits until the engine has no job or lock actor left, then
 // collects garbage.
 func waitIdle(b *testing.B, e *Engine) {
-	for {
-		if l := listed(b, e); len(l.jobs) == 0 && len(l.locks) == 0 {
-			break
-		}
-		runtime.Gosched()
-	}
+	eventually(b, "the engine goes idle", func() bool {
+		l := listed(b, e)
+		return len(l.jobs) == 0 && len(l.locks) == 0
+	})
 	runtime.GC()
 }
 

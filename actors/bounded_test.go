@@ -20,11 +20,12 @@ func TestAWaitingCallerHoldsOneSubscription(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.Wait(ctx, s.ID) }()
-	for e.waitChecks.Load() < 20 { // twenty ask timeouts have passed
+	eventually(t, "twenty ask timeouts pass", func() bool {
 		if l := listed(t, e); l.Waiters > 1 {
 			t.Fatalf("%d subscriptions for one waiting caller", l.Waiters)
 		}
-	}
+		return e.waitChecks.Load() >= 20
+	})
 	if l := listed(t, e); l.Waiters != 1 {
 		t.Fatalf("%d subscriptions for one waiting caller", l.Waiters)
 	}
@@ -32,9 +33,8 @@ func TestAWaitingCallerHoldsOneSubscription(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("wait after cancel: %v", err)
 	}
-	for listed(t, e).Waiters != 0 {
-		// the caller's withdrawal is a message ahead of this read; poll
-	}
+	// The caller's withdrawal is a message sent before Wait returned.
+	eventually(t, "the subscription is withdrawn", func() bool { return listed(t, e).Waiters == 0 })
 	close(g.release)
 	waitTerminal(t, e, s.ID)
 }
@@ -45,14 +45,12 @@ func TestWaitOutlivesARegistryRespawn(t *testing.T) {
 	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, g)
 	done := make(chan error, 1)
 	go func() { done <- e.Wait(testCtx(t), s.ID) }()
-	for listed(t, e).Waiters != 1 {
-	}
+	eventually(t, "the caller subscribes", func() bool { return listed(t, e).Waiters == 1 })
 	before := listed(t, e).Generation
 	if err := e.sys.Root.StopFuture(e.core.registry.Load()).Wait(); err != nil {
 		t.Fatal(err)
 	}
-	for listed(t, e).Generation == before {
-	}
+	eventually(t, "a new registry starts", func() bool { return listed(t, e).Generation != before })
 	close(g.release)
 	if err := <-done; err != nil {
 		t.Fatalf("wait across a respawn: %v", err)

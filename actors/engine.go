@@ -301,15 +301,14 @@ func (e *Engine) Wait(ctx context.Context, ids ...string) error {
 	subscribe()
 	tick := time.NewTicker(e.askTimeout)
 	defer tick.Stop()
-	retry := time.NewTimer(0)
-	<-retry.C
+	var retry <-chan time.Time // armed after a dead letter
 	backoff := 2 * time.Millisecond
 	for {
 		select {
 		case res := <-w.ch:
 			rep, ok := res.(*messages.AwaitTerminalReply)
 			if !ok { // a dead letter: the registry was being replaced
-				retry.Reset(backoff)
+				retry = time.After(backoff)
 				backoff = min(2*backoff, 100*time.Millisecond)
 				continue
 			}
@@ -317,7 +316,8 @@ func (e *Engine) Wait(ctx context.Context, ids ...string) error {
 				return fmt.Errorf("wait for %d jobs: %w", len(ids), rep.Err)
 			}
 			return nil
-		case <-retry.C:
+		case <-retry:
+			retry = nil
 			subscribe()
 		case <-ctx.Done():
 			e.sys.Root.Send(e.core.registry.Load(), &cancelAwait{waiterID: w.id})

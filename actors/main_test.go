@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -147,6 +148,20 @@ func mustGet(t testing.TB, e *Engine, id string) messages.JobSnapshot {
 		t.Fatalf("get %s: %v", id, err)
 	}
 	return jobs[0]
+}
+
+// eventually polls cond until it holds, failing the test (instead of
+// hanging the suite) if it does not within ten seconds. For conditions that
+// follow from a message already sent, with no event to wait on.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+		runtime.Gosched()
+	}
 }
 
 func waitTerminal(t testing.TB, e *Engine, ids ...string) {

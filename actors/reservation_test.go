@@ -122,20 +122,15 @@ func TestTerminalJobHasFreedItsNodes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
-		for {
-			s := mustGet(t, e, job.ID)
-			if !s.IsTerminal() {
-				continue
-			}
-			rep := mustLease(t, e, messages.AcquireLease{ID: fmt.Sprintf("retry-%d", round), Operation: "retry",
-				Racks: []string{"r"}, Nodes: refs})
-			if rep.Err != nil {
-				t.Fatalf("round %d: job %s is %s but a retry is refused: %v", round, job.ID, s.State, rep.Err)
-			}
-			if err := e.Release(testCtx(t), fmt.Sprintf("retry-%d", round)); err != nil {
-				t.Fatal(err)
-			}
-			break
+		var s messages.JobSnapshot
+		eventually(t, "the job ends", func() bool { s = mustGet(t, e, job.ID); return s.IsTerminal() })
+		rep := mustLease(t, e, messages.AcquireLease{ID: fmt.Sprintf("retry-%d", round), Operation: "retry",
+			Racks: []string{"r"}, Nodes: refs})
+		if rep.Err != nil {
+			t.Fatalf("round %d: job %s is %s but a retry is refused: %v", round, job.ID, s.State, rep.Err)
+		}
+		if err := e.Release(testCtx(t), fmt.Sprintf("retry-%d", round)); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
