@@ -3,12 +3,39 @@ package rmsserver
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
+	"github.com/rmsd/rmsd/messages"
 )
+
+// This file translates the errors of rmsd's parts into gRPC statuses, for
+// RPCs whose replies have no status of their own (in-band refusals are
+// built by the handlers).
+
+// errUnavailable answers an RPC whose dependency the server was built
+// without (a test server, or a daemon still wiring a subsystem).
+func errUnavailable(what string) error {
+	return status.Errorf(codes.Unavailable, "%s is not available on this server", what)
+}
+
+// engineError maps a failure to reach the job engine (not a lookup result)
+// to a gRPC status.
+func engineError(err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, "job engine did not answer before the deadline")
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "request cancelled")
+	case errors.Is(err, messages.ErrEngineClosed):
+		return status.Error(codes.Unavailable, "job engine is shutting down")
+	default:
+		return status.Error(codes.Internal, fmt.Sprintf("read job: %v", err))
+	}
+}
 
 // catalogStatus translates a firmware catalog error into the gRPC status
 // of an RPC whose reply has no status of its own. The catalog's refusals
