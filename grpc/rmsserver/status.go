@@ -3,7 +3,6 @@ package rmsserver
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -22,8 +21,9 @@ func errUnavailable(what string) error {
 	return status.Errorf(codes.Unavailable, "%s is not available on this server", what)
 }
 
-// engineError maps a failure to reach the job engine (not a lookup result)
-// to a gRPC status.
+// engineError maps a failure to reach the job engine (not a lookup result
+// or a refusal: a job read, an admission or a lease the engine did not
+// answer) to a gRPC status.
 func engineError(err error) error {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
@@ -33,7 +33,7 @@ func engineError(err error) error {
 	case errors.Is(err, messages.ErrEngineClosed):
 		return status.Error(codes.Unavailable, "job engine is shutting down")
 	default:
-		return status.Error(codes.Internal, fmt.Sprintf("read job: %v", err))
+		return status.Error(codes.Internal, "job engine: "+clip(err.Error(), maxMessage))
 	}
 }
 
