@@ -53,7 +53,7 @@ func BenchmarkBatchGetPowerState(b *testing.B) {
 			pool := redfish.NewPool(redfish.Options{})
 			defer pool.Close()
 			runner := nodeops.New(platform.Deps{Redfish: pool, Logger: zerolog.Nop()}, 256) // the configured default
-			ts := startBenchServer(b, Deps{Racks: racks.New(nil), Nodes: runner})
+			ts := rmspb.NewRackManagerClient(startTestServer(b, Deps{Racks: racks.New(nil), Nodes: runner}))
 			var nodes []hw.Node
 			for _, sn := range fleet.Nodes() {
 				bmc := sn.BMC

@@ -59,24 +59,45 @@ func TestSummarise(t *testing.T) {
 	}
 }
 
-// A device-info batch of 40 failing nodes with the longest ids and
-// oversized addresses still answers a message of a few KiB: the first ten
-// failures, then how many more.
-func TestDeviceInfoMessageIsBounded(t *testing.T) {
+// A batch of 40 failing nodes with the longest ids and oversized
+// addresses still answers a message of a few KiB: the first ten failures,
+// then how many more; no node's error is longer than maxNodeError.
+func TestBatchMessagesAreBounded(t *testing.T) {
 	client, _ := inventoryClient(t)
 	var nodes []hw.Node
 	for i := 0; i < 40; i++ {
 		nodes = append(nodes, hw.Node{ID: fmt.Sprintf("%0256d", i), RackID: "rack-h", Type: hw.ComputeGB200Nvidia,
 			BMC: &hw.Endpoint{IP: strings.Repeat("x", 10_000), Credentials: hw.UserPass("admin", "pw")}})
 	}
-	resp, err := client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(nodes...)})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		rpc    string
+		prefix string // of the message, up to the first failure's reason
+		call   func() (failed uint32, msg string, results []*rmspb.NodeOperationResult, err error)
+	}{
+		{"BatchGetNodeDeviceInfo", "Completed with errors: node_id=", func() (uint32, string, []*rmspb.NodeOperationResult, error) {
+			resp, err := client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(nodes...)})
+			return resp.GetStats().GetFailedNodes(), resp.GetMessage(), nil, err
+		}},
+		{"BatchGetFirmwareInventory", "Firmware inventory retrieved for 0/40 nodes; failed: node_id=", func() (uint32, string, []*rmspb.NodeOperationResult, error) {
+			resp, err := client.BatchGetFirmwareInventory(rpcContext(t), &rmspb.BatchGetFirmwareInventoryRequest{Nodes: nodeSet(nodes...)})
+			r := resp.GetResponse()
+			return r.GetStats().GetFailedNodes(), r.GetMessage(), r.GetNodeResults(), err
+		}},
 	}
-	msg := resp.GetMessage()
-	if resp.GetStats().GetFailedNodes() != 40 || len(msg) > 4096 || strings.Count(msg, "node_id=") != 10 ||
-		!strings.HasPrefix(msg, "Completed with errors: node_id="+nodes[0].ID+": bmc_endpoint ip_address") ||
-		!strings.HasSuffix(msg, "; and 30 more") {
-		t.Fatalf("%d bytes: %q", len(msg), msg)
+	for _, tt := range tests {
+		failed, msg, results, err := tt.call()
+		if err != nil {
+			t.Fatalf("%s: %v", tt.rpc, err)
+		}
+		if failed != 40 || len(msg) > 4096 || strings.Count(msg, "node_id=") != 10 ||
+			!strings.HasPrefix(msg, tt.prefix+nodes[0].ID+": bmc_endpoint ip_address") ||
+			!strings.HasSuffix(msg, "; and 30 more") {
+			t.Errorf("%s: %d bytes: %q", tt.rpc, len(msg), msg)
+		}
+		for _, res := range results {
+			if len(res.GetErrorMessage()) > maxNodeError {
+				t.Errorf("%s: a %d-byte node error", tt.rpc, len(res.GetErrorMessage()))
+			}
+		}
 	}
 }

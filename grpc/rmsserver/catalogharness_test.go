@@ -3,7 +3,6 @@ package rmsserver
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,24 +90,13 @@ func (cs *catalogServer) start() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := New(Options{Deps: Deps{Version: "catalog-test", Catalog: cs.svc}, Logger: cs.logger("grpc")})
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
-	conn := dial(t, lis.Addr().String(), nil)
+	ts := startServer(t, Options{Deps: Deps{Version: "catalog-test", Catalog: cs.svc}, Logger: cs.logger("grpc")})
+	conn := dial(t, ts.addr, nil)
 	cs.client = rmspb.NewRackManagerClient(conn)
 	svc, st := cs.svc, cs.store
 	// rmsd's shutdown order: the server, the catalog, the downloader, the store.
 	cs.stop = sync.OnceFunc(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), catalogWait)
-		defer cancel()
-		srv.Shutdown(ctx)
-		if err := <-served; err != nil {
-			t.Errorf("Serve returned %v", err)
-		}
+		ts.stop()
 		_ = conn.Close()
 		svc.Close()
 		dl.Close()

@@ -220,19 +220,25 @@ func TestColdRebootAdmissionIsAllOrNothing(t *testing.T) {
 
 // laggingEngine admits a job and then loses the answer, as when the
 // caller's deadline passes while the request waits in the registry's queue.
-type laggingEngine struct{ JobEngine }
+// admitted receives the id of each job it admitted.
+type laggingEngine struct {
+	JobEngine
+	admitted chan<- string
+}
 
 func (l laggingEngine) CreateReserved(ctx context.Context, spec messages.JobSpec, wf messages.Workflow, res *messages.Reservation) (messages.CreateJobReply, error) {
 	if _, err := l.JobEngine.CreateReserved(ctx, spec, wf, res); err != nil {
 		return messages.CreateJobReply{}, err
 	}
+	l.admitted <- spec.ID
 	return messages.CreateJobReply{}, fmt.Errorf("create job %s: %w: %w", spec.ID, messages.ErrRegistryNotReached, context.DeadlineExceeded)
 }
 
 func TestColdRebootAdmittedWithoutAnAnswerIsCancelled(t *testing.T) {
 	s := startSimRack(t)
+	admitted := make(chan string, 1)
 	client := rmspb.NewRackManagerClient(startTestServer(t, Deps{
-		Racks: s.racks, Nodes: s.runner, Jobs: laggingEngine{s.engine}, SwitchNVUE: s.nvue,
+		Racks: s.racks, Nodes: s.runner, Jobs: laggingEngine{JobEngine: s.engine, admitted: admitted}, SwitchNVUE: s.nvue,
 	}))
 	req := quickColdReboot(nodeSet(s.nodes...))
 	req.PrestageShutdownFloorSeconds = u32(60) // parks in the first stage
@@ -242,24 +248,18 @@ func TestColdRebootAdmittedWithoutAnAnswerIsCancelled(t *testing.T) {
 	}
 	// The admitted runbook is cancelled, so the rack does not go through a
 	// cold reboot nobody knows about, and every node is free again.
-	l, err := s.engine.Actors(rpcContext(t))
-	if err != nil {
+	var coordinator string
+	select {
+	case coordinator = <-admitted:
+	default:
+		t.Fatal("the engine admitted no cold reboot")
+	}
+	if err := s.engine.Wait(rpcContext(t), coordinator); err != nil {
 		t.Fatal(err)
 	}
-	var coordinator string
-	for _, a := range l.Actors {
-		if a.Kind == "job" {
-			coordinator = a.JobID
-		}
-	}
-	if coordinator != "" {
-		if err := s.engine.Wait(rpcContext(t), coordinator); err != nil {
-			t.Fatal(err)
-		}
-		if job := s.jobStatus(t, coordinator); job.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED ||
-			!strings.Contains(job.GetErrorMessage(), "cancelled during prestage") {
-			t.Fatalf("coordinator after the lost answer = %v", job)
-		}
+	if job := s.jobStatus(t, coordinator); job.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED ||
+		!strings.Contains(job.GetErrorMessage(), "cancelled during prestage") {
+		t.Fatalf("coordinator after the lost answer = %v", job)
 	}
 	if l, err := s.engine.Actors(rpcContext(t)); err != nil || l.HeldNodes != 0 {
 		t.Fatalf("%d holds left (%v)", l.HeldNodes, err)

@@ -16,7 +16,6 @@ import (
 	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
-	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/messages"
 )
@@ -26,9 +25,6 @@ type fuzzFixture struct {
 	client rmspb.RackManagerClient
 	deps   Deps
 	engine *actors.Engine
-	// catalog holds fuzzObjects; an object a fuzzed request adds is
-	// deleted again (settle), so the catalog does not grow over a run.
-	catalog *catalog.Service
 	// sinkPort is where every node's BMC and switch host "are": a loopback
 	// port that refuses every connection.
 	sinkPort uint32
@@ -44,8 +40,9 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	fx.engine = newTestEngine(f)
 	runner, nv := newOfflineRunner(f)
 	fx.nodes = fuzzRackNodes(int(fx.sinkPort))
-	fx.catalog = fuzzCatalog(f)
-	fx.deps = Deps{Version: "fuzz", Jobs: fx.engine, Nodes: runner, SwitchNVUE: nv, Racks: fx.registry(f), Catalog: fx.catalog}
+	// The catalog holds fuzzObjects; an object a fuzzed request adds is
+	// deleted again (settle), so the catalog does not grow over a run.
+	fx.deps = Deps{Version: "fuzz", Jobs: fx.engine, Nodes: runner, SwitchNVUE: nv, Racks: fx.registry(f), Catalog: fuzzCatalog(f)}
 	// Panics and errors of the server reach the fuzzer's output.
 	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).Level(zerolog.ErrorLevel)
 	ts := startServer(f, Options{Deps: fx.deps, Logger: log})
@@ -110,7 +107,7 @@ func (fx *fuzzFixture) settle(t *testing.T, reply proto.Message) {
 	if added, ok := reply.(*rmspb.AddFirmwareObjectResponse); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), fuzzCallTimeout)
 		defer cancel()
-		if err := fx.catalog.Delete(ctx, added.GetObject().GetId()); err != nil {
+		if err := fx.deps.Catalog.Delete(ctx, added.GetObject().GetId()); err != nil {
 			t.Fatalf("delete the firmware object %q a fuzzed request added: %v", added.GetObject().GetId(), err)
 		}
 		return

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +20,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/rmsd/rmsd/actors"
-	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/platform"
@@ -49,10 +49,14 @@ func TestMain(m *testing.M) {
 type testServer struct {
 	*Server
 	addr string
+	// stop shuts the server down and checks what Serve returned. The
+	// test's cleanup calls it; a test may call it earlier (later calls do
+	// nothing).
+	stop func()
 }
 
-// startServer serves opts on 127.0.0.1 until the test ends. register adds
-// test-only services before serving.
+// startServer serves opts on 127.0.0.1 until the test ends (or stop).
+// register adds test-only services before serving.
 func startServer(t testing.TB, opts Options, register ...func(*grpc.Server)) *testServer {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -65,7 +69,7 @@ func startServer(t testing.TB, opts Options, register ...func(*grpc.Server)) *te
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
-	t.Cleanup(func() {
+	stop := sync.OnceFunc(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
@@ -73,7 +77,8 @@ func startServer(t testing.TB, opts Options, register ...func(*grpc.Server)) *te
 			t.Errorf("Serve returned %v", err)
 		}
 	})
-	return &testServer{Server: srv, addr: lis.Addr().String()}
+	t.Cleanup(stop)
+	return &testServer{Server: srv, addr: lis.Addr().String(), stop: stop}
 }
 
 // dial connects a client to addr, closed when the test ends.
@@ -107,32 +112,6 @@ func rpcContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// startBenchServer serves deps on loopback for a benchmark and returns a
-// client.
-func startBenchServer(b *testing.B, deps Deps) rmspb.RackManagerClient {
-	b.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := New(Options{Deps: deps, Logger: zerolog.Nop()})
-	done := make(chan struct{})
-	go func() {
-		_ = srv.Serve(lis)
-		close(done)
-	}()
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_ = conn.Close()
-		srv.Shutdown(context.Background())
-		<-done
-	})
-	return rmspb.NewRackManagerClient(conn)
 }
 
 // newTestEngine starts a real job engine in its own actor system, closed

@@ -105,7 +105,8 @@ func (m *rackManager) DeleteNode(ctx context.Context, req *rmspb.DeleteNodeReque
 	return &rmspb.DeleteNodeResponse{Response: operation(err, "node "+n.ID+" removed")}, nil
 }
 
-// ListRacks answers the ids of the racks with registered nodes.
+// ListRacks answers the ids of the registered racks; as upstream, a rack
+// stays listed when its last node is deleted.
 func (m *rackManager) ListRacks(context.Context, *rmspb.ListRacksRequest) (*rmspb.ListRacksResponse, error) {
 	if m.deps.Racks == nil {
 		return nil, errUnavailable("node registry")

@@ -25,21 +25,6 @@ type JobService interface {
 // errJobsUnavailable answers job RPCs when no job engine is wired in.
 var errJobsUnavailable = status.Error(codes.Unavailable, "job engine is not available")
 
-// engineError maps a failure to reach the job engine (not a lookup result)
-// to a gRPC status.
-func engineError(err error) error {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return status.Error(codes.DeadlineExceeded, "job engine did not answer before the deadline")
-	case errors.Is(err, context.Canceled):
-		return status.Error(codes.Canceled, "request cancelled")
-	case errors.Is(err, messages.ErrEngineClosed):
-		return status.Error(codes.Unavailable, "job engine is shutting down")
-	default:
-		return status.Error(codes.Internal, fmt.Sprintf("read job: %v", err))
-	}
-}
-
 // lookupJob reads one job: found, not found (nil, nil), or an engine error
 // already mapped to a gRPC status.
 func (m *rackManager) lookupJob(ctx context.Context, id string) (*messages.JobSnapshot, error) {

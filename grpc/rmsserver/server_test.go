@@ -136,12 +136,7 @@ func TestEveryRPCIsLoggedWithMethodCodeDurationAndPeer(t *testing.T) {
 	}
 	_, _ = client.ListRacks(rpcContext(t), &rmspb.ListRacksRequest{})
 
-	byRPC := map[string]map[string]any{}
-	for _, l := range buf.lines(t) {
-		if rpc, ok := l["rpc"].(string); ok && l["message"] == "rpc" {
-			byRPC[rpc] = l
-		}
-	}
+	byRPC := rpcLines(t, &buf)
 	ok := byRPC["/rack_manager.RackManager/GetVersion"]
 	if ok == nil || ok["code"] != "OK" || ok["peer"] == nil || ok["duration_ms"] == nil {
 		t.Fatalf("GetVersion log line = %v", ok)

@@ -230,31 +230,25 @@ func (r *Registry) Nodes() []hw.Node {
 // RackNodes returns every node of a rack, by node id; a registered rack
 // without nodes has none.
 func (r *Registry) RackNodes(rackID string) ([]hw.Node, error) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	rk, ok := r.racks[rackID]
-	if !ok {
-		return nil, rackNotFound(rackID)
-	}
-	out := make([]hw.Node, 0, len(rk.nodes))
-	for _, n := range rk.nodes {
-		out = append(out, n)
-	}
-	sortNodes(out)
-	return out, nil
+	return r.rackNodes(rackID, func(hw.Node) bool { return true })
 }
 
 // NodesOfType returns the nodes of one type in a rack, by node id.
 func (r *Registry) NodesOfType(rackID string, t hw.NodeType) ([]hw.Node, error) {
+	return r.rackNodes(rackID, func(n hw.Node) bool { return n.Type == t })
+}
+
+// rackNodes returns the nodes of a rack that keep selects, by node id.
+func (r *Registry) rackNodes(rackID string, keep func(hw.Node) bool) ([]hw.Node, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	rk, ok := r.racks[rackID]
 	if !ok {
 		return nil, rackNotFound(rackID)
 	}
-	var out []hw.Node
+	out := []hw.Node{}
 	for _, n := range rk.nodes {
-		if n.Type == t {
+		if keep(n) {
 			out = append(out, n)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
+	"github.com/rmsd/rmsd/messages"
 )
 
 func TestCatalogStatus(t *testing.T) {
@@ -33,6 +34,29 @@ func TestCatalogStatus(t *testing.T) {
 			st := status.Convert(catalogStatus(tt.give))
 			if st.Code() != tt.wantCode || st.Message() != tt.wantMsg {
 				t.Errorf("catalogStatus(%.80v) = %v %.100q, want %v %.100q", tt.give, st.Code(), st.Message(), tt.wantCode, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestEngineError(t *testing.T) {
+	tests := []struct {
+		give     error
+		wantCode codes.Code
+		wantMsg  string
+	}{
+		{fmt.Errorf("lease lease-1: %w: %w", messages.ErrRegistryNotReached, context.DeadlineExceeded), codes.DeadlineExceeded,
+			"job engine did not answer before the deadline"},
+		{fmt.Errorf("get job j1: %w", context.Canceled), codes.Canceled, "request cancelled"},
+		{fmt.Errorf("create job j1: %w", messages.ErrEngineClosed), codes.Unavailable, "job engine is shutting down"},
+		{errors.New("jobs: registry restarting"), codes.Internal, "job engine: jobs: registry restarting"},
+		{errors.New(strings.Repeat("m", 10*maxMessage)), codes.Internal, "job engine: " + strings.Repeat("m", maxMessage-len("…")) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.wantCode.String(), func(t *testing.T) {
+			st := status.Convert(engineError(tt.give))
+			if st.Code() != tt.wantCode || st.Message() != tt.wantMsg {
+				t.Errorf("engineError(%.80v) = %v %.100q, want %v %.100q", tt.give, st.Code(), st.Message(), tt.wantCode, tt.wantMsg)
 			}
 		})
 	}
