@@ -171,6 +171,7 @@ func TestStorageSettings(t *testing.T) {
 		{name: "empty sqlite path beside a database URL", give: "[storage]\nsqlite_path = \"\"\n", environ: []string{"DATABASE_URL=" + url}, wantURL: url},
 		{name: "db_url from the file", give: "[postgres]\ndb_url = \"" + url + "\"\ndb_pool_max = 3\n", wantURL: url, wantPath: "rmsd.db"},
 		{name: "empty DATABASE_URL keeps SQLite", environ: []string{"DATABASE_URL="}, wantPath: "rmsd.db"},
+		{name: "empty DATABASE_URL keeps the file's db_url", give: "[postgres]\ndb_url = \"" + url + "\"\n", environ: []string{"DATABASE_URL="}, wantURL: url, wantPath: "rmsd.db"},
 		{name: "unknown storage key", give: "[storage]\npath = \"x.db\"\n", want: `unknown key "storage.path"`},
 	}
 	for _, tt := range tests {
