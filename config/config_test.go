@@ -155,26 +155,34 @@ func TestEnvironmentOverridesFile(t *testing.T) {
 }
 
 func TestStorageSettings(t *testing.T) {
+	const url = "postgres://db/rms"
 	tests := []struct {
 		name    string
 		give    string
 		environ []string
 		want    string // the one problem expected, or "" for none
+		// When valid: the PostgreSQL URL ("" selects SQLite) and the
+		// SQLite path the configuration names.
+		wantURL, wantPath string
 	}{
-		{"sqlite path from the file", "[storage]\nsqlite_path = \"state/rmsd.db\"\n", nil, ""},
-		{"in memory", "[storage]\nsqlite_path = \":memory:\"\n", nil, ""},
-		{"empty sqlite path", "[storage]\nsqlite_path = \" \"\n", nil, "storage.sqlite_path: must not be empty when no PostgreSQL URL is set"},
-		{"empty sqlite path beside a database URL", "[storage]\nsqlite_path = \"\"\n", []string{"DATABASE_URL=postgres://db/rms"}, ""},
-		{"db_url from the file", "[postgres]\ndb_url = \"postgres://db/rms\"\ndb_pool_max = 3\n", nil, ""},
-		{"empty DATABASE_URL keeps SQLite", "", []string{"DATABASE_URL="}, ""},
-		{"unknown storage key", "[storage]\npath = \"x.db\"\n", nil, `unknown key "storage.path"`},
+		{name: "sqlite path from the file", give: "[storage]\nsqlite_path = \"state/rmsd.db\"\n", wantPath: "state/rmsd.db"},
+		{name: "in memory", give: "[storage]\nsqlite_path = \":memory:\"\n", wantPath: ":memory:"},
+		{name: "empty sqlite path", give: "[storage]\nsqlite_path = \" \"\n", want: "storage.sqlite_path: must not be empty when no PostgreSQL URL is set"},
+		{name: "empty sqlite path beside a database URL", give: "[storage]\nsqlite_path = \"\"\n", environ: []string{"DATABASE_URL=" + url}, wantURL: url},
+		{name: "db_url from the file", give: "[postgres]\ndb_url = \"" + url + "\"\ndb_pool_max = 3\n", wantURL: url, wantPath: "rmsd.db"},
+		{name: "empty DATABASE_URL keeps SQLite", environ: []string{"DATABASE_URL="}, wantPath: "rmsd.db"},
+		{name: "empty DATABASE_URL keeps the file's db_url", give: "[postgres]\ndb_url = \"" + url + "\"\n", environ: []string{"DATABASE_URL="}, wantURL: url, wantPath: "rmsd.db"},
+		{name: "unknown storage key", give: "[storage]\npath = \"x.db\"\n", want: `unknown key "storage.path"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Load(Source{Path: writeConfig(t, tt.give), Explicit: true, Environ: tt.environ})
+			cfg, err := Load(Source{Path: writeConfig(t, tt.give), Explicit: true, Environ: tt.environ})
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("Load = %v", err)
+				}
+				if cfg.Postgres.DBURL != tt.wantURL || cfg.Storage.SQLitePath != tt.wantPath {
+					t.Fatalf("db_url %q, sqlite_path %q; want %q, %q", cfg.Postgres.DBURL, cfg.Storage.SQLitePath, tt.wantURL, tt.wantPath)
 				}
 				return
 			}

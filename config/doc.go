@@ -6,9 +6,9 @@
 // section and RMS__<KEY> for a top-level key (note the double underscores).
 // Any other RMS_* variable is ignored, because Kubernetes service links
 // (RMS_PORT=tcp://..., RMS_SERVICE_HOST) and other tools (RMS_API_URL) use
-// the same prefix. DATABASE_URL overrides [postgres] db_url, as upstream; a
-// URL selects the PostgreSQL store, and without one [storage] sqlite_path
-// names the embedded SQLite store.
+// the same prefix. DATABASE_URL overrides [postgres] db_url, as upstream,
+// unless it is empty; a URL selects the PostgreSQL store, and without one
+// [storage] sqlite_path names the embedded SQLite store.
 // RMS_ALLOW_INSECURE is not a configuration key: it is the second switch of
 // the plaintext gate (see Transport).
 //

@@ -37,6 +37,12 @@ type envOverrides struct {
 // a variable overrides, or "" to ignore the variable.
 func (o *envOverrides) key(name, value string) (string, any) {
 	if name == EnvDatabaseURL {
+		if value == "" {
+			// Set but empty, as container environments often leave it:
+			// not a URL, so [postgres] db_url stands. Overriding it with ""
+			// would move a PostgreSQL daemon's state to a new SQLite file.
+			return "", nil
+		}
 		o.origins["postgres.db_url"] = name
 		return "postgres.db_url", value
 	}

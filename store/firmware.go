@@ -1,8 +1,11 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -158,20 +161,8 @@ func normalSHA256(digest string) (string, error) {
 	if digest == "" {
 		return "", nil
 	}
-	if len(digest) != 64 {
+	if _, err := hex.DecodeString(digest); err != nil || len(digest) != 2*sha256.Size {
 		return "", fmt.Errorf("sha256 %q is not 64 hex digits: %w", digest, ErrInvalid)
 	}
-	out := make([]byte, len(digest))
-	for i := 0; i < len(digest); i++ {
-		c := digest[i]
-		switch {
-		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
-		case c >= 'A' && c <= 'F':
-			c += 'a' - 'A'
-		default:
-			return "", fmt.Errorf("sha256 %q is not 64 hex digits: %w", digest, ErrInvalid)
-		}
-		out[i] = c
-	}
-	return string(out), nil
+	return strings.ToLower(digest), nil
 }

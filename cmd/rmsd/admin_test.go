@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -17,14 +15,7 @@ import (
 func TestAdminServiceServesOnLoopbackWhenEnabled(t *testing.T) {
 	d := startRun(t, []string{"RMS_ALLOW_INSECURE=1", "RMS_ADMIN__ENABLED=true", "RMS_ADMIN__PORT=0"},
 		"--config", writeFile(t, insecureLoopback))
-	var addr string
-	sc := bufio.NewScanner(strings.NewReader(d.stdout.String()))
-	for sc.Scan() {
-		var l struct{ Message, Addr string }
-		if json.Unmarshal(sc.Bytes(), &l) == nil && strings.HasPrefix(l.Message, "admin service serving") {
-			addr = l.Addr
-		}
-	}
+	addr, _ := logLine(t, d.stdout.String(), "admin service serving: it can kill job engine actors")["addr"].(string)
 	if !strings.HasPrefix(addr, "127.0.0.1:") {
 		t.Fatalf("admin address %q in the log:\n%s", addr, d.stdout.String())
 	}
@@ -39,10 +30,7 @@ func TestAdminServiceServesOnLoopbackWhenEnabled(t *testing.T) {
 	if err != nil || len(l.GetActors()) != 1 {
 		t.Fatalf("ListActors = %v, %v", l, err)
 	}
-	d.stop()
-	if code := <-d.exit; code != 0 {
-		t.Fatalf("exit %d: %s", code, d.stderr.String())
-	}
+	stopRun(t, d)
 }
 
 func TestAdminServiceIsOffByDefaultAndNeverExposed(t *testing.T) {
@@ -50,8 +38,7 @@ func TestAdminServiceIsOffByDefaultAndNeverExposed(t *testing.T) {
 	if strings.Contains(d.stdout.String(), "admin service serving") {
 		t.Fatal("the admin service started without [admin] enabled")
 	}
-	d.stop()
-	<-d.exit
+	stopRun(t, d)
 
 	var stdout, stderr lockedBuffer
 	code := run(context.Background(), runOptions{

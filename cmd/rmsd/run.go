@@ -39,9 +39,6 @@ type runOptions struct {
 // run starts the daemon and blocks until ctx is cancelled, then shuts down
 // gracefully. It returns the process exit code.
 func run(ctx context.Context, opts runOptions) int {
-	if opts.After == nil {
-		opts.After = time.After
-	}
 	d, err := start(ctx, opts)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -142,6 +143,31 @@ func startRunWith(t *testing.T, opts runOptions) *runningDaemon {
 	t.Cleanup(func() { _ = conn.Close() })
 	d.conn = conn
 	return d
+}
+
+// logLine returns the first JSON log line with the given message.
+func logLine(t *testing.T, out, message string) map[string]any {
+	t.Helper()
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line is not JSON: %q", line)
+		}
+		if m["message"] == message {
+			return m
+		}
+	}
+	t.Fatalf("no %q line in the log:\n%s", message, out)
+	return nil
+}
+
+// stopRun stops a daemon and wants exit code 0.
+func stopRun(t *testing.T, d *runningDaemon) {
+	t.Helper()
+	d.stop()
+	if code := <-d.exit; code != 0 {
+		t.Fatalf("exit code %d: %s", code, d.stderr.String())
+	}
 }
 
 func TestRunServesGetVersionAndShutsDownWithExitZero(t *testing.T) {

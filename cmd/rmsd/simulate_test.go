@@ -40,7 +40,7 @@ ssh_port = 0
 nodes_file = "`+nodesFile+`"
 `)
 	d := startRun(t, nil, "--config", cfg, "--simulate")
-	addr, stdout, stderr := d.addr, d.stdout, d.stderr
+	addr, stdout := d.addr, d.stdout
 	if host, _, _ := net.SplitHostPort(addr.String()); host != "127.0.0.1" {
 		t.Fatalf("simulation must bind loopback, bound %s", addr)
 	}
@@ -82,10 +82,7 @@ nodes_file = "`+nodesFile+`"
 		t.Fatalf("BatchGetPowerState(nodes file) = %v, %v", batch.GetResponse(), err)
 	}
 
-	d.stop()
-	if code := <-d.exit; code != 0 {
-		t.Fatalf("exit code %d: %s", code, stderr.String())
-	}
+	stopRun(t, d)
 }
 
 // simulateConfig is a --simulate configuration on its own loopback network
@@ -139,10 +136,7 @@ func TestSecondStartOnATakenPortLeavesTheNodesFile(t *testing.T) {
 		t.Fatal("a failed second start overwrote the running daemon's nodes file")
 	}
 
-	first.stop()
-	if code := <-first.exit; code != 0 {
-		t.Fatalf("first daemon exit code %d: %s", code, first.stderr.String())
-	}
+	stopRun(t, first)
 }
 
 // Under --simulate, [switches] nvue_port is the simulated NVOS hosts' port:

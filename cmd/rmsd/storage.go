@@ -45,8 +45,8 @@ func openStore(ctx context.Context, cfg *config.Config, environ []string, log ze
 	return s, nil
 }
 
-// databaseURLSetting names where the database URL came from:
-// DATABASE_URL overrides [postgres] db_url.
+// databaseURLSetting names where the database URL came from: a non-empty
+// DATABASE_URL overrides [postgres] db_url (config ignores an empty one).
 func databaseURLSetting(environ []string) string {
 	for _, kv := range environ {
 		if name, value, _ := strings.Cut(kv, "="); name == config.EnvDatabaseURL && value != "" {

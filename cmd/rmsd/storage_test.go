@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"net"
 	"net/url"
@@ -16,31 +15,6 @@ import (
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
 )
-
-// logLine returns the first JSON log line with the given message.
-func logLine(t *testing.T, out, message string) map[string]any {
-	t.Helper()
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("log line is not JSON: %q", line)
-		}
-		if m["message"] == message {
-			return m
-		}
-	}
-	t.Fatalf("no %q line in the log:\n%s", message, out)
-	return nil
-}
-
-// stopRun stops a daemon and wants exit code 0.
-func stopRun(t *testing.T, d *runningDaemon) {
-	t.Helper()
-	d.stop()
-	if code := <-d.exit; code != 0 {
-		t.Fatalf("exit code %d: %s", code, d.stderr.String())
-	}
-}
 
 func TestRunOpensTheSQLiteStoreAndClosesItAtShutdown(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state", "rmsd.db")

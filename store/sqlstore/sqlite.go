@@ -11,7 +11,8 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // MemoryPath opens a private in-memory SQLite database (for tests): it
@@ -57,14 +58,18 @@ func OpenSQLite(ctx context.Context, path string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlstore: open SQLite %s: directory %s does not exist", path, filepath.Dir(abs))
 	}
 	name := "file:" + escapeURIPath(abs)
-	write, err := openSQLitePool(ctx, name, append(sqliteParams(false), "_pragma=journal_mode(WAL)", "_txlock=immediate"), 1)
+	write, err := openSQLitePool(ctx, name, append(sqliteParams(false), "_txlock=immediate"), 1)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
 	}
-	var mode string
-	if err := write.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || !strings.EqualFold(mode, "wal") {
+	mode, err := enableWAL(ctx, write)
+	if err != nil {
 		_ = write.Close()
-		return nil, fmt.Errorf("sqlstore: open SQLite %s: WAL mode not available (journal mode %q): %w", path, mode, err)
+		return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		_ = write.Close()
+		return nil, fmt.Errorf("sqlstore: open SQLite %s: WAL mode not available (journal mode %q)", path, mode)
 	}
 	// Migrate before the readers open: they never write, not even the
 	// schema.
@@ -114,6 +119,33 @@ func openSQLitePool(ctx context.Context, name string, params []string, conns int
 		return nil, err
 	}
 	return db, nil
+}
+
+// enableWAL switches the database to WAL mode and returns the journal mode
+// in force. The mode is kept in the file, so the switch happens once, when
+// the file is new; but when several processes create the file at once,
+// each tries it, and SQLite answers the loser SQLITE_BUSY at once rather
+// than after the busy timeout (to avoid a deadlock, it does not wait while
+// upgrading the read lock it holds). So a busy answer is retried here, for
+// as long as the busy timeout would have waited.
+func enableWAL(ctx context.Context, db *sql.DB) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, sqliteBusyTimeout)
+	defer cancel()
+	retry := time.NewTicker(5 * time.Millisecond)
+	defer retry.Stop()
+	for {
+		var mode string
+		err := db.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode)
+		var se *sqlite.Error
+		if !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY {
+			return mode, err
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("switch to WAL mode: %w", err)
+		case <-retry.C:
+		}
+	}
 }
 
 // escapeURIPath escapes what would end or garble the path of a SQLite URI

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rmsd/rmsd/store"
@@ -121,5 +122,32 @@ func TestSQLiteRefusesAFileThatIsNotADatabase(t *testing.T) {
 	_, err := OpenSQLite(t.Context(), path, Options{})
 	if err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("open = %v, want an error naming %s", err, path)
+	}
+}
+
+// TestSQLiteConcurrentFirstOpensAllSucceed opens one new file from several
+// goroutines at once, as processes starting together would, many times
+// over: each open switches the file to WAL mode, and SQLite answers the
+// loser of that race SQLITE_BUSY at once, without its busy timeout.
+func TestSQLiteConcurrentFirstOpensAllSucceed(t *testing.T) {
+	const rounds, opens = 20, 6
+	for round := range rounds {
+		path := filepath.Join(t.TempDir(), "rmsd.db")
+		stores := make([]*Store, opens)
+		errs := make([]error, opens)
+		var wg sync.WaitGroup
+		for i := range opens {
+			wg.Go(func() { stores[i], errs[i] = OpenSQLite(t.Context(), path, Options{}) })
+		}
+		wg.Wait()
+		for i, s := range stores {
+			if errs[i] != nil {
+				t.Errorf("round %d: open %d: %v", round, i, errs[i])
+				continue
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("round %d: close %d: %v", round, i, err)
+			}
+		}
 	}
 }

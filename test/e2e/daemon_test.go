@@ -51,21 +51,21 @@ type daemon struct {
 	done   chan error
 }
 
-// startDaemon runs bin with env and its own SQLite file, and waits for its
-// "rmsd serving" log line.
-func startDaemon(t *testing.T, bin string, env []string, args ...string) *daemon {
+// startDaemon runs rmsd with env in a working directory of its own (so
+// its own SQLite file, rmsd.db there), and waits for its "rmsd serving" log
+// line.
+func startDaemon(t *testing.T, env []string, args ...string) *daemon {
 	t.Helper()
-	dir := t.TempDir()
-	return startDaemonIn(t, dir, bin, append([]string{"RMS_STORAGE__SQLITE_PATH=" + filepath.Join(dir, "own.db")}, env...), args...)
+	return startDaemonIn(t, t.TempDir(), env, args...)
 }
 
-// startDaemonIn runs bin in dir with env and waits for its "rmsd serving"
+// startDaemonIn runs rmsd in dir with env and waits for its "rmsd serving"
 // log line. The test's own store settings (DATABASE_URL,
 // RMS_STORAGE__SQLITE_PATH) are not passed on: the daemon's store is what
 // env and its configuration say.
-func startDaemonIn(t *testing.T, dir, bin string, env []string, args ...string) *daemon {
+func startDaemonIn(t *testing.T, dir string, env []string, args ...string) *daemon {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(rmsdBinary, args...)
 	cmd.Dir = dir
 	cmd.Env = append(environWithout("DATABASE_URL", "RMS_STORAGE__SQLITE_PATH"), env...)
 	stdout, err := cmd.StdoutPipe()
@@ -142,13 +142,15 @@ func emptyConfig(t *testing.T) string {
 	return path
 }
 
-// stopDaemon sends SIGTERM and waits for exit code 0.
-func stopDaemon(t *testing.T, d *daemon) {
+// stopDaemon sends SIGTERM, waits for exit code 0 and returns the log
+// lines that followed "rmsd serving".
+func stopDaemon(t *testing.T, d *daemon) (lines []map[string]any) {
 	t.Helper()
 	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	for range d.lines {
+	for m := range d.lines {
+		lines = append(lines, m)
 	}
 	select {
 	case err := <-d.done:
@@ -158,11 +160,11 @@ func stopDaemon(t *testing.T, d *daemon) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("rmsd still running 20s after SIGTERM")
 	}
+	return lines
 }
 
 func TestDaemonServesAndExitsZeroOnSIGTERM(t *testing.T) {
-	bin := rmsdBinary
-	d := startDaemon(t, bin, insecureEnv, "--config", emptyConfig(t))
+	d := startDaemon(t, insecureEnv, "--config", emptyConfig(t))
 
 	conn, err := grpc.NewClient(d.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -180,29 +182,14 @@ func TestDaemonServesAndExitsZeroOnSIGTERM(t *testing.T) {
 		t.Fatalf("health = %v, %v", health, err)
 	}
 
-	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	var sawDrain bool
-	for m := range d.lines {
-		sawDrain = sawDrain || m["message"] == "shutdown requested: draining"
-	}
-	select {
-	case err := <-d.done:
-		if err != nil {
-			t.Fatalf("rmsd exited with %v after SIGTERM, want exit 0", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("rmsd still running 20s after SIGTERM")
-	}
-	if !sawDrain {
+	lines := stopDaemon(t, d)
+	if !slices.ContainsFunc(lines, func(m map[string]any) bool { return m["message"] == "shutdown requested: draining" }) {
 		t.Error("no drain log line after SIGTERM")
 	}
 }
 
 func TestDaemonRefusesPlaintextWithoutTheEnvironmentSwitch(t *testing.T) {
-	bin := rmsdBinary
-	cmd := exec.Command(bin, "--config", emptyConfig(t))
+	cmd := exec.Command(rmsdBinary, "--config", emptyConfig(t))
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "RMS_TLS__INSECURE=true", "RMS_ALLOW_INSECURE=")
 	out, err := cmd.CombinedOutput()
@@ -231,7 +218,7 @@ func TestDaemonStartsInAKubernetesPod(t *testing.T) {
 		"RMS_API_URL=https://rms.example:8801",
 		"RMS_ROOT_CA_PATH=/etc/nico/ca.pem",
 	}, insecureEnv...)
-	d := startDaemon(t, rmsdBinary, env, "--config", emptyConfig(t))
+	d := startDaemon(t, env, "--config", emptyConfig(t))
 	if strings.HasSuffix(d.addr, ":8801") {
 		t.Fatalf("serving on %s: a service-link variable was taken as the port", d.addr)
 	}
@@ -260,7 +247,7 @@ func TestDaemonKeepsItsStoreInTheWorkingDirectory(t *testing.T) {
 	want := "path=" + filepath.Join(dir, "rmsd.db")
 	var versions []any
 	for range 2 {
-		d := startDaemonIn(t, dir, rmsdBinary, insecureEnv, "--config", emptyConfig(t))
+		d := startDaemonIn(t, dir, insecureEnv, "--config", emptyConfig(t))
 		stopDaemon(t, d)
 		if d.opened["location"] != want || d.opened["engine"] != "sqlite" {
 			t.Fatalf("store opened: %v; want sqlite at %s", d.opened, want)
