@@ -51,9 +51,6 @@ func NewPool(opts Options) (*Pool, error) {
 	return p, nil
 }
 
-// Options returns the effective options (defaults filled in).
-func (p *Pool) Options() Options { return p.opts }
-
 // Close drops every idle connection. Clients made from the pool must not be
 // used afterwards.
 func (p *Pool) Close() { p.transport.CloseIdleConnections() }

@@ -173,15 +173,15 @@ type FirmwareUpdater interface {
 
 // AuxPowerCycler cycles a tray's auxiliary power (BMC included) and waits
 // for it to come back.
+type AuxPowerCycler interface {
+	AuxPowerCycle(ctx context.Context) error
+}
+
 // BMCProber reaches a node's BMC once (GET /redfish/v1), to tell a BMC
 // that is gone (the error is redfish.ErrUnreachable) from one that is
 // there, whatever it answers.
 type BMCProber interface {
 	ProbeBMC(ctx context.Context) error
-}
-
-type AuxPowerCycler interface {
-	AuxPowerCycle(ctx context.Context) error
 }
 
 // Device is a node as the engine drives it. Every method exists on every

@@ -75,6 +75,7 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (Object, error) {
 	if err != nil {
 		return Object{}, err
 	}
+	s.keepManifest(m.ID, req.ConfigJSON, m)
 	started := len(arts) > 0 && s.start(m.ID, func(ctx context.Context) { s.download(ctx, m.ID, dir, arts, token) })
 	s.log.Info().Str("object_id", m.ID).Str("hardware_type", req.HardwareType).Int("artifacts", len(arts)).
 		Bool("default", created.IsDefault).Bool("available", created.Available).Bool("token", !token.IsZero()).

@@ -22,6 +22,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		return s.storeError("delete firmware object", id, err)
 	}
 	s.stop(id, errDeleted)
+	s.dropManifest(id)
 	log := s.log.With().Str("object_id", id).Str("hardware_type", obj.HardwareType).Logger()
 	if err := s.removeCache(id); err != nil {
 		log.Warn().Err(err).Msg("firmware object deleted, but its cache could not be removed")

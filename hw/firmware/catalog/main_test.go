@@ -144,17 +144,19 @@ func (fx *fixture) waitObject(id, what string, cond func(store.FirmwareObject) b
 	}
 }
 
-// waitReleased waits until the artifact server holds no request: a
-// cancelled transfer's request ends on the server once it notices its
-// client went away.
+// waitReleased waits until the artifact server answers no request: a
+// cancelled transfer's request ends on the server, and is recorded in
+// its Requests, only once the server notices its client went away, some
+// time after the download itself has stopped.
 func (fx *fixture) waitReleased() {
 	fx.t.Helper()
 	deadline := time.Now().Add(waitTimeout)
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
-	for fx.srv.Held() != 0 {
+	for fx.srv.InFlight() != 0 {
 		if time.Now().After(deadline) {
-			fx.t.Fatalf("%d requests still held %s after their download was cancelled", fx.srv.Held(), waitTimeout)
+			fx.t.Fatalf("%d requests (%d held) still answered %s after their download was cancelled",
+				fx.srv.InFlight(), fx.srv.Held(), waitTimeout)
 		}
 		<-tick.C
 	}

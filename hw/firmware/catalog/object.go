@@ -13,9 +13,9 @@ import (
 // object and what its manifest offers.
 type Object struct {
 	store.FirmwareObject
-	// Metadata is resolved from ConfigJSON when the object is read (the
-	// manifest package does no I/O, so this is cheap and always agrees
-	// with the manifest as stored).
+	// Metadata is resolved from ConfigJSON, which is parsed the first time
+	// the object is added or read; it always agrees with the manifest as
+	// stored.
 	Metadata manifest.Metadata
 }
 
@@ -60,12 +60,43 @@ func (s *Service) SetDefault(ctx context.Context, id string) (Object, error) {
 // stored by an older rmsd that this one refuses keeps its object readable,
 // without metadata, and is logged.
 func (s *Service) resolve(obj store.FirmwareObject) Object {
-	m, err := manifest.Parse([]byte(obj.ConfigJSON), s.mopts)
+	m, err := s.manifestOf(obj)
 	if err != nil {
 		s.log.Warn().Str("object_id", obj.ID).Err(err).Msg("stored firmware manifest no longer parses; answering it without metadata")
 		return Object{FirmwareObject: obj}
 	}
 	return Object{FirmwareObject: obj, Metadata: m.Metadata()}
+}
+
+// manifestOf returns the parsed manifest of a stored object, parsing its
+// ConfigJSON only when it has not been parsed before.
+func (s *Service) manifestOf(obj store.FirmwareObject) (*manifest.Manifest, error) {
+	s.mu.Lock()
+	p, ok := s.manifests[obj.ID]
+	s.mu.Unlock()
+	if ok && p.config == obj.ConfigJSON {
+		return p.m, nil
+	}
+	m, err := manifest.Parse([]byte(obj.ConfigJSON), s.mopts)
+	if err != nil {
+		return nil, err
+	}
+	s.keepManifest(obj.ID, obj.ConfigJSON, m)
+	return m, nil
+}
+
+// keepManifest remembers object id's manifest, parsed from config.
+func (s *Service) keepManifest(id, config string, m *manifest.Manifest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.manifests[id] = parsedManifest{config: config, m: m}
+}
+
+// dropManifest forgets the manifest of a deleted object.
+func (s *Service) dropManifest(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.manifests, id)
 }
 
 // storeError translates a store failure about object id.

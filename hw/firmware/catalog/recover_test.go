@@ -31,7 +31,8 @@ func TestOpen_ReverifiesTheObjectsARestartInterrupted(t *testing.T) {
 	if err := fx.srv.WaitHeld(testCtx(t), 2); err != nil {
 		t.Fatal(err)
 	}
-	fx.close() // rmsd stops with two downloads under way
+	fx.close()        // rmsd stops with two downloads under way
+	fx.waitReleased() // and the server has recorded their requests
 
 	// The held package of one object had landed just before the stop; the
 	// other object's is a corrupt leftover, beside a temporary file.

@@ -70,6 +70,16 @@ type Service struct {
 	mu     sync.Mutex
 	closed bool
 	jobs   map[string]*job // background work, by object id
+	// manifests are the stored objects' parsed manifests, by object id,
+	// so that a read parses a manifest once, not at every Get and List.
+	manifests map[string]parsedManifest
+}
+
+// parsedManifest is an object's manifest and the ConfigJSON it was parsed
+// from: an object of the same id with another manifest is parsed anew.
+type parsedManifest struct {
+	config string
+	m      *manifest.Manifest
 }
 
 // job is the background work on one object: its download or its
@@ -92,7 +102,8 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	case o.Dir == "":
 		return nil, errors.New("catalog: no firmware directory")
 	}
-	s := &Service{store: o.Store, dl: o.Downloader, dir: o.Dir, mopts: o.Manifest, log: o.Logger, jobs: map[string]*job{}}
+	s := &Service{store: o.Store, dl: o.Downloader, dir: o.Dir, mopts: o.Manifest, log: o.Logger, jobs: map[string]*job{},
+		manifests: map[string]parsedManifest{}}
 	s.base, s.cancelBase = context.WithCancelCause(context.Background())
 	if n, err := download.ReapTempFiles(o.Dir); err != nil {
 		s.log.Warn().Err(err).Str("firmware_dir", o.Dir).Int("removed", n).Msg("could not remove every leftover temporary download file")

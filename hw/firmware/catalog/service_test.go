@@ -244,3 +244,24 @@ func tempFiles(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// Reads answer the metadata of the manifest as stored, each a copy of its
+// own: what one caller changes, the next read does not see.
+func TestService_ReadsAnswerMetadataCopies(t *testing.T) {
+	fx := newFixture(t, fixtureOptions{})
+	added := fx.add(catalog.AddRequest{HardwareType: "any", ConfigJSON: `{"ProductName": "DGXGB200", "Milestones": [{"Name": "copies",
+		"BoardSKUs": [{"Type": "Compute Node", "Components": {"Firmware": [{"Component": "CX7", "Version": "28.44.1036", "Locations": []}]}}]}]}`})
+	first, err := fx.svc.Get(testCtx(t), added.ID)
+	if err != nil || len(first.Metadata.DeviceComponents) == 0 || len(first.Metadata.DeviceComponents[0].Components) != 1 {
+		t.Fatalf("get: %+v, %v", first.Metadata, err)
+	}
+	first.Metadata.DeviceComponents[0].Components[0].Name = "changed by a caller"
+	again, err := fx.svc.Get(testCtx(t), added.ID)
+	if err != nil || again.Metadata.DeviceComponents[0].Components[0].Name != "CX7" {
+		t.Fatalf("second get: %+v, %v", again.Metadata, err)
+	}
+	listed, err := fx.svc.List(testCtx(t), store.ObjectFilter{})
+	if err != nil || len(listed) != 1 || listed[0].Metadata.DeviceComponents[0].Components[0].Name != "CX7" {
+		t.Fatalf("list: %+v, %v", listed, err)
+	}
+}

@@ -18,27 +18,33 @@ import (
 // path whose existing part resolves outside root or through a dangling
 // symbolic link (which a later create would follow wherever it points).
 func Path(root, name string) (string, error) {
+	_, real, err := realPath(root, name)
+	return real, err
+}
+
+// realPath is Path that also returns the real path of root (Open opens
+// the name through it).
+func realPath(root, name string) (realRoot, real string, err error) {
 	refuse := func(escape bool, format string, args ...any) error {
 		return &Error{Name: name, Root: root, Reason: fmt.Sprintf(format, args...), escape: escape}
 	}
 	switch {
 	case name == "":
-		return "", refuse(false, "it is empty")
+		return "", "", refuse(false, "it is empty")
 	case strings.ContainsRune(name, 0):
-		return "", refuse(false, "it holds a NUL byte")
+		return "", "", refuse(false, "it holds a NUL byte")
 	}
 	for _, el := range strings.FieldsFunc(name, isSeparator) {
 		if el == ".." {
-			return "", refuse(true, `it has a ".." element`)
+			return "", "", refuse(true, `it has a ".." element`)
 		}
 	}
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
-		return "", fmt.Errorf("confine: root %s: %w", root, err)
+		return "", "", fmt.Errorf("confine: root %s: %w", root, err)
 	}
-	realRoot, err := filepath.EvalSymlinks(absRoot)
-	if err != nil {
-		return "", fmt.Errorf("confine: root %s: %w", root, err)
+	if realRoot, err = filepath.EvalSymlinks(absRoot); err != nil {
+		return "", "", fmt.Errorf("confine: root %s: %w", root, err)
 	}
 	p := filepath.Clean(name)
 	if !filepath.IsAbs(p) {
@@ -48,21 +54,21 @@ func Path(root, name string) (string, error) {
 	if !ok {
 		// An absolute name may spell the root by its real path.
 		if rel, ok = within(realRoot, p); !ok {
-			return "", refuse(true, "it lies outside the directory")
+			return "", "", refuse(true, "it lies outside the directory")
 		}
 	}
 	if rel == "." {
-		return "", refuse(false, "it names the directory itself")
+		return "", "", refuse(false, "it names the directory itself")
 	}
-	real, err := resolve(realRoot, rel)
+	real, err = resolve(realRoot, rel)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
 			e.Name, e.Root = name, root
 		}
-		return "", err
+		return "", "", err
 	}
-	return real, nil
+	return realRoot, real, nil
 }
 
 // resolve walks rel below realRoot one element at a time, following every
@@ -110,17 +116,9 @@ func isSeparator(r rune) bool { return r == '/' || r == filepath.Separator }
 // opened through an os.Root on the real root directory, so a symbolic link
 // swapped in between the check and the open cannot lead outside either.
 func Open(root, name string) (*os.File, error) {
-	p, err := Path(root, name)
+	realRoot, p, err := realPath(root, name)
 	if err != nil {
 		return nil, err
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return nil, fmt.Errorf("confine: root %s: %w", root, err)
-	}
-	realRoot, err = filepath.Abs(realRoot)
-	if err != nil {
-		return nil, fmt.Errorf("confine: root %s: %w", root, err)
 	}
 	rel, ok := within(realRoot, p)
 	if !ok {

@@ -39,28 +39,40 @@ func Verify(ctx context.Context, dir, name, sha string) (Result, error) {
 	if err := checkName(dir, name); err != nil {
 		return res, err
 	}
-	f, err := root.Open(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return res, fmt.Errorf("%w: %s", ErrNotCached, name)
-	}
+	n, err := verifyCached(ctx, root, name, strings.ToLower(sha))
 	if err != nil {
-		return res, fmt.Errorf("open cached %s: %w", name, err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return res, fmt.Errorf("%w: %s is not a regular file", ErrNotCached, name)
-	}
-	h := sha256.New()
-	n, err := io.Copy(h, &ctxReader{ctx: ctx, r: f})
-	if ctx.Err() != nil {
-		return res, interrupted(context.Cause(ctx))
-	}
-	if err != nil {
-		return res, fmt.Errorf("read cached %s: %w", name, err)
-	}
-	if err := verify(h, strings.ToLower(sha)); err != nil {
 		return res, err
 	}
 	res.Path, res.Size, res.Reused = filepath.Join(dir, name), n, true
 	return res, nil
+}
+
+// verifyCached checks that root holds the regular file name with the digest
+// want (lower-case hex) and returns its size. Download checks the cache with
+// it before a transfer, Verify instead of one. Its errors match
+// ErrNotCached, ErrChecksum or the end of ctx, which stops the hashing.
+func verifyCached(ctx context.Context, root *os.Root, name, want string) (int64, error) {
+	f, err := root.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("%w: %s", ErrNotCached, name)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("open cached %s: %w", name, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return 0, fmt.Errorf("%w: %s is not a regular file", ErrNotCached, name)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, &ctxReader{ctx: ctx, r: f})
+	if ctx.Err() != nil {
+		return 0, interrupted(context.Cause(ctx))
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read cached %s: %w", name, err)
+	}
+	if err := verify(h, want); err != nil {
+		return 0, err
+	}
+	return n, nil
 }

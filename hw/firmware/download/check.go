@@ -1,9 +1,6 @@
 package download
 
 import (
-	"fmt"
-
-	"github.com/rmsd/rmsd/hw/firmware/confine"
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
 )
 
@@ -19,20 +16,12 @@ func (d *Downloader) Check(artifacts []manifest.Artifact) error {
 		if a.Source.Kind != manifest.SourceFile {
 			continue
 		}
-		var err error
-		if d.opts.SourceRoot == "" {
-			err = fmt.Errorf("%w: file sources need a firmware directory", ErrUnsupportedSource)
-		} else if f, oerr := confine.Open(d.opts.SourceRoot, a.Source.Path); oerr != nil {
-			err = oerr
-		} else {
-			if fi, serr := f.Stat(); serr != nil || !fi.Mode().IsRegular() {
-				err = fmt.Errorf("%s is not a regular file", a.Source.Path)
-			}
-			f.Close()
-		}
+		f, _, err := d.openFile(a.Source) // the open a download makes
 		if err != nil {
 			failed = append(failed, &ArtifactError{Name: a.Name, Source: a.Source.String(), Err: err})
+			continue
 		}
+		f.Close()
 	}
 	if len(failed) > 0 {
 		return &Error{Failed: failed, Total: len(artifacts)}

@@ -39,10 +39,14 @@ func (d *Downloader) fetch(ctx context.Context, root *os.Root, dir string, a man
 	}
 	want := strings.ToLower(a.Sha256)
 	log := d.log.With().Str("artifact", a.Name).Str("component", a.Component).Str("source", a.Source.String()).Logger()
-	if size, ok := cached(root, a.Name, want); ok {
+	size, err := verifyCached(ctx, root, a.Name, want)
+	switch {
+	case err == nil:
 		log.Info().Int64("size_bytes", size).Msg("artifact already cached and verified")
 		res.Path, res.Size, res.Reused = filepath.Join(dir, a.Name), size, true
 		return res
+	case ctx.Err() != nil:
+		return fail(err) // cancelled while checking the cache
 	}
 	release, err := d.acquire(ctx, log)
 	if err != nil {
@@ -50,7 +54,7 @@ func (d *Downloader) fetch(ctx context.Context, root *os.Root, dir string, a man
 	}
 	defer release()
 	start := time.Now()
-	size, err := d.transfer(ctx, root, a, want, token, log, start)
+	size, err = d.transfer(ctx, root, a, want, token, log, start)
 	if err != nil {
 		return fail(err)
 	}
@@ -68,21 +72,6 @@ func checkName(dir, name string) error {
 		return fmt.Errorf("artifact name %q is not a single file name: %w", name, confine.ErrInvalidName)
 	}
 	return nil
-}
-
-// cached reports whether name is already in root with digest want.
-func cached(root *os.Root, name, want string) (int64, bool) {
-	f, err := root.Open(name)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return 0, false
-	}
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	return n, err == nil && hex.EncodeToString(h.Sum(nil)) == want
 }
 
 // transfer streams the artifact into a temporary file, verifies it and

@@ -116,7 +116,10 @@ func TestToken_NeverInLogsErrorsOrFiles(t *testing.T) {
 	redirected := good.Publish("artifactory/r/redirected.fwpkg", []byte("moved"))
 	good.SetFault("artifactory/r/redirected.fwpkg", artifactsim.Fault{RedirectTo: onCDN.URL})
 
-	d, logs := newDownloader(t, download.Options{StallTimeout: 200 * time.Millisecond})
+	// The stall timeout also bounds the healthy transfers: short enough for
+	// the stalled one to fail soon, long enough that a loaded machine never
+	// fails a healthy one.
+	d, logs := newDownloader(t, download.Options{StallTimeout: time.Second})
 	dir := t.TempDir()
 	secret := hw.NewSecret(token)
 	results, err := d.Download(testCtx(t), dir, artifactsOf(t, "artifactory", ok, refused, corrupt, stalled, redirected), secret)

@@ -91,9 +91,6 @@ func artifactOf(l Location, component string) (Artifact, string) {
 // with its credentials.
 func sourceOf(loc, locationType string) (Source, string) {
 	lt := strings.ToLower(strings.TrimSpace(locationType))
-	if unsupportedSchemes[lt] {
-		return Source{}, fmt.Sprintf("LocationType %s is not supported; use http, https, artifactory, jfrog or file", quote(locationType))
-	}
 	switch lt {
 	case "", "http", "https", "artifactory", "jfrog", "file":
 	default:

@@ -45,33 +45,26 @@ type BoardSKU struct {
 	Components *Components `json:"Components"`
 }
 
-// Components are a board SKU's firmware and software entries.
+// Components are a board SKU's firmware and software entries. Of the
+// software entries only NVOS (switch system images) are used.
 type Components struct {
-	Firmware []FirmwareEntry `json:"Firmware"`
-	Software []SoftwareEntry `json:"Software"`
+	Firmware []Entry `json:"Firmware"`
+	Software []Entry `json:"Software"`
 }
 
-// FirmwareEntry is one firmware component of a board SKU.
-type FirmwareEntry struct {
-	// Component is the raw label, e.g. "BMC+FPGA+EROT" or "Powershelf FW".
+// Entry is one firmware or software component of a board SKU.
+type Entry struct {
+	// Component is the raw label, e.g. "BMC+FPGA+EROT", "Powershelf FW" or
+	// "NVOS".
 	Component string `json:"Component"`
 	// Version is the version expected after an update.
 	Version string `json:"Version"`
 	// Type is the channel ("Prod", "Beta", "Dev"), matched without regard to
-	// case against a request's firmware_type.
-	Type          string              `json:"Type"`
+	// case against the channel a request asks for (firmware_type).
+	Type string `json:"Type"`
+	// Bundle and FileNames are given for firmware.
 	Bundle        string              `json:"Bundle"`
 	FileNames     []string            `json:"FileNames"`
-	Locations     []Location          `json:"Locations"`
-	SubComponents []SubComponentEntry `json:"SubComponents"`
-}
-
-// SoftwareEntry is one software component of a board SKU; only NVOS entries
-// (switch system images) are used.
-type SoftwareEntry struct {
-	Component     string              `json:"Component"`
-	Version       string              `json:"Version"`
-	Type          string              `json:"Type"`
 	Locations     []Location          `json:"Locations"`
 	SubComponents []SubComponentEntry `json:"SubComponents"`
 }

@@ -45,29 +45,12 @@ func newResolver(m *Manifest, opts Options, p *problems) *resolver {
 func (r *resolver) run() {
 	for i, sku := range r.m.Milestone.BoardSKUs {
 		at := fmt.Sprintf("Milestones[0].BoardSKUs[%d]", i)
-		rt, routed := routeOf(sku.Type, r.m.Family)
-		if !routed {
+		if rt, routed := routeOf(sku.Type, r.m.Family); routed {
+			for j, fw := range sku.Components.Firmware {
+				r.addFirmware(rt, sku, i, fw, fmt.Sprintf("%s.Components.Firmware[%d]", at, j))
+			}
+		} else {
 			r.warnf("board SKU %s has Type %s, which routes to no node type; its firmware is ignored", skuLabel(sku, i), quote(sku.Type))
-		}
-		for j, fw := range sku.Components.Firmware {
-			if !routed {
-				continue
-			}
-			entryRoute, deviceType := rt, strings.TrimSpace(sku.Type)
-			if rt.kind == hw.KindCompute && isPowerShelfComponent(fw.Component) {
-				// The GB200 sample nests "Powershelf FW" under its compute SKU.
-				entryRoute, deviceType = route{hw.KindPowerShelf, rt.family}, DeviceTypePowerShelf
-			}
-			types := entryRoute.nodeTypes()
-			if len(types) == 0 {
-				r.warnf("component %s of board SKU %s applies to no node type (%s has no %s); it is ignored",
-					quote(fw.Component), skuLabel(sku, i), entryRoute.family, entryRoute.kind)
-				continue
-			}
-			cands := candidates(fw, fmt.Sprintf("%s.Components.Firmware[%d]", at, j))
-			for _, t := range types {
-				r.addComponent(t, deviceType, fw, cands)
-			}
 		}
 		for j, sw := range sku.Components.Software {
 			if isNVOS(sw.Component) {
@@ -85,6 +68,26 @@ func (r *resolver) run() {
 	}
 }
 
+// addFirmware adds firmware entry fw of board SKU number i, routed to rt,
+// to every node type it applies to.
+func (r *resolver) addFirmware(rt route, sku BoardSKU, i int, fw Entry, at string) {
+	deviceType := strings.TrimSpace(sku.Type)
+	if rt.kind == hw.KindCompute && isPowerShelfComponent(fw.Component) {
+		// The GB200 sample nests "Powershelf FW" under its compute SKU.
+		rt, deviceType = route{hw.KindPowerShelf, rt.family}, DeviceTypePowerShelf
+	}
+	types := rt.nodeTypes()
+	if len(types) == 0 {
+		r.warnf("component %s of board SKU %s applies to no node type (%s has no %s); it is ignored",
+			quote(fw.Component), skuLabel(sku, i), rt.family, rt.kind)
+		return
+	}
+	cands := candidates(fw, at)
+	for _, t := range types {
+		r.addComponent(t, deviceType, fw, cands)
+	}
+}
+
 func (r *resolver) warnf(format string, args ...any) {
 	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
 }
@@ -98,7 +101,7 @@ func skuLabel(sku BoardSKU, i int) string {
 
 // candidates lists an entry's payload locations: its own, then its
 // subcomponents', in document order.
-func candidates(fw FirmwareEntry, at string) []candidate {
+func candidates(fw Entry, at string) []candidate {
 	var out []candidate
 	for k, l := range fw.Locations {
 		if isPayload(l) {
@@ -116,7 +119,7 @@ func candidates(fw FirmwareEntry, at string) []candidate {
 }
 
 // addComponent adds a firmware entry to node type t.
-func (r *resolver) addComponent(t hw.NodeType, deviceType string, fw FirmwareEntry, cands []candidate) {
+func (r *resolver) addComponent(t hw.NodeType, deviceType string, fw Entry, cands []candidate) {
 	g := r.groups[t]
 	if g == nil {
 		g = &group{dc: DeviceComponents{NodeType: t, DeviceType: deviceType}, index: map[string]int{}}
@@ -171,7 +174,7 @@ func containsArtifact(list []ComponentArtifact, a ComponentArtifact) bool {
 }
 
 // addImage adds an NVOS software entry as a switch system image.
-func (r *resolver) addImage(sw SoftwareEntry, at string) {
+func (r *resolver) addImage(sw Entry, at string) {
 	img := SwitchSystemImage{SoftwareType: channel(sw.Type), Version: strings.TrimSpace(sw.Version), PackageName: "NVOS"}
 	for k, l := range sw.Locations {
 		if !isPayload(l) {

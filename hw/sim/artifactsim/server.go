@@ -1,6 +1,7 @@
 package artifactsim
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"fmt"
@@ -236,7 +237,9 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, ans
 // open finds a published file, or one below Options.Dir.
 func (s *Server) open(name string, body []byte, published bool) (io.Reader, int64, error) {
 	if published {
-		return strings.NewReader(string(body)), int64(len(body)), nil
+		// Published bytes are never changed in place (Publish replaces
+		// them), so every request reads them as they are.
+		return bytes.NewReader(body), int64(len(body)), nil
 	}
 	if s.opts.Dir == "" || name == "" {
 		return nil, 0, os.ErrNotExist

@@ -96,11 +96,16 @@ func (s *Switch) wrap(f nvueFunc) http.Handler {
 			t := time.NewTimer(delay)
 			select {
 			case <-t.C:
-			case <-r.Context().Done(): // the caller gave up: it gets no answer
+			case <-r.Context().Done():
+				// The caller gave up: it gets no answer. Returning would
+				// send an empty 200, which a client whose cancellation
+				// races the answer can still read as a success.
 				t.Stop()
+				dropConnection(w)
 				return
 			case <-s.done:
 				t.Stop()
+				dropConnection(w)
 				return
 			}
 		}
