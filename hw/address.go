@@ -22,7 +22,7 @@ func CheckAddress(s string) error {
 	if validHostName(s) {
 		return nil
 	}
-	return fmt.Errorf("%s is neither an IP address nor a valid host name", quoteShort(s))
+	return fmt.Errorf("%s is neither an IP address nor a valid host name", QuoteShort(s))
 }
 
 func validHostName(s string) bool {

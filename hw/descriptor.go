@@ -87,7 +87,7 @@ func ResolveDescriptor(attrs map[string]string) (NodeType, error) {
 	t, ok := descriptorTypes[key]
 	if !ok {
 		return NodeTypeUnspecified, &DescriptorError{Reason: fmt.Sprintf("no supported node type for role=%s vendor=%s product_family=%s",
-			quoteShort(attrs[AttrRole]), quoteShort(attrs[AttrVendor]), quoteShort(attrs[AttrProductFamily]))}
+			QuoteShort(attrs[AttrRole]), QuoteShort(attrs[AttrVendor]), QuoteShort(attrs[AttrProductFamily]))}
 	}
 	return t, nil
 }

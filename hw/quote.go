@@ -9,10 +9,10 @@ import (
 // quoteLimit is how many characters of a caller's value an error quotes.
 const quoteLimit = 64
 
-// quoteShort quotes s for an error message, clipped to its first 64
+// QuoteShort quotes s for an error message, clipped to its first 64
 // characters and marked when clipped (with its full length), so that a
 // caller's oversized value never makes an oversized message.
-func quoteShort(s string) string {
+func QuoteShort(s string) string {
 	n := utf8.RuneCountInString(s)
 	if n <= quoteLimit {
 		return fmt.Sprintf("%q", s)
@@ -27,7 +27,7 @@ func quoteShort(s string) string {
 	return fmt.Sprintf("%q… (%d characters)", s[:i], n)
 }
 
-// quoteList quotes the first max names (each clipped by quoteShort) and
+// quoteList quotes the first max names (each clipped by QuoteShort) and
 // counts the rest.
 func quoteList(names []string, max int) string {
 	var out []string
@@ -36,7 +36,7 @@ func quoteList(names []string, max int) string {
 			out = append(out, fmt.Sprintf("and %d more", len(names)-max))
 			break
 		}
-		out = append(out, quoteShort(n))
+		out = append(out, QuoteShort(n))
 	}
 	return strings.Join(out, ", ")
 }

@@ -16,8 +16,8 @@ func TestQuoteShort(t *testing.T) {
 		{strings.Repeat("x", 100_000), `"` + strings.Repeat("x", 64) + `"… (100000 characters)`},
 	}
 	for _, tt := range tests {
-		if got := quoteShort(tt.give); got != tt.want {
-			t.Errorf("quoteShort(%.20q) = %s, want %s", tt.give, got, tt.want)
+		if got := QuoteShort(tt.give); got != tt.want {
+			t.Errorf("QuoteShort(%.20q) = %s, want %s", tt.give, got, tt.want)
 		}
 	}
 }

@@ -3,7 +3,8 @@ package confine
 import (
 	"errors"
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/rmsd/rmsd/hw"
 )
 
 // Sentinels matched by every refusal (errors.Is).
@@ -30,7 +31,7 @@ func (e *Error) Error() string {
 	if e.escape {
 		verb = "escapes"
 	}
-	return fmt.Sprintf("file name %s %s %s: %s", quote(e.Name), verb, e.Root, e.Reason)
+	return fmt.Sprintf("file name %s %s %s: %s", hw.QuoteShort(e.Name), verb, e.Root, e.Reason)
 }
 
 // Is matches the sentinel of the refusal's kind.
@@ -39,23 +40,4 @@ func (e *Error) Is(target error) bool {
 		return target == ErrEscapes
 	}
 	return target == ErrInvalidName
-}
-
-// quoteLimit is how many characters of a caller's name an error quotes.
-const quoteLimit = 64
-
-// quote quotes s clipped to quoteLimit characters, so an oversized name
-// never makes an oversized message.
-func quote(s string) string {
-	if utf8.RuneCountInString(s) <= quoteLimit {
-		return fmt.Sprintf("%q", s)
-	}
-	n, i := 0, 0
-	for i = range s {
-		if n == quoteLimit {
-			break
-		}
-		n++
-	}
-	return fmt.Sprintf("%q… (%d characters)", s[:i], utf8.RuneCountInString(s))
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rmsd/rmsd/hw"
 )
 
 // Path returns the real path (no symbolic links) of name inside root. A
@@ -89,10 +91,10 @@ func resolve(realRoot, rel string) (string, error) {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			target, err := filepath.EvalSymlinks(next)
 			if err != nil {
-				return "", &Error{Reason: fmt.Sprintf("%s is a symbolic link that leads nowhere", quote(filepath.Join(parts[:i+1]...))), escape: true}
+				return "", &Error{Reason: fmt.Sprintf("%s is a symbolic link that leads nowhere", hw.QuoteShort(filepath.Join(parts[:i+1]...))), escape: true}
 			}
 			if _, ok := within(realRoot, target); !ok {
-				return "", &Error{Reason: fmt.Sprintf("%s is a symbolic link to outside the directory", quote(filepath.Join(parts[:i+1]...))), escape: true}
+				return "", &Error{Reason: fmt.Sprintf("%s is a symbolic link to outside the directory", hw.QuoteShort(filepath.Join(parts[:i+1]...))), escape: true}
 			}
 			next = target
 		}
@@ -131,7 +133,7 @@ func Open(root, name string) (*os.File, error) {
 	defer r.Close()
 	f, err := r.Open(rel)
 	if err != nil {
-		return nil, fmt.Errorf("confine: open %s in %s: %w", quote(name), root, err)
+		return nil, fmt.Errorf("confine: open %s in %s: %w", hw.QuoteShort(name), root, err)
 	}
 	return f, nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // ErrInvalid is matched by every refusal of Parse; the gRPC edge answers it
@@ -59,23 +58,4 @@ func (p *problems) err() error {
 		return nil
 	}
 	return &Error{Problems: p.list}
-}
-
-// quoteLimit is how many characters of a manifest value a message quotes.
-const quoteLimit = 64
-
-// quote quotes s clipped to quoteLimit characters, so a huge manifest value
-// never makes a huge message.
-func quote(s string) string {
-	if utf8.RuneCountInString(s) <= quoteLimit {
-		return fmt.Sprintf("%q", s)
-	}
-	n, i := 0, 0
-	for i = range s {
-		if n == quoteLimit {
-			break
-		}
-		n++
-	}
-	return fmt.Sprintf("%q… (%d characters)", s[:i], utf8.RuneCountInString(s))
 }

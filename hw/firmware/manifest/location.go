@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/rmsd/rmsd/hw"
 )
 
 // payloadExtensions are the file name endings of firmware and image
@@ -75,14 +77,14 @@ func artifactOf(l Location, component string) (Artifact, string) {
 	}
 	if len(base) > maxCacheName || !cacheNamePattern.MatchString(base) {
 		return Artifact{}, fmt.Sprintf("Location %s gives the cache file name %s; it must be one path element of letters, digits, '.', '_', '+' and '-', not starting with '.'",
-			quote(src.String()), quote(base))
+			hw.QuoteShort(src.String()), hw.QuoteShort(base))
 	}
 	sha := strings.TrimSpace(l.Sha256)
 	switch {
 	case sha == "":
-		return Artifact{}, fmt.Sprintf("Location %s has no Sha256; rmsd downloads only artifacts it can verify", quote(src.String()))
+		return Artifact{}, fmt.Sprintf("Location %s has no Sha256; rmsd downloads only artifacts it can verify", hw.QuoteShort(src.String()))
 	case !sha256Pattern.MatchString(sha):
-		return Artifact{}, fmt.Sprintf("Sha256 %s of %s is not 64 hexadecimal digits", quote(sha), quote(src.String()))
+		return Artifact{}, fmt.Sprintf("Sha256 %s of %s is not 64 hexadecimal digits", hw.QuoteShort(sha), hw.QuoteShort(src.String()))
 	}
 	return Artifact{Name: base, Source: src, Sha256: strings.ToLower(sha), Component: component}, ""
 }
@@ -94,7 +96,7 @@ func sourceOf(loc, locationType string) (Source, string) {
 	switch lt {
 	case "", "http", "https", "artifactory", "jfrog", "file":
 	default:
-		return Source{}, fmt.Sprintf("LocationType %s is not supported; use http, https, artifactory, jfrog or file", quote(locationType))
+		return Source{}, fmt.Sprintf("LocationType %s is not supported; use http, https, artifactory, jfrog or file", hw.QuoteShort(locationType))
 	}
 	scheme := ""
 	if i := strings.Index(loc, "://"); i > 0 {
@@ -104,11 +106,11 @@ func sourceOf(loc, locationType string) (Source, string) {
 	case scheme == "":
 		// A bare local path.
 		if lt != "" && lt != "file" {
-			return Source{}, fmt.Sprintf("Location %s is a local path but LocationType is %s", quote(loc), quote(locationType))
+			return Source{}, fmt.Sprintf("Location %s is a local path but LocationType is %s", hw.QuoteShort(loc), hw.QuoteShort(locationType))
 		}
 		return Source{Kind: SourceFile, Path: loc}, ""
 	case unsupportedSchemes[scheme]:
-		return Source{}, fmt.Sprintf("Location %s: %s sources are not supported; use http, https, artifactory, jfrog or file", quote(redactURL(loc)), scheme)
+		return Source{}, fmt.Sprintf("Location %s: %s sources are not supported; use http, https, artifactory, jfrog or file", hw.QuoteShort(redactURL(loc)), scheme)
 	}
 	u, err := url.Parse(loc)
 	if err != nil {
@@ -116,26 +118,26 @@ func sourceOf(loc, locationType string) (Source, string) {
 	}
 	if u.User != nil {
 		return Source{}, fmt.Sprintf("Location %s carries credentials in the URL, which are not supported; artifactory and jfrog sources take the request's access_token",
-			quote(redactURL(loc)))
+			hw.QuoteShort(redactURL(loc)))
 	}
 	switch scheme {
 	case "file":
 		if lt != "" && lt != "file" {
-			return Source{}, fmt.Sprintf("Location %s is a file URL but LocationType is %s", quote(loc), quote(locationType))
+			return Source{}, fmt.Sprintf("Location %s is a file URL but LocationType is %s", hw.QuoteShort(loc), hw.QuoteShort(locationType))
 		}
 		if u.Host != "" && u.Host != "localhost" {
-			return Source{}, fmt.Sprintf("Location %s names a remote host; file sources must be local", quote(loc))
+			return Source{}, fmt.Sprintf("Location %s names a remote host; file sources must be local", hw.QuoteShort(loc))
 		}
 		if u.Path == "" {
-			return Source{}, fmt.Sprintf("Location %s names no file", quote(loc))
+			return Source{}, fmt.Sprintf("Location %s names no file", hw.QuoteShort(loc))
 		}
 		return Source{Kind: SourceFile, Path: u.Path}, ""
 	case "http", "https":
 		if lt == "file" {
-			return Source{}, fmt.Sprintf("Location %s is an %s URL but LocationType is %s", quote(redactURL(loc)), scheme, quote(locationType))
+			return Source{}, fmt.Sprintf("Location %s is an %s URL but LocationType is %s", hw.QuoteShort(redactURL(loc)), scheme, hw.QuoteShort(locationType))
 		}
 		if u.Host == "" {
-			return Source{}, fmt.Sprintf("Location %s names no host", quote(redactURL(loc)))
+			return Source{}, fmt.Sprintf("Location %s names no host", hw.QuoteShort(redactURL(loc)))
 		}
 		kind := SourceHTTP
 		if lt == "artifactory" || lt == "jfrog" {
@@ -143,7 +145,7 @@ func sourceOf(loc, locationType string) (Source, string) {
 		}
 		return Source{Kind: kind, URL: u.String()}, ""
 	}
-	return Source{}, fmt.Sprintf("Location %s: %s sources are not supported; use http, https, artifactory, jfrog or file", quote(redactURL(loc)), quote(scheme))
+	return Source{}, fmt.Sprintf("Location %s: %s sources are not supported; use http, https, artifactory, jfrog or file", hw.QuoteShort(redactURL(loc)), hw.QuoteShort(scheme))
 }
 
 // urlErrorReason is url.Parse's complaint without the URL it quotes (which

@@ -122,7 +122,7 @@ func Parse(configJSON []byte, opts Options) (*Manifest, error) {
 	if m.ProductName == "" {
 		p.addf("ProductName is required")
 	} else if m.Family = familyOf(m.ProductName); m.Family == "" {
-		p.addf("ProductName %s names no supported product family (GB200, GB300 or VR-NVL72)", quote(m.ProductName))
+		p.addf("ProductName %s names no supported product family (GB200, GB300 or VR-NVL72)", hw.QuoteShort(m.ProductName))
 	}
 	if len(doc.Milestones) != 1 {
 		p.addf("Milestones must contain exactly one milestone, got %d", len(doc.Milestones))
@@ -136,7 +136,7 @@ func Parse(configJSON []byte, opts Options) (*Manifest, error) {
 	if m.ProductName != "" && name != "" {
 		m.ID = m.ProductName + "_" + name
 		if reason := badDirName(m.ID); reason != "" {
-			p.addf("object id %s (ProductName_Name) %s", quote(m.ID), reason)
+			p.addf("object id %s (ProductName_Name) %s", hw.QuoteShort(m.ID), reason)
 		}
 	}
 	if len(m.Milestone.BoardSKUs) == 0 {

@@ -50,7 +50,7 @@ func (r *resolver) run() {
 				r.addFirmware(rt, sku, i, fw, fmt.Sprintf("%s.Components.Firmware[%d]", at, j))
 			}
 		} else {
-			r.warnf("board SKU %s has Type %s, which routes to no node type; its firmware is ignored", skuLabel(sku, i), quote(sku.Type))
+			r.warnf("board SKU %s has Type %s, which routes to no node type; its firmware is ignored", skuLabel(sku, i), hw.QuoteShort(sku.Type))
 		}
 		for j, sw := range sku.Components.Software {
 			if isNVOS(sw.Component) {
@@ -79,7 +79,7 @@ func (r *resolver) addFirmware(rt route, sku BoardSKU, i int, fw Entry, at strin
 	types := rt.nodeTypes()
 	if len(types) == 0 {
 		r.warnf("component %s of board SKU %s applies to no node type (%s has no %s); it is ignored",
-			quote(fw.Component), skuLabel(sku, i), rt.family, rt.kind)
+			hw.QuoteShort(fw.Component), skuLabel(sku, i), rt.family, rt.kind)
 		return
 	}
 	cands := candidates(fw, at)
@@ -94,7 +94,7 @@ func (r *resolver) warnf(format string, args ...any) {
 
 func skuLabel(sku BoardSKU, i int) string {
 	if n := strings.TrimSpace(sku.Name); n != "" {
-		return quote(n)
+		return hw.QuoteShort(n)
 	}
 	return fmt.Sprintf("#%d", i)
 }
@@ -209,7 +209,7 @@ func (r *resolver) artifact(c candidate, component string) (Artifact, bool) {
 		prev := r.artifacts[i]
 		if prev.Source != a.Source || prev.Sha256 != a.Sha256 {
 			r.p.addf("%s: cache file name %s is also that of another artifact (%s) with a different source or Sha256",
-				c.at, quote(a.Name), quote(prev.Source.String()))
+				c.at, hw.QuoteShort(a.Name), hw.QuoteShort(prev.Source.String()))
 			return Artifact{}, false
 		}
 		return prev, true
