@@ -30,15 +30,10 @@ type offlineDownloader struct{ check *download.Downloader }
 
 func (d offlineDownloader) Check(arts []manifest.Artifact) error { return d.check.Check(arts) }
 
-func (offlineDownloader) Download(_ context.Context, _ string, arts []manifest.Artifact, _ hw.Secret) ([]download.Result, error) {
-	out := make([]download.Result, len(arts))
-	failed := make([]*download.ArtifactError, len(arts))
-	for i, a := range arts {
-		failed[i] = &download.ArtifactError{Name: a.Name, Source: a.Source.String(),
-			Err: fmt.Errorf("%w: fuzzing fetches nothing", download.ErrTransport)}
-		out[i] = download.Result{Name: a.Name, Err: failed[i]}
-	}
-	return out, &download.Error{Failed: failed, Total: len(arts)}
+func (offlineDownloader) Fetch(_ context.Context, _ string, a manifest.Artifact, _ hw.Secret) (download.Result, error) {
+	err := &download.ArtifactError{Name: a.Name, Source: a.Source.String(),
+		Err: fmt.Errorf("%w: fuzzing fetches nothing", download.ErrTransport)}
+	return download.Result{Name: a.Name, Err: err}, err
 }
 
 // fuzzCatalog opens the fuzz fixture's catalog on an in-memory store, with

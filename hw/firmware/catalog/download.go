@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/firmware/download"
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
 	"github.com/rmsd/rmsd/store"
 )
@@ -19,7 +20,8 @@ import (
 const maxReasonFailures = 10
 
 // download fetches an object's artifacts into dir, each in a goroutine of
-// its own (the Downloader bounds how many transfer at once), recording
+// its own (the Downloader bounds how many transfer at once, and fetches each
+// on the calling goroutine), recording
 // each artifact's state as it changes, then the object's availability.
 // When ctx ends first (Delete, Close) it records nothing more.
 func (s *Service) download(ctx context.Context, id, dir string, arts []manifest.Artifact, token hw.Secret) {
@@ -74,20 +76,18 @@ func (s *Service) fetchArtifact(ctx context.Context, id, dir string, a manifest.
 	if err := s.store.SetArtifactStatus(ctx, id, a.Name, downloading); err != nil {
 		return fmt.Errorf("artifact %s: record its download: %w", a.Name, err)
 	}
-	res, err := s.dl.Download(ctx, dir, []manifest.Artifact{a}, token)
+	res, err := s.dl.Fetch(ctx, dir, a, token)
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	st := store.ArtifactStatus{State: store.ArtifactFailed}
+	var ae *download.ArtifactError
+	st := store.ArtifactStatus{State: store.ArtifactReady, LocalPath: res.Path}
 	switch {
-	case err != nil && len(res) == 1 && res[0].Err != nil:
-		err = res[0].Err // "artifact <name> from <source>: <why>"
-		st.Error = err.Error()
+	case errors.As(err, &ae): // "artifact <name> from <source>: <why>"
+		st = store.ArtifactStatus{State: store.ArtifactFailed, Error: err.Error()}
 	case err != nil:
 		err = fmt.Errorf("artifact %s: %w", a.Name, err)
-		st.Error = err.Error()
-	default:
-		st = store.ArtifactStatus{State: store.ArtifactReady, LocalPath: res[0].Path}
+		st = store.ArtifactStatus{State: store.ArtifactFailed, Error: err.Error()}
 	}
 	if serr := s.store.SetArtifactStatus(ctx, id, a.Name, st); serr != nil {
 		return errors.Join(err, fmt.Errorf("artifact %s: record its state: %w", a.Name, serr))

@@ -28,9 +28,10 @@ type Downloader interface {
 	// Check refuses artifacts that cannot be fetched at all, before
 	// anything is stored.
 	Check(artifacts []manifest.Artifact) error
-	// Download fetches artifacts into dir, verified, and returns one
-	// Result each; cancelling ctx stops it.
-	Download(ctx context.Context, dir string, artifacts []manifest.Artifact, token hw.Secret) ([]download.Result, error)
+	// Fetch fetches one artifact into dir, verified; its error is the
+	// artifact's failure (an *download.ArtifactError when it got that far).
+	// Cancelling ctx stops it.
+	Fetch(ctx context.Context, dir string, a manifest.Artifact, token hw.Secret) (download.Result, error)
 }
 
 // Options configure a Service.

@@ -58,12 +58,9 @@ type Result struct {
 // artifactory and jfrog sources, in X-JFrog-Art-Api; the zero Secret sends
 // none.
 func (d *Downloader) Download(ctx context.Context, dir string, artifacts []manifest.Artifact, token hw.Secret) ([]Result, error) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return nil, fmt.Errorf("download: cache directory: %w", err)
-	}
-	root, err := os.OpenRoot(dir)
+	root, err := openCache(dir)
 	if err != nil {
-		return nil, fmt.Errorf("download: cache directory: %w", err)
+		return nil, err
 	}
 	defer root.Close()
 	results := make([]Result, len(artifacts))
@@ -82,6 +79,32 @@ func (d *Downloader) Download(ctx context.Context, dir string, artifacts []manif
 		return results, &Error{Failed: failed, Total: len(artifacts)}
 	}
 	return results, nil
+}
+
+// Fetch fetches one artifact into dir, as Download does for each of its
+// artifacts: for a caller that runs (and records) artifacts one by one.
+// An unusable cache directory is the artifact's failure too.
+func (d *Downloader) Fetch(ctx context.Context, dir string, a manifest.Artifact, token hw.Secret) (Result, error) {
+	root, err := openCache(dir)
+	if err != nil {
+		return Result{Name: a.Name}, err
+	}
+	defer root.Close()
+	r := d.fetch(ctx, root, dir, a, token)
+	return r, r.Err
+}
+
+// openCache creates dir when missing and opens it as the root every
+// cached file is confined to.
+func openCache(dir string) (*os.Root, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("download: cache directory: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("download: cache directory: %w", err)
+	}
+	return root, nil
 }
 
 // acquire waits for a transfer slot; the returned func gives it back.
