@@ -143,7 +143,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	serverOpts.Logger = logger.Component("grpc")
 	serverOpts.Deps = rmsserver.Deps{
 		Version: version, Jobs: d.engine.Jobs(),
-		Racks: registry, Nodes: d.hw.runner, SwitchNVUE: d.hw.nvue,
+		Racks: registry, Nodes: d.hw.runner,
 		Catalog: d.catalog.svc,
 	}
 	d.server = rmsserver.New(serverOpts)

@@ -74,7 +74,7 @@ func (m *rackManager) ExecuteColdReboot(ctx context.Context, req *rmspb.ExecuteC
 	if err != nil {
 		return nil, err
 	}
-	if m.deps.Nodes == nil || m.deps.Jobs == nil || m.deps.SwitchNVUE == nil {
+	if m.deps.Nodes == nil || m.deps.Jobs == nil {
 		return nil, errUnavailable("cold reboot")
 	}
 	plan, nodeErrs, err := coldreboot.Check(nodes, coldRebootTiming(req))
@@ -90,7 +90,7 @@ func (m *rackManager) ExecuteColdReboot(ctx context.Context, req *rmspb.ExecuteC
 		ID: id, Type: messages.TypeColdRebootSequence, RackID: plan.RackID,
 		NodeID: coldreboot.SentinelNode(plan.RackID), Description: "Rack reboot queued",
 	}
-	wf := plan.Workflow(coldreboot.Deps{Nodes: m.deps.Nodes, NVUE: m.deps.SwitchNVUE})
+	wf := plan.Workflow(coldreboot.Deps{Nodes: m.deps.Nodes})
 	rep, err := m.deps.Jobs.CreateReserved(ctx, spec, wf, res)
 	var refused *messages.RefusedError
 	switch {

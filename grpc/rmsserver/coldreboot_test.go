@@ -238,7 +238,7 @@ func TestColdRebootAdmittedWithoutAnAnswerIsCancelled(t *testing.T) {
 	s := startSimRack(t)
 	admitted := make(chan string, 1)
 	client := rmspb.NewRackManagerClient(startTestServer(t, Deps{
-		Racks: s.racks, Nodes: s.runner, Jobs: laggingEngine{JobEngine: s.engine, admitted: admitted}, SwitchNVUE: s.nvue,
+		Racks: s.racks, Nodes: s.runner, Jobs: laggingEngine{JobEngine: s.engine, admitted: admitted},
 	}))
 	req := quickColdReboot(nodeSet(s.nodes...))
 	req.PrestageShutdownFloorSeconds = u32(60) // parks in the first stage

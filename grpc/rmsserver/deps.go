@@ -5,7 +5,6 @@ import (
 
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/nodeops"
-	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/messages"
 	"github.com/rmsd/rmsd/store"
@@ -24,9 +23,6 @@ type Deps struct {
 	// Nodes runs hardware operations (power, device info, firmware
 	// inventory, runbooks).
 	Nodes *nodeops.Runner
-	// SwitchNVUE is the shared NVUE connection pool runbooks reach NVOS
-	// switch APIs through directly (the one the node runner's adapters use).
-	SwitchNVUE *nvue.Pool
 	// Catalog is the firmware object catalog.
 	Catalog FirmwareCatalog
 }

@@ -38,11 +38,11 @@ var fuzzJobs = struct{ done, failed, parent, child string }{"fuzz-done", "fuzz-f
 func newFuzzFixture(f *testing.F) *fuzzFixture {
 	fx := &fuzzFixture{sinkPort: uint32(startSink(f))}
 	fx.engine = newTestEngine(f)
-	runner, nv := newOfflineRunner(f)
+	runner := newOfflineRunner(f)
 	fx.nodes = fuzzRackNodes(int(fx.sinkPort))
 	// The catalog holds fuzzObjects; an object a fuzzed request adds is
 	// deleted again (settle), so the catalog does not grow over a run.
-	fx.deps = Deps{Version: "fuzz", Jobs: fx.engine, Nodes: runner, SwitchNVUE: nv, Racks: fx.registry(f), Catalog: fuzzCatalog(f)}
+	fx.deps = Deps{Version: "fuzz", Jobs: fx.engine, Nodes: runner, Racks: fx.registry(f), Catalog: fuzzCatalog(f)}
 	// Panics and errors of the server reach the fuzzer's output.
 	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).Level(zerolog.ErrorLevel)
 	ts := startServer(f, Options{Deps: fx.deps, Logger: log})

@@ -135,7 +135,7 @@ func newTestEngine(t testing.TB) *actors.Engine {
 // newOfflineRunner returns a node runner for tests whose nodes point at no
 // device: connections fail within a fraction of a second (and nothing is
 // ever resolved or dialled beyond what the nodes name).
-func newOfflineRunner(t testing.TB) (*nodeops.Runner, *nvue.Pool) {
+func newOfflineRunner(t testing.TB) *nodeops.Runner {
 	t.Helper()
 	pool := redfish.NewPool(redfish.Options{ConnectTimeout: 200 * time.Millisecond, RequestTimeout: 500 * time.Millisecond,
 		ProbeTimeout: 200 * time.Millisecond, LivenessInterval: 50 * time.Millisecond, LivenessTimeout: 500 * time.Millisecond})
@@ -145,5 +145,5 @@ func newOfflineRunner(t testing.TB) (*nodeops.Runner, *nvue.Pool) {
 		t.Fatal(err)
 	}
 	t.Cleanup(nv.Close)
-	return nodeops.New(platform.Deps{Redfish: pool, NVUE: nv, Logger: zerolog.Nop()}, 64), nv
+	return nodeops.New(platform.Deps{Redfish: pool, NVUE: nv, Logger: zerolog.Nop()}, 64)
 }

@@ -42,8 +42,8 @@ func inventoryClient(t *testing.T) (rmspb.RackManagerClient, *racks.Registry) {
 func inventoryFixture(t *testing.T) (rmspb.RackManagerClient, *racks.Registry, *actors.Engine) {
 	reg := racks.New([]string{"gb200-prod"})
 	e := newTestEngine(t)
-	runner, nv := newOfflineRunner(t)
-	return rmspb.NewRackManagerClient(startTestServer(t, Deps{Racks: reg, Jobs: e, Nodes: runner, SwitchNVUE: nv})), reg, e
+	runner := newOfflineRunner(t)
+	return rmspb.NewRackManagerClient(startTestServer(t, Deps{Racks: reg, Jobs: e, Nodes: runner})), reg, e
 }
 
 func TestCreateNodesThenListRacksAndInventory(t *testing.T) {

@@ -25,7 +25,6 @@ type simRack struct {
 	client rmspb.RackManagerClient
 	racks  *racks.Registry
 	runner *nodeops.Runner
-	nvue   *nvue.Pool
 	engine *actors.Engine
 	nodes  []hw.Node // in fleet order: compute, switches, shelves
 }
@@ -50,7 +49,7 @@ func startSimRack(t *testing.T) *simRack {
 	t.Cleanup(nv.Close)
 	runner := nodeops.New(platform.Deps{Redfish: pool, NVUE: nv, Logger: zerolog.Nop()}, 64)
 	reg := racks.New(nil)
-	s := &simRack{fleet: fleet, racks: reg, runner: runner, nvue: nv}
+	s := &simRack{fleet: fleet, racks: reg, runner: runner}
 	for _, sn := range fleet.Nodes() {
 		bmc := sn.BMC
 		n := hw.Node{ID: sn.ID, RackID: sn.RackID, Type: sn.Type, BMC: &bmc}
@@ -67,7 +66,7 @@ func startSimRack(t *testing.T) *simRack {
 	}
 	s.engine = newTestEngine(t) // closed before the fleet, after the server
 	s.client = rmspb.NewRackManagerClient(startTestServer(t, Deps{
-		Racks: reg, Nodes: runner, Jobs: s.engine, SwitchNVUE: nv,
+		Racks: reg, Nodes: runner, Jobs: s.engine,
 	}))
 	return s
 }

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nodeops"
-	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/messages"
@@ -20,7 +18,6 @@ import (
 // Deps are what the runbook drives the rack with.
 type Deps struct {
 	Nodes *nodeops.Runner
-	NVUE  *nvue.Pool
 	// Now is the clock of the timeline (time.Now when nil).
 	Now func() time.Time
 }
@@ -266,31 +263,16 @@ func (r *run) verifyNVOSReady(ctx context.Context) (map[string]string, error) {
 	}
 }
 
-// hello reads /system from the NVUE API of every switch concurrently; the
-// result has one error (or nil) per switch.
+// hello asks every switch's NVOS whether it is up, all at once through
+// the node runner; the result has one error (or nil) per switch.
 func (r *run) hello(ctx context.Context, switches []hw.Node) []error {
-	errs := make([]error, len(switches))
-	var wg sync.WaitGroup
-	for i, n := range switches {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if p := recover(); p != nil {
-					errs[i] = fmt.Errorf("NVOS check of %s: %w: %v", n.ID, nodeops.ErrPanic, p)
-				}
-			}()
-			c, err := r.deps.NVUE.Client(*n.Host)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			defer c.Close()
-			_, errs[i] = c.System(ctx)
-		}()
-	}
-	wg.Wait()
-	return errs
+	return r.deps.Nodes.Each(ctx, switches, func(ctx context.Context, _ int, d platform.Device) error {
+		p, ok := d.(platform.NVOSProber)
+		if !ok {
+			return fmt.Errorf("%s cannot probe NVOS: %w", d.ID(), hw.ErrUnsupported)
+		}
+		return p.ProbeNVOS(ctx)
+	})
 }
 
 // poll waits floor, then calls check every PollInterval until it reports

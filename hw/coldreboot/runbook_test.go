@@ -121,7 +121,7 @@ func startRack(t *testing.T) *rack {
 	}
 	t.Cleanup(nv.Close)
 	runner := nodeops.New(platform.Deps{Redfish: pool, NVUE: nv, Logger: zerolog.Nop()}, 64)
-	return &rack{fleet: fleet, plan: plan, deps: Deps{Nodes: runner, NVUE: nv}}
+	return &rack{fleet: fleet, plan: plan, deps: Deps{Nodes: runner}}
 }
 
 // run executes the runbook and returns what it reported.

@@ -177,6 +177,11 @@ type AuxPowerCycler interface {
 	AuxPowerCycle(ctx context.Context) error
 }
 
+// NVOSProber asks a switch tray's NVOS (its NVUE API) whether it is up.
+type NVOSProber interface {
+	ProbeNVOS(ctx context.Context) error
+}
+
 // BMCProber reaches a node's BMC once (GET /redfish/v1), to tell a BMC
 // that is gone (the error is redfish.ErrUnreachable) from one that is
 // there, whatever it answers.

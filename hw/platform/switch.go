@@ -164,3 +164,15 @@ func (s *switchDevice) ProbeBMC(ctx context.Context) error {
 	}
 	return s.rf.Alive(ctx)
 }
+
+// ProbeNVOS implements NVOSProber: GET /nvue_v1/system through the host
+// endpoint.
+func (s *switchDevice) ProbeNVOS(ctx context.Context) error {
+	if s.nvue == nil {
+		return unsupported(s.cfg.ID, s.cfg.Type, "NVOS probe without a host endpoint")
+	}
+	if _, err := s.nvue.System(ctx); err != nil {
+		return fmt.Errorf("NVOS of %s: %w", s.cfg.ID, err)
+	}
+	return nil
+}
