@@ -26,6 +26,9 @@ func (m *rackManager) eachNode(ctx context.Context, nodes []hw.Node, check func(
 // engine refuses (a job holds it) fails with the engine's reason.
 func (m *rackManager) eachLeasedNode(ctx context.Context, operation string, nodes []hw.Node, check func(hw.Node) error, op nodeops.Op) ([]nodeResult, error) {
 	results, run := admitNodes(nodes, check)
+	if len(run) == 0 { // every node failed its checks: nothing to hold
+		return results, nil
+	}
 	admitted := make([]hw.Node, len(run))
 	for j, i := range run {
 		admitted[j] = nodes[i]
