@@ -198,7 +198,7 @@ func (r *registry) admitJob(ctx actor.Context, m *messages.CreateJob) (*record, 
 		spec.ID = uuid.NewString()
 	}
 	if rec, ok := r.store.jobs[spec.ID]; ok { // a retried create: answer it again
-		return nil, nil, &messages.CreateJobReply{Job: r.store.snapshot(rec), Children: r.reservationChildren(rec)}
+		return nil, nil, &messages.CreateJobReply{Job: r.store.snapshot(rec)}
 	}
 	if m.Workflow == nil {
 		return nil, nil, &messages.CreateJobReply{Err: fmt.Errorf("create job %s: workflow is required: %w", spec.ID, messages.ErrInvalidSpec)}
@@ -228,19 +228,7 @@ func (r *registry) admitJob(ctx actor.Context, m *messages.CreateJob) (*record, 
 			kids = append(kids, r.insert(ctx, &child, messages.StateRunning, true, false))
 		}
 	}
-	return rec, kids, &messages.CreateJobReply{Job: r.store.snapshot(rec), Children: r.reservationChildren(rec)}
-}
-
-// reservationChildren returns the snapshots of a job's reservation
-// children, in reservation order.
-func (r *registry) reservationChildren(rec *record) []messages.JobSnapshot {
-	var out []messages.JobSnapshot
-	for _, id := range rec.snap.ChildIDs {
-		if c, ok := r.store.jobs[id]; ok && c.reservation {
-			out = append(out, r.store.snapshot(c))
-		}
-	}
-	return out
+	return rec, kids, &messages.CreateJobReply{Job: r.store.snapshot(rec)}
 }
 
 // createBatch admits a parent and its children, answers, then starts the

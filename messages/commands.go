@@ -13,9 +13,7 @@ type CreateJob struct {
 // CreateJobReply answers CreateJob.
 type CreateJobReply struct {
 	Job JobSnapshot
-	// Children are the reservation children, in the order of Reserve.Nodes.
-	Children []JobSnapshot
-	Err      error // *RefusedError for admission refusals
+	Err error // *RefusedError for admission refusals
 	// Conflicts lists every node (or rack, with an empty NodeID) that made a
 	// reservation refusal, with the holder named in Message.
 	Conflicts []RejectedTarget
