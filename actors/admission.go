@@ -267,6 +267,7 @@ func (r *registry) admitBatch(ctx actor.Context, m *messages.CreateBatch) (*reco
 		spec.Description = fmt.Sprintf("Batch %s in progress", spec.Type.BatchNoun())
 	}
 	parent := r.insert(ctx, &spec, messages.StateRunning, false, false)
+	parent.cleanup = m.Cleanup
 	seen := make(map[lockKey]struct{}, len(m.Children))
 	admitted := make([]*record, 0, len(m.Children))
 	for _, t := range m.Children {

@@ -112,7 +112,7 @@ func TestAdmissionsBelowCapacityDoNotSweepExpiredJobs(t *testing.T) {
 	waitTerminal(t, e, old.ID)
 	clk.Advance(2 * time.Minute)
 	leaf := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", ""))
-	if _, err := e.CreateBatch(testCtx(t), messages.JobSpec{Type: messages.TypeFirmwareUpdate}, nil); err != nil {
+	if _, err := e.CreateBatch(testCtx(t), messages.JobSpec{Type: messages.TypeFirmwareUpdate}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	mustGet(t, e, old.ID)
@@ -138,7 +138,7 @@ func TestParentAdmissionSweepsOnlyUnderCapacityPressure(t *testing.T) {
 	old := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", ""))
 	waitTerminal(t, e, old.ID)
 	clk.Advance(time.Minute)
-	if _, err := e.CreateBatch(testCtx(t), messages.JobSpec{Type: messages.TypeFirmwareUpdate}, nil); err != nil {
+	if _, err := e.CreateBatch(testCtx(t), messages.JobSpec{Type: messages.TypeFirmwareUpdate}, nil, nil); err != nil {
 		t.Fatalf("parent refused: %v", err)
 	}
 	if _, err := e.Get(testCtx(t), old.ID, false); !errors.Is(err, messages.ErrJobNotFound) {

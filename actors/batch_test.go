@@ -20,7 +20,7 @@ func targets(wf messages.Workflow, pairs ...string) []messages.BatchTarget {
 
 func mustBatch(t *testing.T, e *Engine, typ messages.JobType, ts []messages.BatchTarget) messages.CreateBatchReply {
 	t.Helper()
-	rep, err := e.CreateBatch(testCtx(t), messages.JobSpec{Type: typ}, ts)
+	rep, err := e.CreateBatch(testCtx(t), messages.JobSpec{Type: typ}, ts, nil)
 	if err != nil {
 		t.Fatalf("create batch: %v", err)
 	}

@@ -149,7 +149,7 @@ func BenchmarkBatchSettle(b *testing.B) {
 				round++
 				runtime.GC()
 				b.StartTimer()
-				rep, err := e.CreateBatch(ctx, messages.JobSpec{Type: messages.TypeFirmwareUpdate}, ts)
+				rep, err := e.CreateBatch(ctx, messages.JobSpec{Type: messages.TypeFirmwareUpdate}, ts, nil)
 				if err != nil || len(rep.Admitted) != n {
 					b.Fatalf("%d admitted: %v", len(rep.Admitted), err)
 				}
@@ -176,7 +176,7 @@ func BenchmarkReadParent(b *testing.B) {
 	for i := range ts {
 		ts[i] = messages.BatchTarget{RackID: "r", NodeID: "n" + strconv.Itoa(i), Workflow: g}
 	}
-	rep, err := e.CreateBatch(ctx, messages.JobSpec{Type: messages.TypeFirmwareUpdate}, ts)
+	rep, err := e.CreateBatch(ctx, messages.JobSpec{Type: messages.TypeFirmwareUpdate}, ts, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

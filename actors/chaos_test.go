@@ -73,7 +73,7 @@ func TestChaosEveryAdmittedJobEndsTerminalAndConsistent(t *testing.T) {
 						ts = append(ts, messages.BatchTarget{RackID: "rack", NodeID: fmt.Sprintf("n%d", rng.IntN(80)), Workflow: chaosWorkflow(rng, gate)})
 					}
 					typ := []messages.JobType{messages.TypeFirmwareUpdate, messages.TypeSwitchSystemImageUpdate}[rng.IntN(2)]
-					rep, err := e.CreateBatch(ctx, messages.JobSpec{Type: typ}, ts)
+					rep, err := e.CreateBatch(ctx, messages.JobSpec{Type: typ}, ts, nil)
 					if err != nil {
 						fail(fmt.Errorf("batch: %w", err))
 						return

@@ -57,3 +57,20 @@ func cleanupFailed(c *core, rep messages.CleanupReport, err error) messages.Clea
 	c.log.Warn().Str("job_id", rep.JobID).Str("path", rep.Path).Err(err).Msg("tracked job cleanup failed to remove directory")
 	return rep
 }
+
+// startParentCleanup runs a sealed batch parent's cleanup plan in a worker
+// goroutine the engine waits for on Close. Every child is terminal when its
+// parent is sealed, so the plan's AfterJobs are not waited for.
+func (r *registry) startParentCleanup(id string, plan *messages.CleanupPlan) {
+	c := r.core
+	p := *plan
+	p.AfterJobs = nil
+	c.workers.Add(1)
+	go func() {
+		defer c.workers.Done()
+		report := runCleanup(c, id, &p)
+		if c.onCleanup != nil {
+			c.onCleanup(report)
+		}
+	}()
+}

@@ -150,3 +150,62 @@ func mustCreatePlan(t *testing.T, e *Engine, spec messages.JobSpec, wf messages.
 	}
 	return s
 }
+
+func TestBatchCleanupRunsWhenTheParentIsSealed(t *testing.T) {
+	e, reports := cleanupEngine(t)
+	cache := filepath.Join(t.TempDir(), "DGXGB200_1.3.7-ephemeral")
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	slow := messages.WorkflowFunc(func(_ context.Context, job messages.Reporter) {
+		<-release
+		_ = job.Complete("Completed", `{"status":"completed"}`)
+	})
+	rep, err := e.CreateBatch(testCtx(t), messages.JobSpec{Type: messages.TypeFirmwareUpdate}, []messages.BatchTarget{
+		{RackID: "r", NodeID: "a", Workflow: completes("Completed", `{"status":"completed"}`)},
+		{RackID: "r", NodeID: "b", Workflow: slow},
+	}, &messages.CleanupPlan{Dir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitTerminal(t, e, rep.Admitted[0].ID)
+	select {
+	case r := <-reports:
+		t.Fatalf("cleanup ran while a child was still running: %+v", r)
+	default:
+	}
+	if _, err := os.Stat(cache); err != nil {
+		t.Fatalf("cache removed early: %v", err)
+	}
+	close(release)
+	r := nextReport(t, reports)
+	if r.Result != messages.CleanupRemoved || r.JobID != rep.Parent.ID || r.Path != cache {
+		t.Fatalf("report %+v, want the parent's removal of %s", r, cache)
+	}
+	if got := mustGet(t, e, rep.Parent.ID); !got.State.IsTerminal() {
+		t.Fatalf("cleanup ran before the parent was sealed: %+v", got)
+	}
+	if _, err := os.Stat(cache); !os.IsNotExist(err) {
+		t.Fatalf("cache still there: %v", err)
+	}
+}
+
+func TestBatchCleanupOfARefusedBatchRunsWhenSealed(t *testing.T) {
+	e, reports := cleanupEngine(t)
+	cache := t.TempDir()
+	holder := newGate()
+	mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "a"}, holder)
+	rep, err := e.CreateBatch(testCtx(t), messages.JobSpec{Type: messages.TypeFirmwareUpdate}, []messages.BatchTarget{
+		{RackID: "r", NodeID: "a", Workflow: completes("Completed", "")},
+	}, &messages.CleanupPlan{Dir: cache})
+	if err != nil || len(rep.Admitted) != 0 || len(rep.Rejected) != 1 {
+		t.Fatalf("batch on a held node: %+v %v", rep, err)
+	}
+	if _, err := e.Seal(testCtx(t), rep.Parent.ID, messages.Failed(messages.NewFailure(messages.ErrorUpdateInProgress, "every node busy"))); err != nil {
+		t.Fatal(err)
+	}
+	if r := nextReport(t, reports); r.Result != messages.CleanupRemoved || r.JobID != rep.Parent.ID {
+		t.Fatalf("report %+v", r)
+	}
+}

@@ -236,12 +236,14 @@ func (e *Engine) CreateReserved(ctx context.Context, spec messages.JobSpec, wf W
 }
 
 // CreateBatch admits a parent and one child per target in one registry
-// request. Err is set only when the parent was refused.
-func (e *Engine) CreateBatch(ctx context.Context, parent messages.JobSpec, targets []messages.BatchTarget) (messages.CreateBatchReply, error) {
+// request. Err is set only when the parent was refused. A cleanup plan
+// runs once the parent is sealed (a parent whose every target was refused
+// stays open until someone seals it, e.g. with Seal).
+func (e *Engine) CreateBatch(ctx context.Context, parent messages.JobSpec, targets []messages.BatchTarget, cleanup *messages.CleanupPlan) (messages.CreateBatchReply, error) {
 	if parent.ID == "" {
 		parent.ID = uuid.NewString()
 	}
-	res, err := e.ask(ctx, &messages.CreateBatch{Parent: parent, Children: targets})
+	res, err := e.ask(ctx, &messages.CreateBatch{Parent: parent, Children: targets, Cleanup: cleanup})
 	if err != nil {
 		return messages.CreateBatchReply{}, fmt.Errorf("create batch: %w", err)
 	}

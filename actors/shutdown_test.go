@@ -23,7 +23,7 @@ func TestShutdownRefusesNewJobCreation(t *testing.T) {
 	if ref := refusal(t, err, messages.ErrShuttingDown); ref.Message != "server is shutting down; new jobs are not accepted" {
 		t.Fatalf("message %q", ref.Message)
 	}
-	_, err = e.CreateBatch(testCtx(t), messages.JobSpec{Type: messages.TypeFirmwareUpdate}, nil)
+	_, err = e.CreateBatch(testCtx(t), messages.JobSpec{Type: messages.TypeFirmwareUpdate}, nil, nil)
 	refusal(t, err, messages.ErrShuttingDown)
 }
 

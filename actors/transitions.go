@@ -113,6 +113,10 @@ func (r *registry) seal(ctx actor.Context, rec *record, out messages.Outcome) {
 		ctx.Stop(rec.batch)
 		rec.batch = nil
 	}
+	if plan := rec.cleanup; plan != nil && !rec.leaf { // a batch parent's plan
+		rec.cleanup = nil
+		r.startParentCleanup(rec.snap.ID, plan)
+	}
 	if p := rec.snap.ParentID; p != "" && !rec.reservation {
 		r.childSealed(ctx, rec, p)
 	}

@@ -24,6 +24,10 @@ type CreateJobReply struct {
 type CreateBatch struct {
 	Parent   JobSpec // NodeID must be empty
 	Children []BatchTarget
+	// Cleanup, optional, runs once the parent is sealed (every child is
+	// terminal then): an ephemeral firmware cache removed after the batch
+	// that used it. Its AfterJobs are not needed and ignored.
+	Cleanup *CleanupPlan
 }
 
 // CreateBatchReply answers CreateBatch. Err is set only when the parent itself

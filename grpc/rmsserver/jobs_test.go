@@ -93,7 +93,7 @@ func TestGetJobStatusReturnsParentOnlyByDefaultAndChildrenWhenRequested(t *testi
 	rep, err := f.engine.CreateBatch(rpcContext(t), messages.JobSpec{Type: messages.TypeFirmwareUpdate}, []messages.BatchTarget{
 		{RackID: "rack-1", NodeID: "c-01", Workflow: finish("Completed", `{"status":"completed"}`)},
 		{RackID: "rack-1", NodeID: "c-02", Workflow: idle},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestSwitchJobStatusReturnsKnownJobs(t *testing.T) {
 	f := newJobFixture(t)
 	rep, err := f.engine.CreateBatch(rpcContext(t), messages.JobSpec{Type: messages.TypeSwitchSystemImageUpdate}, []messages.BatchTarget{
 		{RackID: "rack-9", NodeID: "sw-01", Workflow: finish("Completed", "")},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
