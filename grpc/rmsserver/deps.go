@@ -3,7 +3,10 @@ package rmsserver
 import (
 	"context"
 
+	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
+	"github.com/rmsd/rmsd/hw/firmware/manifest"
+	"github.com/rmsd/rmsd/hw/fwupdate"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/messages"
@@ -25,6 +28,15 @@ type Deps struct {
 	Nodes *nodeops.Runner
 	// Catalog is the firmware object catalog.
 	Catalog FirmwareCatalog
+	// FirmwareDir is [workflows] firmware_dir: the filenames of direct
+	// firmware updates are confined to it.
+	FirmwareDir string
+	// FirmwareTiming tunes the waits of firmware update jobs (zero fields
+	// take upstream's defaults).
+	FirmwareTiming fwupdate.Timing
+	// InventoryProfiles are [workflows.expected_inventory_profiles]: the
+	// firmware inventory ids each profile requires, by profile name.
+	InventoryProfiles map[string][]string
 }
 
 // FirmwareCatalog is what the firmware object RPCs ask of the catalog
@@ -37,6 +49,15 @@ type FirmwareCatalog interface {
 	Delete(ctx context.Context, id string) error
 	SetDefault(ctx context.Context, id string) (catalog.Object, error)
 	History(ctx context.Context, f store.HistoryFilter) ([]catalog.HistoryRecord, error)
+	// ForApply returns the available object an ApplyStored* request names.
+	ForApply(ctx context.Context, id, hardwareType string) (catalog.Applicable, error)
+	// RecordApply appends to the apply history.
+	RecordApply(ctx context.Context, r store.ApplyRecord) error
+	// Parse validates an inline manifest without storing it.
+	Parse(configJSON string) (*manifest.Manifest, error)
+	// Stage downloads artifacts of an inline manifest into a temporary
+	// cache and returns its directory.
+	Stage(ctx context.Context, m *manifest.Manifest, names []string, token hw.Secret) (string, error)
 }
 
 // JobEngine is what the handlers ask of the job engine (*actors.Engine
@@ -44,6 +65,13 @@ type FirmwareCatalog interface {
 // decide that themselves.
 type JobEngine interface {
 	JobService
+	// Create admits one job and starts wf.
+	Create(ctx context.Context, spec messages.JobSpec, wf messages.Workflow, cleanup *messages.CleanupPlan) (messages.JobSnapshot, error)
+	// CreateBatch admits a parent and one child per target.
+	CreateBatch(ctx context.Context, parent messages.JobSpec, targets []messages.BatchTarget, cleanup *messages.CleanupPlan) (messages.CreateBatchReply, error)
+	// Seal records a terminal outcome (a batch parent no child was
+	// admitted to).
+	Seal(ctx context.Context, id string, out messages.Outcome) (messages.JobSnapshot, error)
 	// CreateReserved admits a job that also holds res (its rack and nodes,
 	// as reservation children), all or nothing, and starts wf.
 	CreateReserved(ctx context.Context, spec messages.JobSpec, wf messages.Workflow, res *messages.Reservation) (messages.CreateJobReply, error)

@@ -111,6 +111,11 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	} else if n > 0 {
 		s.log.Info().Str("firmware_dir", o.Dir).Int("removed", n).Msg("removed leftover temporary download files")
 	}
+	if n, err := reapEphemeral(o.Dir); err != nil {
+		s.log.Warn().Err(err).Int("removed", n).Msg("could not remove every leftover temporary firmware cache")
+	} else if n > 0 {
+		s.log.Info().Int("removed", n).Msg("removed temporary firmware caches an earlier run left behind")
+	}
 	objs, err := o.Store.ListFirmwareObjects(ctx, store.ObjectFilter{})
 	if err != nil {
 		s.cancelBase(ErrClosed)

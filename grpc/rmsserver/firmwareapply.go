@@ -1,0 +1,239 @@
+package rmsserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/firmware/catalog"
+	"github.com/rmsd/rmsd/hw/firmware/manifest"
+	"github.com/rmsd/rmsd/hw/firmware/selector"
+	"github.com/rmsd/rmsd/hw/fwupdate"
+	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store"
+)
+
+// The firmware object RPCs apply a manifest to caller-supplied nodes: each
+// node gets the components and packages hw/firmware/selector picks for its
+// type (component filters, firmware_type channel, NIC opt-in, Supermicro
+// GB300 order), always activated; a node of a type the filters leave out
+// is not updated. ApplyStoredFirmwareObject uses an available catalog
+// object's cached packages and records the apply in the history;
+// ApplyFirmwareObject downloads the packages it needs into a temporary
+// cache that the parent's cleanup plan removes once every child is
+// terminal, and records nothing.
+
+// objectApply is what both RPCs share.
+type objectApply struct {
+	operation string
+	rackID    string
+	objectID  string
+	metadata  manifest.Metadata
+	filters   selector.Filters
+	channel   string
+	force     bool
+}
+
+// objectBatch plans the update of every node; dir is where the object's
+// packages are (each target's File is relative to it when dir is "").
+func (m *rackManager) objectBatch(a objectApply, nodes []hw.Node, dir string) firmwareBatch {
+	b := firmwareBatch{operation: a.operation, rackID: a.rackID}
+	for _, n := range nodes {
+		if n.RackID == "" {
+			n.RackID = a.rackID
+		}
+		nu := nodeUpdate{node: n, err: identityProblem(n)}
+		if nu.err == nil {
+			nu.plan, nu.unselected, nu.err = m.objectPlan(a, n, dir)
+		}
+		b.nodes = append(b.nodes, nu)
+	}
+	if b.rackID == "" {
+		b.rackID = commonRack(nodes)
+	}
+	return b
+}
+
+// objectPlan is one node's share of a firmware object.
+func (m *rackManager) objectPlan(a objectApply, n hw.Node, dir string) (fwupdate.Plan, bool, error) {
+	targets, err := selector.Targets(a.objectID, a.metadata, n.Type, a.filters, a.channel, dir)
+	if err != nil {
+		return fwupdate.Plan{}, false, err
+	}
+	if targets == nil {
+		return fwupdate.Plan{}, true, nil
+	}
+	aps, err := m.expectedAPs(n)
+	if err != nil {
+		return fwupdate.Plan{}, false, err
+	}
+	return fwupdate.Plan{Node: n, Targets: targets, Activate: true, Force: a.force, ExpectedAPs: aps}, false, nil
+}
+
+// ApplyStoredFirmwareObject applies an available catalog object (object_id,
+// or the default object of hardware_type) to the request's nodes, and
+// records the apply in the history once a child job is started. An unknown
+// object is NOT_FOUND, one still downloading FAILED_PRECONDITION.
+func (m *rackManager) ApplyStoredFirmwareObject(ctx context.Context, req *rmspb.ApplyStoredFirmwareObjectRequest) (*rmspb.ApplyStoredFirmwareObjectResponse, error) {
+	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"object_id", req.GetObjectId()}); err != nil {
+		return nil, err
+	}
+	if len(req.GetNodes().GetNodes()) == 0 {
+		return &rmspb.ApplyStoredFirmwareObjectResponse{Response: noNodesResponse(), ObjectId: req.GetObjectId()}, nil
+	}
+	nodes, err := nodesFromProto(req.GetNodes())
+	if err != nil {
+		return nil, err
+	}
+	filters, err := componentFilters(req.GetComponentFilters(), req.GetNodeDescriptorComponentFilters(), req.GetComponents())
+	if err != nil {
+		return nil, err
+	}
+	if m.deps.Catalog == nil || m.deps.Nodes == nil || m.deps.Jobs == nil {
+		return nil, errUnavailable("firmware object apply")
+	}
+	obj, err := m.deps.Catalog.ForApply(ctx, req.GetObjectId(), req.GetHardwareType())
+	if err != nil {
+		return nil, catalogStatus(err)
+	}
+	a := objectApply{operation: "ApplyStoredFirmwareObject", rackID: req.GetRackId(), objectID: obj.ID, metadata: obj.Metadata,
+		filters: filters, channel: req.GetFirmwareType(), force: req.GetForceUpdate()}
+	b := m.objectBatch(a, nodes, obj.Dir)
+	res, err := m.startFirmwareBatch(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.started) > 0 {
+		rack := b.rackID
+		if rack == "" { // nodes of several racks: the record names the first
+			rack = res.started[0].RackID
+		}
+		m.recordApply(ctx, store.ApplyRecord{ObjectID: obj.ID, RackID: rack, NodeIDs: nodeIDs(res.started),
+			FirmwareType: selector.Channel(req.GetFirmwareType()), HardwareType: obj.HardwareType, JobID: res.parentID,
+			Operation: a.operation})
+	}
+	return &rmspb.ApplyStoredFirmwareObjectResponse{Response: res.response, ObjectId: obj.ID, Jobs: res.jobs}, nil
+}
+
+// recordApply writes the apply history. The update runs whether or not
+// the record could be written: a failure is logged, not answered.
+func (m *rackManager) recordApply(ctx context.Context, r store.ApplyRecord) {
+	if err := m.deps.Catalog.RecordApply(context.WithoutCancel(ctx), r); err != nil {
+		m.log.Error().Str("object_id", r.ObjectID).Str("job_id", r.JobID).Err(err).Msg("firmware apply started but not recorded in the history")
+	}
+}
+
+// ApplyFirmwareObject applies a manifest given inline: it downloads the
+// packages the selected nodes need (and only those) into a temporary
+// cache, then starts the updates as ApplyStoredFirmwareObject does. Nothing
+// is stored; the cache is removed when the parent job ends. An invalid
+// manifest is INVALID_ARGUMENT; a failed download fails every node in
+// band, naming the artifacts.
+func (m *rackManager) ApplyFirmwareObject(ctx context.Context, req *rmspb.ApplyFirmwareObjectRequest) (*rmspb.ApplyFirmwareObjectResponse, error) {
+	if err := checkIDs(idField{"rack_id", req.GetRackId()}); err != nil {
+		return nil, err
+	}
+	if len(req.GetNodes().GetNodes()) == 0 {
+		return &rmspb.ApplyFirmwareObjectResponse{Response: noNodesResponse()}, nil
+	}
+	nodes, err := nodesFromProto(req.GetNodes())
+	if err != nil {
+		return nil, err
+	}
+	filters, err := componentFilters(req.GetComponentFilters(), req.GetNodeDescriptorComponentFilters(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if m.deps.Catalog == nil || m.deps.Nodes == nil || m.deps.Jobs == nil {
+		return nil, errUnavailable("firmware object apply")
+	}
+	man, err := m.deps.Catalog.Parse(req.GetConfigJson())
+	if err != nil {
+		return nil, catalogStatus(err)
+	}
+	a := objectApply{operation: "ApplyFirmwareObject", rackID: req.GetRackId(), objectID: man.ID, metadata: man.Metadata(),
+		filters: filters, channel: req.GetFirmwareType(), force: req.GetForceUpdate()}
+	b := m.objectBatch(a, nodes, "")
+	names := packagesOf(b)
+	if len(names) == 0 { // every node refused or left out: nothing to fetch
+		res, err := m.startFirmwareBatch(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		return &rmspb.ApplyFirmwareObjectResponse{Response: res.response, ObjectId: man.ID, Jobs: res.jobs}, nil
+	}
+	dir, err := m.deps.Catalog.Stage(ctx, man, names, hw.NewSecret(req.GetAccessToken()))
+	switch {
+	case errors.Is(err, catalog.ErrInvalid), errors.Is(err, catalog.ErrClosed), ctx.Err() != nil:
+		return nil, catalogStatus(err)
+	case err != nil:
+		m.log.Warn().Str("object_id", man.ID).Err(err).Msg("ApplyFirmwareObject: download failed")
+		return &rmspb.ApplyFirmwareObjectResponse{Response: failAll(b, fmt.Errorf("firmware not downloaded: %w", err)), ObjectId: man.ID}, nil
+	}
+	for i := range b.nodes {
+		for j := range b.nodes[i].plan.Targets {
+			t := &b.nodes[i].plan.Targets[j]
+			t.File = filepath.Join(dir, t.File)
+		}
+	}
+	b.cleanup = &messages.CleanupPlan{Dir: dir}
+	res, err := m.startFirmwareBatch(ctx, b)
+	if err != nil || res.parentID == "" {
+		if rmErr := os.RemoveAll(dir); rmErr != nil {
+			m.log.Warn().Str("path", dir).Err(rmErr).Msg("temporary firmware cache not removed")
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &rmspb.ApplyFirmwareObjectResponse{Response: res.response, ObjectId: man.ID, Jobs: res.jobs}, nil
+}
+
+// packagesOf lists the package files the planned nodes need, each once,
+// sorted.
+func packagesOf(b firmwareBatch) []string {
+	seen := map[string]bool{}
+	for _, nu := range b.nodes {
+		if nu.err != nil || nu.unselected {
+			continue
+		}
+		for _, t := range nu.plan.Targets {
+			seen[t.File] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// failAll answers a batch none of whose nodes can start: each fails with
+// its own reason, or err.
+func failAll(b firmwareBatch, err error) *rmspb.NodeBatchResponse {
+	results := make([]nodeResult, len(b.nodes))
+	for i, nu := range b.nodes {
+		results[i] = nodeResult{nodeID: nu.node.ID, err: nu.err}
+		if results[i].err == nil && !nu.unselected {
+			results[i].err = err
+		}
+	}
+	return batchResponse(results, func(results []nodeResult, st *rmspb.NodeOperationStats) string {
+		return clip(fmt.Sprintf("%s: no firmware update started: %v", b.operation, err), maxMessage)
+	})
+}
+
+// nodeIDs lists the nodes' ids, in order.
+func nodeIDs(nodes []hw.Node) []string {
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.ID
+	}
+	return out
+}
