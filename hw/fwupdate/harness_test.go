@@ -54,8 +54,10 @@ func (r *reporter) Progress(d string) bool {
 	return r.outcome == nil
 }
 
-func (r *reporter) Complete(desc, result string) error { return r.record(messages.Completed(desc, result)) }
-func (r *reporter) Fail(f messages.Failure) error       { return r.record(messages.Failed(f)) }
+func (r *reporter) Complete(desc, result string) error {
+	return r.record(messages.Completed(desc, result))
+}
+func (r *reporter) Fail(f messages.Failure) error { return r.record(messages.Failed(f)) }
 
 func (r *reporter) record(o messages.Outcome) error {
 	r.mu.Lock()
@@ -243,7 +245,7 @@ func failed(t *testing.T, rep *reporter, code messages.JobError) failureResult {
 		t.Fatalf("result_json %q: %v", o.ResultJSON, err)
 	}
 	if doc.Status != "failed" || doc.ErrorCode != code.String() || doc.ErrorMessage != o.Message ||
-		!strings.Contains(doc.Summary, o.Message) || len(doc.Summary) > maxSummary {
+		!strings.Contains(doc.Summary, clip(o.Message, 200)) || len(doc.Summary) > maxSummary {
 		t.Fatalf("failure document %+v does not match the outcome %+v", doc, o)
 	}
 	return doc
