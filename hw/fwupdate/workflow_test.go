@@ -311,3 +311,33 @@ func TestPlanWithoutTargetsFailsValidation(t *testing.T) {
 		t.Fatalf("result = %+v", doc)
 	}
 }
+
+func TestShutdownDuringActivationLetsItFinishThenStops(t *testing.T) {
+	b := computeBench(t)
+	hard, stop := context.WithCancel(context.Background())
+	defer stop()
+	soft, shutdown := context.WithCancelCause(hard)
+	defer shutdown(nil)
+	const version = "BMC-7"
+	p := Plan{Node: b.node, Activate: true,
+		Targets: []Target{{Component: "BMC", Target: "FW_BMC_0", File: b.pkg(t, "bmc.fwpkg", version), Version: version}}}
+	rep := newReporter()
+	go func() {
+		for step := range rep.steps {
+			if strings.HasPrefix(step, "Activating firmware on ") {
+				shutdown(messages.ErrShuttingDown)
+				return
+			}
+		}
+	}()
+	b.runWith(t, messages.WorkflowContext(soft, hard), p, rep)
+
+	doc := failed(t, rep, messages.ErrorOther)
+	want := "firmware update job cancelled before the post-activation version check: rmsd is shutting down"
+	if doc.Phase != "cancelled" || rep.outcome.Message != want {
+		t.Fatalf("result = %+v, message %q", doc, rep.outcome.Message)
+	}
+	if b.installed(t, "FW_BMC_0") != version || b.device.PowerState() != "On" {
+		t.Fatalf("activation did not finish: FW_BMC_0 %s, power %s", b.installed(t, "FW_BMC_0"), b.device.PowerState())
+	}
+}
