@@ -15,7 +15,12 @@
 //
 // result_json follows upstream's firmware leaf documents (job-model §3):
 // {"rack_id","node_id","targets_completed","targets_skipped","targets",
-// "activated","post_activation_version_check","status"} on success, with
-// "status":"already_up_to_date" when every target was skipped, and
-// {"status":"failed","phase",...} on failure.
+// "activated","activation_count","post_activation_version_check","status"}
+// on success, with "status":"already_up_to_date" when every target was
+// skipped, and {"status":"failed","phase",...} on failure.
+//
+// Which inventory entries stand for a target, for the already-up-to-date
+// check and the post-activation version check, is one rule documented on
+// entriesFor (inventory.go): the entry the target names, else the entries
+// of the component's firmware type, else the whole inventory.
 package fwupdate
