@@ -17,6 +17,7 @@ import (
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/fwupdate"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/hw/sim"
 	"github.com/rmsd/rmsd/store"
@@ -144,7 +145,9 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	serverOpts.Deps = rmsserver.Deps{
 		Version: version, Jobs: d.engine.Jobs(),
 		Racks: registry, Nodes: d.hw.runner,
-		Catalog: d.catalog.svc,
+		Catalog: d.catalog.svc, FirmwareDir: cfg.Workflows.FirmwareDir,
+		FirmwareTiming:    fwupdate.Timing{PollInterval: seconds(cfg.Redfish.TaskPollIntervalSeconds)},
+		InventoryProfiles: profileAPs(cfg.Workflows.ExpectedInventoryProfiles),
 	}
 	d.server = rmsserver.New(serverOpts)
 	go func() { d.served <- d.server.Serve(d.lis) }()
@@ -202,6 +205,16 @@ func (d *daemon) closeHardware() {
 	if d.hw != nil {
 		d.hw.Close()
 	}
+}
+
+// profileAPs maps each expected-inventory profile to the firmware
+// inventory ids it requires.
+func profileAPs(profiles map[string]config.InventoryProfile) map[string][]string {
+	out := make(map[string][]string, len(profiles))
+	for name, p := range profiles {
+		out[name] = p.APNames
+	}
+	return out
 }
 
 // profileNames lists the configured expected-inventory profiles.

@@ -7,12 +7,7 @@ package rmsserver
 // or a name here matches no RPC.
 var pendingRPCs = map[string]bool{
 	"/rack_manager.RackManager/CompareFirmwareObject":                     true,
-	"/rack_manager.RackManager/UpdateFirmware":                            true,
-	"/rack_manager.RackManager/BatchUpdateFirmwareByNodeType":             true,
-	"/rack_manager.RackManager/BatchUpdateFirmware":                       true,
 	"/rack_manager.RackManager/UpdateSwitchSystemImage":                   true,
-	"/rack_manager.RackManager/ApplyStoredFirmwareObject":                 true,
-	"/rack_manager.RackManager/ApplyFirmwareObject":                       true,
 	"/rack_manager.RackManager/ApplySwitchSystemImage":                    true,
 	"/rack_manager.RackManager/ApplyStoredSwitchSystemImage":              true,
 	"/rack_manager.RackManager/ListSwitchFirmware":                        true,

@@ -21,6 +21,9 @@ type Artifact struct {
 	// Sha256 is the lower-case hex digest of its bytes.
 	Sha256 string
 	Size   int64
+	// Version is the firmware version a package published with
+	// PublishPackage carries ("" otherwise).
+	Version string
 }
 
 // Publish serves body at path (which may have directories, like an
@@ -43,7 +46,9 @@ func (s *Server) Publish(p string, body []byte) Artifact {
 // NVOS hosts take the version from the file name, so give p a name that
 // carries it as a dotted number when the package is for a switch.
 func (s *Server) PublishPackage(p, version string, size int) Artifact {
-	return s.Publish(p, sim.FirmwarePackage(version, size))
+	a := s.Publish(p, sim.FirmwarePackage(version, size))
+	a.Version = version
+	return a
 }
 
 func trimName(p string) string { return strings.TrimPrefix(p, "/") }

@@ -1,0 +1,138 @@
+package rmsserver
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/firmware/catalog"
+	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
+	"github.com/rmsd/rmsd/hw/firmware/download"
+	"github.com/rmsd/rmsd/hw/fwupdate"
+	"github.com/rmsd/rmsd/hw/sim/artifactsim"
+	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store/sqlstore"
+)
+
+// firmwareRack is rmsd as `rmsd --simulate` wires it for the firmware
+// RPCs: a simulated rack (time scaled down 1000×), its nodes registered, a
+// real job engine, a firmware catalog on a SQLite file with its firmware
+// directory, and a simulated artifact server publishing a GB200 release.
+type firmwareRack struct {
+	*simRack
+	dir     string // firmware_dir
+	art     *artifactsim.Server
+	catalog *catalog.Service
+	release catalogtest.Release
+	logs    *syncBuffer
+}
+
+// fastFirmwareTiming polls devices every few milliseconds: the simulated
+// rack's flashes and reboots take milliseconds too.
+var fastFirmwareTiming = fwupdate.Timing{
+	PollInterval: 5 * time.Millisecond, VersionCheckDelay: time.Millisecond,
+	VersionCheckInterval: 20 * time.Millisecond, VersionCheckAttempts: 50,
+}
+
+func startFirmwareRack(t *testing.T, profiles map[string][]string) *firmwareRack {
+	t.Helper()
+	s := startSimRack(t)
+	art, err := artifactsim.Start(artifactsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(art.Close)
+	f := &firmwareRack{simRack: s, dir: t.TempDir(), art: art, logs: &syncBuffer{}}
+	f.release, err = catalogtest.Publish(art, catalogtest.Options{Size: 4 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), catalogWait)
+	defer cancel()
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "rmsd.db"), sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := zerolog.New(f.logs).Level(zerolog.DebugLevel)
+	dl := download.New(download.Options{SourceRoot: f.dir, Logger: log})
+	f.catalog, err = catalog.Open(ctx, catalog.Options{Store: st, Downloader: dl, Dir: f.dir, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		f.catalog.Close()
+		dl.Close()
+		_ = st.Close()
+	})
+	s.client = rmspb.NewRackManagerClient(startTestServer(t, Deps{
+		Racks: s.racks, Nodes: s.runner, Jobs: s.engine, Catalog: f.catalog,
+		FirmwareDir: f.dir, FirmwareTiming: fastFirmwareTiming, InventoryProfiles: profiles,
+	}))
+	return f
+}
+
+// addRelease adds the published release to the catalog and waits until
+// it is available.
+func (f *firmwareRack) addRelease(t *testing.T) {
+	t.Helper()
+	if _, err := f.client.AddFirmwareObject(rpcContext(t), &rmspb.AddFirmwareObjectRequest{
+		ConfigJson: f.release.ConfigJSON, HardwareType: "gb200-nvl", SetDefault: true}); err != nil {
+		t.Fatalf("AddFirmwareObject: %v", err)
+	}
+	eventuallyRPC(t, "release available", func() bool {
+		resp, err := f.client.GetFirmwareObject(rpcContext(t), &rmspb.GetFirmwareObjectRequest{Id: f.release.ID})
+		return err == nil && resp.GetObject().GetAvailable()
+	})
+}
+
+// waitFirmwareJob polls GetFirmwareJobStatus until the job is terminal.
+func (f *firmwareRack) waitFirmwareJob(t *testing.T, id string) *rmspb.GetFirmwareJobStatusResponse {
+	t.Helper()
+	var last *rmspb.GetFirmwareJobStatusResponse
+	eventuallyRPC(t, "job "+id+" terminal", func() bool {
+		resp, err := f.client.GetFirmwareJobStatus(rpcContext(t), &rmspb.GetFirmwareJobStatusRequest{JobId: id})
+		if err != nil {
+			t.Fatalf("GetFirmwareJobStatus: %v", err)
+		}
+		last = resp
+		st := resp.GetJobState()
+		return st == rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_COMPLETED || st == rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_FAILED
+	})
+	return last
+}
+
+// holdNode keeps a node busy with a job that runs until the test ends.
+func (f *firmwareRack) holdNode(t *testing.T, n hw.Node) string {
+	t.Helper()
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	job, err := f.engine.Create(rpcContext(t), messages.JobSpec{Type: messages.TypeFirmwareUpdate, RackID: n.RackID, NodeID: n.ID},
+		messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			_ = job.Complete("Completed", "")
+		}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job.ID
+}
+
+// eventuallyRPC polls cond until it holds, failing after catalogWait.
+func eventuallyRPC(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(catalogWait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
