@@ -13,10 +13,12 @@ import (
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/redfish"
+	"github.com/rmsd/rmsd/hw/sshsftp"
 )
 
 // hardware holds the southbound clients the daemon shares between RPCs and
-// jobs: one Redfish pool and one NVUE pool, closed on shutdown.
+// jobs: one Redfish pool and one NVUE pool, closed on shutdown, and the
+// SSH policy switch firmware is staged with (connections per operation).
 type hardware struct {
 	pool   *redfish.Pool
 	nvue   *nvue.Pool
@@ -43,7 +45,9 @@ func newHardware(cfg *config.Config, log logging.Logger) (*hardware, error) {
 		VerifyTLS:        r.VerifyCertificates,
 		Logger:           log.Component("redfish"),
 	})
-	deps := platform.Deps{Redfish: pool, NVUE: nvPool, Logger: log.Component("platform")}
+	ssh := sshOptions(cfg.Switches, cfg.Workflows)
+	ssh.Logger = log.Component("ssh")
+	deps := platform.Deps{Redfish: pool, NVUE: nvPool, SSH: ssh, Logger: log.Component("platform")}
 	return &hardware{pool: pool, nvue: nvPool, runner: nodeops.New(deps, r.MaxConcurrentBMCRequests)}, nil
 }
 
@@ -75,4 +79,16 @@ func nvueOptions(s config.Switches) (nvue.Options, error) {
 		return nvue.Options{}, fmt.Errorf("switch CA %s: no PEM certificate", filepath.Join(dir, "ca.pem"))
 	}
 	return nvue.Options{TLS: nvue.TLSVerify, RootCAs: pool, ClientCertificate: &cert, Port: s.NVUEPort}, nil
+}
+
+// sshOptions builds the SSH/SFTP policy of switch hosts: [switches]
+// ssh_port and host key policy (accept-any, upstream's, or the keys of
+// ssh_known_hosts), [workflows] SFTP upload and step timeouts.
+func sshOptions(s config.Switches, w config.Workflows) sshsftp.Options {
+	hostKey := sshsftp.AcceptAnyHostKey()
+	if s.SSHHostKeyPolicy == config.HostKeyKnownHosts {
+		hostKey = sshsftp.KnownHostsFile(s.SSHKnownHosts)
+	}
+	return sshsftp.Options{Port: s.SSHPort, HostKey: hostKey,
+		UploadTimeout: seconds(w.SFTPUploadTimeoutSeconds), StepTimeout: seconds(w.SFTPStepTimeoutSeconds)}
 }

@@ -111,8 +111,8 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if d.catalog, err = openCatalog(ctx, cfg.Workflows, d.store, logger); err != nil {
 		return nil, err
 	}
-	// The simulation first: it fixes [switches] nvue_port, which the
-	// hardware clients take.
+	// The simulation first: it fixes [switches] nvue_port and ssh_port,
+	// which the hardware clients take.
 	var simNodes []hw.Node
 	if f.simulate {
 		if d.fleet, simNodes, err = startSimulation(cfg, registry, logger); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/sim"
 )
 
@@ -198,5 +199,51 @@ nodes_file = "`+filepath.Join(t.TempDir(), "nodes.json")+`"
 	}
 	if got := nvos.NVUEConnections() - before; got != 1 {
 		t.Fatalf("3 device-info reads opened %d NVUE connections, want 1", got)
+	}
+}
+
+// Under --simulate, [switches] ssh_port is the simulated NVOS hosts' SSH
+// port too: the daemon's hardware stages switch firmware on a switch sent
+// with host port 0.
+func TestSimulateStagesSwitchFirmwareOverSSH(t *testing.T) {
+	cfg := simulateConfig(t, 98, 0, filepath.Join(t.TempDir(), "nodes.json"))
+	out := &lockedBuffer{}
+	d, err := start(context.Background(), runOptions{
+		Args: []string{"--config", cfg, "--simulate"}, Environ: withStorage(t, nil), Stdout: out, Stderr: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- d.wait(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	}()
+	var sw sim.Node
+	for _, n := range d.fleet.Nodes() {
+		if n.Switch != nil {
+			sw = n
+			break
+		}
+	}
+	host := sw.Host
+	host.Port = 0
+	opCtx, opCancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer opCancel()
+	const file = "bmc-88.0002.1300.fwpkg"
+	err = d.hw.runner.One(opCtx, hw.Node{ID: sw.ID, RackID: sw.RackID, Type: sw.Type, Host: &host},
+		func(ctx context.Context, _ int, dev platform.Device) error {
+			_, err := dev.StartFirmwareUpdate(ctx, platform.FirmwareUpdate{Component: "bmc", FileName: file,
+				Body: strings.NewReader("pkg"), Size: 3})
+			return err
+		})
+	if err != nil {
+		t.Fatalf("stage switch firmware through the daemon: %v", err)
+	}
+	if _, ok := sw.Switch.(*sim.NVOSHost).File("/host/fw-images/bmc/" + file); !ok {
+		t.Fatal("package not staged on the simulated switch")
 	}
 }

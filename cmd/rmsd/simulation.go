@@ -13,9 +13,9 @@ import (
 )
 
 // startSimulation starts the simulated racks, registers their nodes as
-// CreateNodes would and points [switches] nvue_port at the simulated NVOS
-// hosts, so switches given with host port 0 or 22 (as callers send them)
-// reach them. It returns the nodes for the nodes file, which the caller
+// CreateNodes would and points [switches] nvue_port and ssh_port at the
+// simulated NVOS hosts, so switches given with host port 0 or 22 (as
+// callers send them) reach them over NVUE and SSH. It returns the nodes for the nodes file, which the caller
 // writes once its own listener is bound.
 func startSimulation(cfg *config.Config, registry *racks.Registry, log logging.Logger) (*sim.Fleet, []hw.Node, error) {
 	fleet, err := simrack.Start(context.Background(), cfg.Simulator, log.Component("simulator"))
@@ -24,6 +24,9 @@ func startSimulation(cfg *config.Config, registry *racks.Registry, log logging.L
 	}
 	if port := fleet.NVUEPort(); port != 0 {
 		cfg.Switches.NVUEPort = port
+	}
+	if port := fleet.SSHPort(); port != 0 {
+		cfg.Switches.SSHPort = port
 	}
 	nodes := simrack.Nodes(fleet)
 	for i, err := range registry.Create(nodes) {

@@ -2,9 +2,15 @@ package platform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 )
+
+// ErrInvalidFirmwareUpdate is returned, before any I/O, for a
+// FirmwareUpdate the platform refuses (an unknown component, a file name
+// it will not stage, no body).
+var ErrInvalidFirmwareUpdate = errors.New("platform: invalid firmware update")
 
 // PowerOp is a requested power operation.
 type PowerOp int
@@ -136,12 +142,15 @@ type FirmwareInventoryReader interface {
 // FirmwareUpdate asks for one firmware package to be uploaded.
 type FirmwareUpdate struct {
 	// Component is an inventory id or URI; "bmc" and "" let the device
-	// pick (power shelves ignore it, as upstream does).
+	// pick (power shelves ignore it, as upstream does). A switch tray needs
+	// its NVUE component: bmc, bios, cpld, cpld<N>, fpga or erot.
 	Component string
-	FileName  string
-	Body      io.Reader
-	Size      int64
-	Force     bool
+	// FileName names the package; a switch stages it under its base name,
+	// which must be made of [A-Za-z0-9._-] and not start with a dot.
+	FileName string
+	Body     io.Reader
+	Size     int64
+	Force    bool
 }
 
 // UpdateStart is the outcome of starting an update.
@@ -167,7 +176,8 @@ type FirmwareUpdater interface {
 	FirmwareTask(ctx context.Context, id string) (TaskStatus, error)
 	// ActivateFirmware performs the platform's activation (compute: power
 	// off, aux power cycle, power on; shelf: manager reset and down/up
-	// wait) and returns when the device is back.
+	// wait; switch: NVUE power cycle and down/up wait) and returns when the
+	// device is back.
 	ActivateFirmware(ctx context.Context) error
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/sim"
+	"github.com/rmsd/rmsd/hw/sshsftp"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -44,7 +45,19 @@ func deps(t *testing.T) platform.Deps {
 		t.Fatal(err)
 	}
 	t.Cleanup(nv.Close)
-	return platform.Deps{Redfish: p, NVUE: nv}
+	return platform.Deps{Redfish: p, NVUE: nv,
+		SSH: sshsftp.Options{HostKey: sshsftp.AcceptAnyHostKey(), ConnectTimeout: 5 * time.Second,
+			StepTimeout: 5 * time.Second},
+		SwitchReboot: platform.SwitchRebootTiming{ProbeInterval: 5 * time.Millisecond,
+			InstallTimeout: 10 * time.Second, PowerCycleTimeout: 10 * time.Second}}
+}
+
+// fleetDeps are deps whose SSH reaches the NVOS hosts of f.
+func fleetDeps(t *testing.T, f *sim.Fleet) platform.Deps {
+	t.Helper()
+	d := deps(t)
+	d.SSH.Port = f.SSHPort()
+	return d
 }
 
 func device(t *testing.T, d platform.Deps, n sim.Node) platform.Device {

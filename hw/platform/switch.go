@@ -7,19 +7,22 @@ import (
 
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/redfish"
+	"github.com/rmsd/rmsd/hw/sshsftp"
 )
 
 // switchDevice drives an NVLink switch tray: power through its BMC when it
-// has a usable one, otherwise through NVUE; device info and firmware
-// listing through NVUE.
+// has a usable one, otherwise through NVUE; device info, firmware listing
+// and firmware update (switchfw.go) through NVUE and the host's SSH.
 type switchDevice struct {
-	cfg  Config
-	rf   *redfish.Client // nil without a usable BMC endpoint
-	nvue *nvue.Client    // nil without a host endpoint
+	cfg    Config
+	rf     *redfish.Client // nil without a usable BMC endpoint
+	nvue   *nvue.Client    // nil without a host endpoint
+	ssh    sshsftp.Options // how firmware is staged on the host
+	reboot SwitchRebootTiming
 }
 
 func newSwitch(d Deps, c Config) (Device, error) {
-	s := &switchDevice{cfg: c}
+	s := &switchDevice{cfg: c, ssh: d.SSH, reboot: d.SwitchReboot.withDefaults()}
 	bmc := c.BMC
 	if bmc.Host() != "" && bmc.Credentials.Username != "" && !bmc.Credentials.Password.IsZero() {
 		rf, err := d.Redfish.Client(bmc)
@@ -123,20 +126,6 @@ func (s *switchDevice) FirmwareInventory(ctx context.Context) ([]Firmware, error
 		out = append(out, fw)
 	}
 	return out, nil
-}
-
-// Switch firmware goes through SFTP staging and NVUE @install (hw/nvue,
-// hw/sshsftp), not a Redfish task; it is not a FirmwareUpdater.
-func (s *switchDevice) StartFirmwareUpdate(context.Context, FirmwareUpdate) (UpdateStart, error) {
-	return UpdateStart{}, unsupported(s.cfg.ID, s.cfg.Type, "redfish firmware update")
-}
-
-func (s *switchDevice) FirmwareTask(context.Context, string) (TaskStatus, error) {
-	return TaskStatus{}, unsupported(s.cfg.ID, s.cfg.Type, "redfish firmware task")
-}
-
-func (s *switchDevice) ActivateFirmware(context.Context) error {
-	return unsupported(s.cfg.ID, s.cfg.Type, "redfish firmware activation")
 }
 
 // AuxPowerCycle power-cycles the tray through its BMC and waits for On

@@ -7,6 +7,7 @@ import (
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/redfish"
+	"github.com/rmsd/rmsd/hw/sshsftp"
 	"github.com/rs/zerolog"
 )
 
@@ -17,6 +18,13 @@ type Deps struct {
 	// NVUE is the shared NVUE connection pool of switch trays (required for
 	// a switch with a host endpoint).
 	NVUE *nvue.Pool
+	// SSH is how switch firmware is staged on a switch's host (port, host
+	// key policy, timeouts); its HostKey must be set for switch firmware
+	// updates (see sshsftp.HostKeyPolicy).
+	SSH sshsftp.Options
+	// SwitchReboot bounds the waits for a switch reboot during a firmware
+	// update; zero fields take upstream's values.
+	SwitchReboot SwitchRebootTiming
 	// Logger receives adapter logs; the zero value logs nothing.
 	Logger zerolog.Logger
 }
@@ -40,7 +48,7 @@ type Entry struct {
 var (
 	computeCaps = []Capability{CapPower, CapDeviceInfo, CapFirmwareInventory, CapFirmwareUpdate, CapAuxPowerCycle}
 	shelfCaps   = []Capability{CapPower, CapFirmwareInventory, CapFirmwareUpdate}
-	switchCaps  = []Capability{CapPower, CapDeviceInfo, CapFirmwareInventory, CapAuxPowerCycle}
+	switchCaps  = []Capability{CapPower, CapDeviceInfo, CapFirmwareInventory, CapFirmwareUpdate, CapAuxPowerCycle}
 )
 
 func computeEntry(t hw.NodeType) Entry {

@@ -62,10 +62,10 @@ func call(t *testing.T, dev platform.Device, c platform.Capability) error {
 		return err
 	case platform.CapFirmwareUpdate:
 		body := sim.FirmwareMagic + "T1\n"
-		_, err := dev.StartFirmwareUpdate(ctx, platform.FirmwareUpdate{FileName: "t.bin",
+		st, err := dev.StartFirmwareUpdate(ctx, platform.FirmwareUpdate{Component: "bmc", FileName: "t.bin",
 			Body: strings.NewReader(body), Size: int64(len(body))})
 		if err == nil {
-			_, err = dev.FirmwareTask(ctx, "0")
+			_, err = dev.FirmwareTask(ctx, st.TaskID)
 		}
 		return err
 	case platform.CapAuxPowerCycle:
@@ -80,7 +80,7 @@ func TestTable_CapabilitiesWorkAndTheRestIsUnsupported(t *testing.T) {
 		t.Run(typ.Name(), func(t *testing.T) {
 			e, _ := platform.Lookup(typ)
 			f := startFleet(t, layoutFor(typ), typ.Kind() == hw.KindSwitch)
-			dev := device(t, deps(t), f.Nodes()[0])
+			dev := device(t, fleetDeps(t, f), f.Nodes()[0])
 			if got := dev.Capabilities(); !slices.Equal(got, e.Capabilities) {
 				t.Fatalf("device capabilities %v, table %v", got, e.Capabilities)
 			}

@@ -87,13 +87,16 @@ type Fleet struct {
 	// nvuePort is the port NVOS hosts are started on: Options.NVUEPort, or
 	// the free port the first host picked when that is 0.
 	nvuePort int
+	// sshPort is the same for SSH (Options.SSHPort), when hosts tell it
+	// (sshPorter).
+	sshPort int
 
 	mu     sync.Mutex
 	closed bool
 }
 
-// sharedPortAttempts bounds how often Start begins again when the NVUE
-// port the first NVOS host picked is taken on another host's address.
+// sharedPortAttempts bounds how often Start begins again when the NVUE or
+// SSH port the first NVOS host picked is taken on another host's address.
 const sharedPortAttempts = 5
 
 // Start brings up every device of opts.Racks racks. On error, everything
@@ -105,7 +108,7 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	}
 	for attempt := 1; ; attempt++ {
 		f, err := start(ctx, opts)
-		shared := opts.SwitchHosts != nil && opts.NVUEPort == 0
+		shared := opts.SwitchHosts != nil && (opts.NVUEPort == 0 || opts.SSHPort == 0)
 		if err == nil || !shared || !errors.Is(err, syscall.EADDRINUSE) || attempt == sharedPortAttempts {
 			return f, err
 		}
@@ -117,7 +120,7 @@ func start(ctx context.Context, opts Options) (*Fleet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start simulator: %w", err)
 	}
-	f := &Fleet{opts: opts, ca: ca, byID: map[string]*Device{}, nvuePort: opts.NVUEPort}
+	f := &Fleet{opts: opts, ca: ca, byID: map[string]*Device{}, nvuePort: opts.NVUEPort, sshPort: opts.SSHPort}
 	handler := newMux()
 	for r := 0; r < opts.Racks; r++ {
 		if err := ctx.Err(); err != nil {
@@ -210,7 +213,7 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 		}
 		spec := SwitchHostSpec{
 			NodeID: d.id, RackID: rack.ID, Type: d.typ, IP: ip,
-			NVUEPort: f.nvuePort, SSHPort: o.SSHPort, Certificate: cert,
+			NVUEPort: f.nvuePort, SSHPort: f.sshPort, Certificate: cert,
 			Credentials: o.Credentials, TimeScale: o.TimeScale,
 			ChassisSerial: d.rackSerial(), SlotNumber: d.slot, TrayIndex: j,
 			Logger: o.Logger.With().Str("device", d.id+"-nvos").Logger(),
@@ -221,6 +224,9 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 		}
 		if f.nvuePort == 0 {
 			f.nvuePort = host.Endpoint().Port // every later host shares it
+		}
+		if sp, ok := host.(sshPorter); ok && f.sshPort == 0 {
+			f.sshPort = sp.SSHPort()
 		}
 		d.mu.Lock()
 		d.host = host
@@ -279,6 +285,29 @@ func (f *Fleet) NVUEPort() int {
 			port = n.Host.Port
 		case n.Host.Port != port:
 			return 0
+		}
+	}
+	return port
+}
+
+// sshPorter is a SwitchHost that tells its SSH port (NVOSHost does).
+type sshPorter interface{ SSHPort() int }
+
+// SSHPort is the SSH port every NVOS host listens on, or 0 when the fleet
+// has no hosts, a host does not tell its port or they listen on different
+// ports.
+func (f *Fleet) SSHPort() int {
+	port := 0
+	for _, n := range f.Nodes() {
+		if n.Switch == nil {
+			continue
+		}
+		sp, ok := n.Switch.(sshPorter)
+		switch {
+		case !ok || (port != 0 && sp.SSHPort() != port):
+			return 0
+		case port == 0:
+			port = sp.SSHPort()
 		}
 	}
 	return port

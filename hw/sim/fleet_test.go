@@ -200,8 +200,23 @@ func TestFleet_NVOSHostsShareOneNVUEPort(t *testing.T) {
 	if hosts != 6 {
 		t.Fatalf("%d NVOS hosts, want 6", hosts)
 	}
-	if none := start(t, sim.Options{Layout: sim.Layout{Compute: 1}, NoSwitchHosts: true}); none.NVUEPort() != 0 {
-		t.Errorf("fleet without hosts: NVUEPort %d, want 0", none.NVUEPort())
+	if none := start(t, sim.Options{Layout: sim.Layout{Compute: 1}, NoSwitchHosts: true}); none.NVUEPort() != 0 ||
+		none.SSHPort() != 0 {
+		t.Errorf("fleet without hosts: NVUEPort %d, SSHPort %d, want 0", none.NVUEPort(), none.SSHPort())
+	}
+}
+
+// NVOS hosts share one SSH port too, and it is the one each listens on.
+func TestFleet_NVOSHostsShareOneSSHPort(t *testing.T) {
+	f := start(t, sim.Options{Layout: sim.Layout{Compute: 1, Switches: 3}})
+	port := f.SSHPort()
+	if port == 0 {
+		t.Fatal("no shared SSH port")
+	}
+	for _, n := range f.Nodes() {
+		if h, ok := n.Switch.(*sim.NVOSHost); ok && h.SSHPort() != port {
+			t.Errorf("%s: SSH on %d, fleet port %d", n.ID, h.SSHPort(), port)
+		}
 	}
 }
 

@@ -90,7 +90,8 @@ type Options struct {
 	// NVUEPort is the NVUE port of every NVOS host; 0 picks one free port
 	// that every host shares (as real switches do; see Fleet.NVUEPort).
 	NVUEPort int
-	// SSHPort is the SSH port of every NVOS host; 0 picks one per host.
+	// SSHPort is the SSH port of every NVOS host; 0 picks one free port
+	// that every host shares, as for NVUEPort (see Fleet.SSHPort).
 	SSHPort int
 	// SwitchHosts starts the NVOS host of every switch tray (default
 	// NVOSHosts, unless NoSwitchHosts).

@@ -58,6 +58,18 @@ func (s *Switch) FailActions(msg string) {
 	s.log.Info().Str("issue", msg).Msg("fault: fail actions")
 }
 
+// RebootInstalls makes firmware installs started from now on hand off to a
+// switch reboot, as some NVOS builds do: the action ends in success with
+// "system is offline during reboot", the switch goes down RebootDelay later
+// and boots with its installed firmware active. false restores installs
+// that wait for a power cycle.
+func (s *Switch) RebootInstalls(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rebootInstalls = on
+	s.log.Info().Bool("on", on).Msg("fault: reboot on firmware install")
+}
+
 // SlowActions multiplies the duration of actions started from now on by
 // factor (1 restores normal speed).
 func (s *Switch) SlowActions(factor float64) {

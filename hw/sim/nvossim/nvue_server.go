@@ -287,7 +287,8 @@ func (s *Switch) fileListingLocked(dir string) map[string]any {
 }
 
 // postFirmwareInstall installs a staged file: after ActionDuration the
-// component's installed version is the file's; a power cycle activates it.
+// component's installed version is the file's; a power cycle activates it
+// (or the reboot the install hands off to, see RebootInstalls).
 func (s *Switch) postFirmwareInstall(q *nvueReq) reply {
 	name, c := s.componentLocked(q.r.PathValue("comp"))
 	if c == nil {
@@ -301,13 +302,19 @@ func (s *Switch) postFirmwareInstall(q *nvueReq) reply {
 	if !s.fs.isFile(path) {
 		return errReply(http.StatusNotFound, "firmware file "+path+" not found")
 	}
-	a := s.startActionLocked(q.now, s.cfg.ActionDuration, "Installing firmware "+file,
-		"Firmware install complete; power cycle the system to activate",
-		func(time.Time) string {
+	done, reboot := "Firmware install complete; power cycle the system to activate", s.rebootInstalls
+	if reboot {
+		done = "Firmware install complete, system is offline during reboot"
+	}
+	a := s.startActionLocked(q.now, s.cfg.ActionDuration, "Installing firmware "+file, done,
+		func(end time.Time) string {
 			if !s.fs.isFile(path) {
 				return "firmware file " + path + " disappeared during install"
 			}
 			c.installed = versionFromFile(file)
+			if reboot {
+				s.rebootLocked(end.Add(s.cfg.scale(s.cfg.RebootDelay)), s.activateFirmwareLocked)
+			}
 			return ""
 		})
 	return actionAccepted(a)

@@ -49,6 +49,7 @@ type Switch struct {
 	rejectLogins   bool
 	actionFailure  string
 	actionSlowness float64
+	rebootInstalls bool
 	revisionFail   string
 	responseDelay  time.Duration
 	stallAfter     int64 // -1: uploads not stalled

@@ -335,6 +335,33 @@ func TestFirmwareInstallActivatesOnPowerCycle(t *testing.T) {
 	})
 }
 
+// With RebootInstalls, an install announces a reboot, the switch goes down
+// and comes back with the new firmware running, no power cycle needed.
+func TestFirmwareInstallCanHandOffToAReboot(t *testing.T) {
+	// The reboot starts 0.5 s after the action ends: the client reads the
+	// hand-off before the switch is gone.
+	r := start(t, nvossim.Config{RebootDelay: 500 * time.Second})
+	r.sw.RebootInstalls(true)
+	c := r.mustSSH()
+	file := "cpld-0.0134.fwpkg"
+	if _, err := c.Upload(r.ctx, strings.NewReader("pkg"), nvossim.FWImageDir+"/cpld/"+file, 3); err != nil {
+		t.Fatal(err)
+	}
+	id, err := r.nv.InstallFirmware(r.ctx, "cpld", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := r.nv.WaitAction(r.ctx, id); err != nil || st.Phase() != nvue.PhaseRebooting {
+		t.Fatalf("install: %+v, %v", st, err)
+	}
+	if err := r.nv.WaitDownUp(r.ctx, "/nvue_v1/platform/firmware", 2*time.Millisecond, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if fc, err := r.nv.FirmwareComponent(r.ctx, "cpld"); err != nil || fc.Actual != "0.0134" || r.sw.Boots() != 1 {
+		t.Fatalf("after the install reboot: %+v, %v, %d boots", fc, err, r.sw.Boots())
+	}
+}
+
 func TestUnreachableWindowDropsBothProtocols(t *testing.T) {
 	r := start(t, nvossim.Config{})
 	r.sw.Unreachable(time.Hour)
