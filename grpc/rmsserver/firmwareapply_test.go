@@ -43,16 +43,10 @@ func resultStatus(t *testing.T, doc string) string {
 	return v.Status
 }
 
-// computeAndShelves are the rack's nodes whose firmware goes through their
-// BMC.
-func (f *firmwareRack) computeAndShelves() []hw.Node {
-	return append(f.ofKind(hw.KindCompute), f.ofKind(hw.KindPowerShelf)...)
-}
-
 func TestApplyStoredFirmwareObject_UpdatesTheRackAndRecordsTheHistory(t *testing.T) {
 	f := startFirmwareRack(t, nil)
 	f.addRelease(t)
-	nodes := f.computeAndShelves()
+	nodes := f.nodes // every compute tray, switch tray and power shelf
 	resp, err := f.client.ApplyStoredFirmwareObject(rpcContext(t), &rmspb.ApplyStoredFirmwareObjectRequest{
 		RackId: nodes[0].RackID, HardwareType: "gb200-nvl", FirmwareType: "prod", Nodes: nodeSet(nodes...)})
 	if err != nil {
@@ -72,7 +66,7 @@ func TestApplyStoredFirmwareObject_UpdatesTheRackAndRecordsTheHistory(t *testing
 	}
 	parent := f.waitFirmwareJob(t, r.GetJobId())
 	if parent.GetJobState() != rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_COMPLETED {
-		t.Fatalf("parent %v: %s", parent.GetJobState(), parent.GetErrorMessage())
+		t.Fatalf("parent %v: %s %s", parent.GetJobState(), parent.GetErrorMessage(), parent.GetResultJson())
 	}
 	for _, j := range resp.GetJobs() {
 		child := f.waitFirmwareJob(t, j.GetJobId())
@@ -86,6 +80,10 @@ func TestApplyStoredFirmwareObject_UpdatesTheRackAndRecordsTheHistory(t *testing
 	}
 	if got, want := f.firmwareVersion(t, compute, "HGX_FW_BMC_0"), f.release.HMC.Version; got != want {
 		t.Errorf("HMC runs %q after the apply, want %q", got, want)
+	}
+	sw := f.ofKind(hw.KindSwitch)[0]
+	if got, want := f.firmwareVersion(t, sw, "BMC"), f.release.SwitchBMC.Version; got != want {
+		t.Errorf("switch BMC runs %q after the apply, want %q", got, want)
 	}
 	hist, err := f.client.GetFirmwareObjectHistory(rpcContext(t), &rmspb.GetFirmwareObjectHistoryRequest{ObjectId: f.release.ID})
 	if err != nil || len(hist.GetRecords()) != 1 {
@@ -125,8 +123,11 @@ func TestApplyStoredFirmwareObject_AFailedTaskFailsTheParentNamingTheNode(t *tes
 	if parent.GetJobState() != rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_FAILED {
 		t.Fatalf("parent %v, want FAILED", parent.GetJobState())
 	}
-	if msg := parent.GetErrorMessage(); !strings.Contains(msg, compute[1].ID) || strings.Contains(msg, compute[0].ID) {
-		t.Errorf("parent error %q should name the failed node %s only", msg, compute[1].ID)
+	if msg := parent.GetErrorMessage(); msg != "1 of 3 firmware updates failed" {
+		t.Errorf("parent error %q", msg)
+	}
+	if doc := parent.GetResultJson(); !strings.Contains(doc, `"node_id":"`+compute[1].ID+`"`) || strings.Contains(doc, compute[0].ID) {
+		t.Errorf("parent result %s should name the failed node %s only", doc, compute[1].ID)
 	}
 	failed := f.waitFirmwareJob(t, resp.GetJobs()[1].GetJobId())
 	if failed.GetJobState() != rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_FAILED || !strings.Contains(failed.GetResultJson(), `"phase":"poll"`) {

@@ -14,6 +14,12 @@ import (
 	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
 	"github.com/rmsd/rmsd/hw/firmware/download"
 	"github.com/rmsd/rmsd/hw/fwupdate"
+	"github.com/rmsd/rmsd/hw/nodeops"
+	"github.com/rmsd/rmsd/hw/nvue"
+	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/hw/redfish"
+	"github.com/rmsd/rmsd/hw/sim"
+	"github.com/rmsd/rmsd/hw/sshsftp"
 	"github.com/rmsd/rmsd/hw/sim/artifactsim"
 	"github.com/rmsd/rmsd/messages"
 	"github.com/rmsd/rmsd/store/sqlstore"
@@ -48,6 +54,7 @@ func startFirmwareRack(t *testing.T, profiles map[string][]string) *firmwareRack
 	}
 	t.Cleanup(art.Close)
 	f := &firmwareRack{simRack: s, dir: t.TempDir(), art: art, logs: &syncBuffer{}}
+	s.runner = fastRunner(t, s.fleet)
 	f.release, err = catalogtest.Publish(art, catalogtest.Options{Size: 4 << 10})
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +130,26 @@ func (f *firmwareRack) holdNode(t *testing.T, n hw.Node) string {
 		t.Fatal(err)
 	}
 	return job.ID
+}
+
+// fastRunner drives the simulated rack with every device wait (power
+// state, BMC and switch reboots) polled every few milliseconds, and reaches
+// the simulated NVOS hosts over NVUE and SSH as `rmsd --simulate` does.
+func fastRunner(t *testing.T, fleet *sim.Fleet) *nodeops.Runner {
+	t.Helper()
+	pool := redfish.NewPool(redfish.Options{RequestTimeout: 10 * time.Second, TaskPollInterval: 5 * time.Millisecond,
+		LivenessInterval: 5 * time.Millisecond, LivenessTimeout: 20 * time.Second, ProbeTimeout: time.Second})
+	t.Cleanup(pool.Close)
+	nv, err := nvue.NewPool(nvue.Options{Port: fleet.NVUEPort()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nv.Close)
+	return nodeops.New(platform.Deps{
+		Redfish: pool, NVUE: nv, Logger: zerolog.Nop(),
+		SSH:          sshsftp.Options{Port: fleet.SSHPort(), HostKey: sshsftp.AcceptAnyHostKey()},
+		SwitchReboot: platform.SwitchRebootTiming{ProbeInterval: 5 * time.Millisecond, InstallTimeout: 20 * time.Second, PowerCycleTimeout: 20 * time.Second},
+	}, 64)
 }
 
 // eventuallyRPC polls cond until it holds, failing after catalogWait.

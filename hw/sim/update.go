@@ -12,12 +12,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rmsd/rmsd/hw/sim/nvossim"
 )
 
 // FirmwareMagic starts a simulator firmware file that names its version:
 // "SIMFW <version>\n...". Any other file gets its version from its file
 // name (multipart) or its content hash (raw push).
-const FirmwareMagic = "SIMFW "
+const FirmwareMagic = nvossim.PackageMagic
 
 const (
 	inventoryURI = "/redfish/v1/UpdateService/FirmwareInventory"

@@ -198,3 +198,19 @@ func TestUnmatchedNamesFilterEntriesThatSelectNothing(t *testing.T) {
 		t.Errorf("unmatched = %q, want [gpu]", got)
 	}
 }
+
+func TestExpectedVersionOfBundles(t *testing.T) {
+	cases := []struct {
+		c    manifest.Component
+		want string
+	}{
+		{manifest.Component{Name: "BMC", Version: "B-1"}, "B-1"},
+		{manifest.Component{Name: "BMC", Version: "bundle-7", Subcomponents: []manifest.Subcomponent{{Name: "EROT", Version: "E-1"}, {Name: "bmc", Version: "B-2"}}}, "B-2"},
+		{manifest.Component{Name: "PowerShelfFW", Version: "PR-2025.04", Subcomponents: []manifest.Subcomponent{{Name: "PR1 PSU", Version: "C1.07"}}}, ""},
+	}
+	for _, c := range cases {
+		if got := selector.ExpectedVersion(c.c); got != c.want {
+			t.Errorf("ExpectedVersion(%+v) = %q, want %q", c.c, got, c.want)
+		}
+	}
+}

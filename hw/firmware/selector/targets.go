@@ -29,7 +29,7 @@ func Targets(objectID string, md manifest.Metadata, t hw.NodeType, f Filters, ch
 			return nil, fmt.Errorf("component %s: %w", c.Name, ErrInBandNIC)
 		}
 		for _, a := range c.Artifacts {
-			out = append(out, fwupdate.Target{Component: c.Name, Target: a.Target, File: filepath.Join(dir, a.FileName), Version: c.Version})
+			out = append(out, fwupdate.Target{Component: c.Name, Target: a.Target, File: filepath.Join(dir, a.FileName), Version: ExpectedVersion(c)})
 		}
 	}
 	if len(out) == 0 {
@@ -39,6 +39,23 @@ func Targets(objectID string, md manifest.Metadata, t hw.NodeType, f Filters, ch
 		return supermicroOrder(out)
 	}
 	return out, nil
+}
+
+// ExpectedVersion is the version a node reports for component c once its
+// package is active: the version of the subcomponent named like c itself
+// (a "BMC+FPGA+EROT" entry's "BMC"), else c's own version when it has no
+// subcomponents. A bundle whose subcomponents are other devices (a power
+// shelf's "PR1 PSU" and "PR1 PMC") has no single version to expect: "".
+func ExpectedVersion(c manifest.Component) string {
+	if len(c.Subcomponents) == 0 {
+		return c.Version
+	}
+	for _, s := range c.Subcomponents {
+		if normalise(s.Name) == normalise(c.Name) {
+			return s.Version
+		}
+	}
+	return ""
 }
 
 // supermicroStage ranks a Supermicro GB300 package by file name: the HMC

@@ -311,7 +311,7 @@ func (s *Switch) postFirmwareInstall(q *nvueReq) reply {
 			if !s.fs.isFile(path) {
 				return "firmware file " + path + " disappeared during install"
 			}
-			c.installed = versionFromFile(file)
+			c.installed = s.fs.packageVersion(path)
 			if reboot {
 				s.rebootLocked(end.Add(s.cfg.scale(s.cfg.RebootDelay)), s.activateFirmwareLocked)
 			}

@@ -1,6 +1,7 @@
 package nvossim
 
 import (
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -214,6 +215,26 @@ func fwDir(comp string) string {
 }
 
 var versionPattern = regexp.MustCompile(`\d+(?:\.\d+)+`)
+
+// PackageMagic starts a simulator firmware package that names its version
+// in its first line, "SIMFW <version>\n" (hw/sim.FirmwarePackage writes
+// them; simulated BMCs read the same header).
+const PackageMagic = "SIMFW "
+
+// packageVersion is the version a staged package carries: its header's,
+// else its name's (versionFromFile).
+func (fs *memFS) packageVersion(p string) string {
+	if f, ok := fs.files[p]; ok && strings.HasPrefix(string(f.data[:min(len(f.data), 128)]), PackageMagic) {
+		v := strings.TrimPrefix(string(f.data[:min(len(f.data), 128)]), PackageMagic)
+		if i := strings.IndexAny(v, " \r\n\t"); i >= 0 {
+			v = v[:i]
+		}
+		if v != "" {
+			return v
+		}
+	}
+	return versionFromFile(path.Base(p))
+}
 
 // versionFromFile derives the version a firmware or image file carries
 // from its name: the first dotted number ("nvos-amd64-25.02.2553.bin" →
