@@ -19,8 +19,8 @@ import (
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/sim"
-	"github.com/rmsd/rmsd/hw/sshsftp"
 	"github.com/rmsd/rmsd/hw/sim/artifactsim"
+	"github.com/rmsd/rmsd/hw/sshsftp"
 	"github.com/rmsd/rmsd/messages"
 	"github.com/rmsd/rmsd/store/sqlstore"
 )
