@@ -51,6 +51,13 @@ func TestEveryBatchRPCWithNoNodes(t *testing.T) {
 				}
 				return fromBatch(r.GetResponse()), err
 			},
+			"CompareFirmwareObject (invalid manifest)": func() (reply, error) {
+				r, err := s.client.CompareFirmwareObject(ctx, &rmspb.CompareFirmwareObjectRequest{Nodes: set, ConfigJson: "not a manifest"})
+				if len(r.GetNodes()) != 0 || r.GetMatchesManifest() || r.GetObjectId() != "" {
+					t.Errorf("a comparison of no nodes: %v", r)
+				}
+				return fromBatch(r.GetResponse()), err
+			},
 			"CreateNodes": func() (reply, error) {
 				r, err := s.client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: set})
 				return reply{r.GetResponse().GetStatus(), r.GetResponse().GetMessage(), r.GetStats(), 0}, err

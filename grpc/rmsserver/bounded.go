@@ -19,6 +19,9 @@ const (
 	maxSummaryEntries = 10
 	// maxMessage bounds any other message built from errors.
 	maxMessage = 2048
+	// maxEchoed bounds a name, version or target a reply echoes from a
+	// caller's manifest or a device's answer.
+	maxEchoed = 256
 )
 
 // clip returns s cut to at most max bytes on a character boundary, marked

@@ -83,6 +83,11 @@ func TestBatchMessagesAreBounded(t *testing.T) {
 			r := resp.GetResponse()
 			return r.GetStats().GetFailedNodes(), r.GetMessage(), r.GetNodeResults(), err
 		}},
+		{"CompareFirmwareObject", "Compared firmware object DGXGB200_small with 0/40 nodes: 0 match, 0 differ; failed: node_id=", func() (uint32, string, []*rmspb.NodeOperationResult, error) {
+			resp, err := client.CompareFirmwareObject(rpcContext(t), &rmspb.CompareFirmwareObjectRequest{ConfigJson: smallManifest, Nodes: nodeSet(nodes...)})
+			r := resp.GetResponse()
+			return r.GetStats().GetFailedNodes(), r.GetMessage(), r.GetNodeResults(), err
+		}},
 	}
 	for _, tt := range tests {
 		failed, msg, results, err := tt.call()

@@ -135,6 +135,9 @@ var fuzzFamilies = []fuzzFamily{
 			rmspb.RackManagerClient.BatchGetFirmwareInventory, (*rackManager).BatchGetFirmwareInventory),
 		rpc(rmspb.RackManager_GetRackFirmwareInventory_FullMethodName, &rmspb.GetRackFirmwareInventoryRequest{},
 			rmspb.RackManagerClient.GetRackFirmwareInventory, (*rackManager).GetRackFirmwareInventory),
+		// Last, so that the recorded seeds of the others keep their index.
+		rpc(rmspb.RackManager_CompareFirmwareObject_FullMethodName, &rmspb.CompareFirmwareObjectRequest{},
+			rmspb.RackManagerClient.CompareFirmwareObject, (*rackManager).CompareFirmwareObject),
 	}},
 	{target: "FuzzFirmwareCatalog", rpcs: []fuzzRPC{
 		rpc(rmspb.RackManager_AddFirmwareObject_FullMethodName, &rmspb.AddFirmwareObjectRequest{},

@@ -225,6 +225,10 @@ func fixtureSeeds(method string) []proto.Message {
 		return []proto.Message{&rmspb.ListFirmwareObjectsRequest{HardwareType: "any"}}
 	case rmspb.RackManager_GetFirmwareObjectHistory_FullMethodName:
 		return []proto.Message{&rmspb.GetFirmwareObjectHistoryRequest{ObjectId: fuzzObjects.gone, RackIds: []string{"rack-001"}}}
+	case rmspb.RackManager_CompareFirmwareObject_FullMethodName:
+		rack := fuzzRackNodes(0)
+		return []proto.Message{&rmspb.CompareFirmwareObjectRequest{ConfigJson: smallManifest, Nodes: nodeSet(rack[16], rack[18], rack[30]),
+			ComponentFilters: map[int32]*rmspb.FirmwareObjectComponentFilter{int32(rmspb.NodeType_SWITCH_GB200_NVIDIA): {Components: []string{"cpld"}}}}}
 	case rmspb.RackManager_ListNodeDeviceInfoByNodeType_FullMethodName:
 		return []proto.Message{&rmspb.ListNodeDeviceInfoByNodeTypeRequest{RackId: "rack-001", NodeType: rmspb.NodeType_SWITCH_GB200_NVIDIA}}
 	}

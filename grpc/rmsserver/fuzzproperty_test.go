@@ -83,6 +83,8 @@ func replyProblem(reply proto.Message) string {
 		return firstProblem(batchProblem(r.GetResponse()), inventoriesProblem(r.GetNodes(), r.GetResponse()))
 	case *rmspb.GetRackFirmwareInventoryResponse:
 		return statusProblem(r.GetStatus(), "")
+	case *rmspb.CompareFirmwareObjectResponse:
+		return firstProblem(batchProblem(r.GetResponse()), comparisonsProblem(r))
 	case *rmspb.GetJobStatusResponse:
 		if len(r.GetJobStates()) == 0 {
 			return "no job states"
@@ -227,6 +229,46 @@ func inventoriesProblem(inv []*rmspb.NodeFirmwareInventory, r *rmspb.NodeBatchRe
 		if n.GetNodeId() != ok[i] {
 			return fmt.Sprintf("inventory %d is of node %q, the %dth successful node is %q", i, clip(n.GetNodeId(), 100), i, clip(ok[i], 100))
 		}
+	}
+	return ""
+}
+
+// comparisonsProblem checks a CompareFirmwareObject reply: one comparison
+// per node result, of the same node; a node matches only when it succeeded
+// and every one of its (bounded) components matched; the reply matches
+// only when every node does.
+func comparisonsProblem(r *rmspb.CompareFirmwareObjectResponse) string {
+	results := r.GetResponse().GetNodeResults()
+	if len(r.GetNodes()) != len(results) {
+		return fmt.Sprintf("%d comparisons for %d node results", len(r.GetNodes()), len(results))
+	}
+	all := len(results) > 0
+	for i, n := range r.GetNodes() {
+		ok := results[i].GetStatus() == rmspb.ReturnCode_RETURN_CODE_SUCCESS
+		if n.GetNodeId() != results[i].GetNodeId() {
+			return fmt.Sprintf("comparison %d is of node %q, its result of %q", i, clip(n.GetNodeId(), 100), clip(results[i].GetNodeId(), 100))
+		}
+		matched := len(n.GetComponents()) > 0
+		for j, c := range n.GetComponents() {
+			matched = matched && c.GetStatus() == rmspb.FirmwareComparisonStatus_FIRMWARE_COMPARISON_STATUS_MATCHED
+			switch {
+			case c.GetStatus() < rmspb.FirmwareComparisonStatus_FIRMWARE_COMPARISON_STATUS_MATCHED ||
+				c.GetStatus() > rmspb.FirmwareComparisonStatus_FIRMWARE_COMPARISON_STATUS_UNVERIFIED:
+				return fmt.Sprintf("node %d component %d has status %v", i, j, c.GetStatus())
+			case !ok && c.GetStatus() != rmspb.FirmwareComparisonStatus_FIRMWARE_COMPARISON_STATUS_UNVERIFIED:
+				return fmt.Sprintf("failed node %d has a %v component", i, c.GetStatus())
+			case len(c.GetReason()) > maxNodeError || len(c.GetComponent()) > maxEchoed || len(c.GetTarget()) > maxEchoed ||
+				len(c.GetInstalledVersion()) > maxEchoed || len(c.GetProposedVersion()) > maxEchoed:
+				return fmt.Sprintf("node %d component %d is unbounded", i, j)
+			}
+		}
+		if n.GetMatchesManifest() != (matched && ok) {
+			return fmt.Sprintf("node %d: matches_manifest %v, its components and result say %v", i, n.GetMatchesManifest(), matched && ok)
+		}
+		all = all && n.GetMatchesManifest()
+	}
+	if r.GetMatchesManifest() != all {
+		return fmt.Sprintf("matches_manifest %v, its nodes say %v", r.GetMatchesManifest(), all)
 	}
 	return ""
 }
