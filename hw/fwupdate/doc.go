@@ -19,8 +19,7 @@
 // on success, with "status":"already_up_to_date" when every target was
 // skipped, and {"status":"failed","phase",...} on failure.
 //
-// Which inventory entries stand for a target, for the already-up-to-date
-// check and the post-activation version check, is one rule documented on
-// entriesFor (inventory.go): the entry the target names, else the entries
-// of the component's firmware type, else the whole inventory.
+// Which inventory entry stands for a target, for the already-up-to-date
+// check and the post-activation version check, is hw/firmware/compare.Find,
+// the rule CompareFirmwareObject answers with (see entriesFor).
 package fwupdate

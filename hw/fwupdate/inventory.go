@@ -7,46 +7,27 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rmsd/rmsd/hw/firmware/compare"
+	"github.com/rmsd/rmsd/hw/firmware/manifest"
 	"github.com/rmsd/rmsd/hw/platform"
 )
 
-// A target's inventory entries are the firmware components of the node
-// that stand for it, chosen by the first rule that applies:
-//
-//  1. identity: when Target.Target is set, the entries whose ID or URI
-//     equals it (case-insensitive), if there are any;
-//  2. type: when platform.ClassifyFirmware of Target.Component gives a
-//     known type, the entries of that type (possibly none);
-//  3. otherwise (a component no rule classifies, such as a power shelf's
-//     "PowerShelfFW"), every entry of the node.
-//
-// A target reports a version when any of its entries runs it
-// (case-insensitive). "Any" rather than "all" because one package often
-// covers only some entries of a type (a BMC package does not change the
-// BMC's ERoT, yet both classify as BMC).
+// A target's inventory entry is the one hw/firmware/compare.Find chooses
+// for it, the rule CompareFirmwareObject answers with: the entry whose ID
+// or URI is the target, else the one that holds the component by name
+// (compute "BMC" is FW_BMC_0, not the HMC's HGX_FW_BMC_0 nor the BMC's
+// ERoT). So "already up to date" here and MATCHED in a comparison are the
+// same judgement. A target no entry holds has none: it is never skipped
+// and its post-activation check names no installed version.
 func entriesFor(t Target, inv []platform.Firmware) []platform.Firmware {
+	c := manifest.Component{Name: t.Component}
 	if t.Target != "" {
-		var same []platform.Firmware
-		for _, e := range inv {
-			if strings.EqualFold(e.ID, t.Target) || (e.URI != "" && strings.EqualFold(e.URI, t.Target)) {
-				same = append(same, e)
-			}
-		}
-		if len(same) > 0 {
-			return same
-		}
+		c.Artifacts = []manifest.ComponentArtifact{{Target: t.Target}}
 	}
-	kind := platform.ClassifyFirmware(t.Component)
-	if kind == platform.FirmwareUnknown {
-		return inv
+	if e, ok := compare.Find(c, inv); ok {
+		return []platform.Firmware{e}
 	}
-	var typed []platform.Firmware
-	for _, e := range inv {
-		if e.Type == kind {
-			typed = append(typed, e)
-		}
-	}
-	return typed
+	return nil
 }
 
 // runs reports whether one of entries runs version.

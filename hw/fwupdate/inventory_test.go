@@ -39,12 +39,12 @@ func TestEntriesFor(t *testing.T) {
 		{"identity by id, case-insensitive", Target{Component: "BMC", Target: "fw_uefi_0"}, computeInventory(), "FW_UEFI_0"},
 		{"identity by uri", Target{Component: "X", Target: "/redfish/v1/UpdateService/FirmwareInventory/FW_CPLD_0"},
 			computeInventory(), "FW_CPLD_0"},
-		{"type when the target names no entry", Target{Component: "BMC", Target: "bmc"}, computeInventory(),
-			"FW_BMC_0,FW_ERoT_BMC_0,HGX_FW_BMC_0"},
-		{"type without a target", Target{Component: "HMC"}, computeInventory(), "HGX_FW_GPU_0"},
-		{"bios type", Target{Component: "BIOS"}, computeInventory(), "FW_UEFI_0"},
-		{"known type absent from the node", Target{Component: "NIC"}, computeInventory(), ""},
-		{"unclassified component: whole inventory", Target{Component: "PowerShelfFW"}, shelf, "FW_PMC_0,FW_PSU_0"},
+		{"the component when the target names no entry: the tray's own BMC", Target{Component: "BMC", Target: "bmc"},
+			computeInventory(), "FW_BMC_0"},
+		{"the HMC is the HGX BMC", Target{Component: "HMC"}, computeInventory(), "HGX_FW_BMC_0"},
+		{"BIOS is the UEFI", Target{Component: "BIOS"}, computeInventory(), "FW_UEFI_0"},
+		{"a component the node does not have", Target{Component: "NIC"}, computeInventory(), ""},
+		{"a power shelf's firmware is its controller's", Target{Component: "PowerShelfFW"}, shelf, "FW_PMC_0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,7 +63,7 @@ func TestRunsComparesVersionsCaseInsensitively(t *testing.T) {
 		want    bool
 	}{
 		{Target{Component: "BMC"}, "bmc-1", true},
-		{Target{Component: "BMC"}, "HMCBMC-1", true}, // any BMC-type entry counts
+		{Target{Component: "BMC"}, "HMCBMC-1", false}, // the HMC's BMC is not the tray's
 		{Target{Component: "BMC", Target: "FW_BMC_0"}, "HMCBMC-1", false},
 		{Target{Component: "BIOS"}, "UEFI-2", false},
 		{Target{Component: "NIC"}, "BMC-1", false},
