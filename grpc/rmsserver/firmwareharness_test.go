@@ -47,7 +47,10 @@ var fastFirmwareTiming = fwupdate.Timing{
 
 func startFirmwareRack(t *testing.T, profiles map[string][]string) *firmwareRack {
 	t.Helper()
-	s := startSimRack(t)
+	// A switch's own reboot (its activation power cycle) lasts a second of
+	// wall-clock time: the update must see it go down, which a reboot of a
+	// few milliseconds would allow to pass unseen on a loaded machine.
+	s := startSimRackWith(t, sim.Options{TimeScale: 0.001, Timing: sim.Timing{NVOSReboot: 1000 * time.Second}})
 	art, err := artifactsim.Start(artifactsim.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,13 @@ type simRack struct {
 // server wired to it.
 func startSimRack(t *testing.T) *simRack {
 	t.Helper()
-	fleet, err := sim.Start(context.Background(), sim.Options{TimeScale: 0.001})
+	return startSimRackWith(t, sim.Options{TimeScale: 0.001})
+}
+
+// startSimRackWith starts one simulated rack with opts.
+func startSimRackWith(t *testing.T, opts sim.Options) *simRack {
+	t.Helper()
+	fleet, err := sim.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,13 +43,16 @@ type SwitchHostSpec struct {
 	SSHPort  int    // 0 = ephemeral
 	// Certificate is the NVUE server certificate, issued by the fleet CA
 	// for IP and NodeID (Fleet.CertPool verifies it).
-	Certificate   tls.Certificate
-	Credentials   hw.Credentials
-	TimeScale     float64
-	ChassisSerial string
-	SlotNumber    int
-	TrayIndex     int
-	Logger        zerolog.Logger
+	Certificate tls.Certificate
+	Credentials hw.Credentials
+	TimeScale   float64
+	// RebootDuration is the (simulated) outage of a reboot NVOS performs
+	// itself: Timing.NVOSReboot.
+	RebootDuration time.Duration
+	ChassisSerial  string
+	SlotNumber     int
+	TrayIndex      int
+	Logger         zerolog.Logger
 }
 
 // SwitchHostFactory starts the NVOS host of one switch tray.
@@ -214,7 +217,7 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 		spec := SwitchHostSpec{
 			NodeID: d.id, RackID: rack.ID, Type: d.typ, IP: ip,
 			NVUEPort: f.nvuePort, SSHPort: f.sshPort, Certificate: cert,
-			Credentials: o.Credentials, TimeScale: o.TimeScale,
+			Credentials: o.Credentials, TimeScale: o.TimeScale, RebootDuration: o.Timing.NVOSReboot,
 			ChassisSerial: d.rackSerial(), SlotNumber: d.slot, TrayIndex: j,
 			Logger: o.Logger.With().Str("device", d.id+"-nvos").Logger(),
 		}

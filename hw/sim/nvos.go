@@ -13,18 +13,19 @@ import (
 // and ports of the spec.
 func NVOSHosts(ctx context.Context, spec SwitchHostSpec) (SwitchHost, error) {
 	sw, err := nvossim.New(nvossim.Config{
-		HostName:      spec.NodeID,
-		Username:      spec.Credentials.Username,
-		Password:      spec.Credentials.Password,
-		TimeScale:     spec.TimeScale,
-		NVUEPort:      spec.NVUEPort,
-		SSHPort:       spec.SSHPort,
-		Certificate:   &spec.Certificate,
-		ChassisSerial: spec.ChassisSerial,
-		SlotNumber:    spec.SlotNumber,
-		TrayIndex:     spec.TrayIndex,
-		SerialNumber:  "MT" + spec.NodeID,
-		Logger:        spec.Logger,
+		HostName:       spec.NodeID,
+		Username:       spec.Credentials.Username,
+		Password:       spec.Credentials.Password,
+		TimeScale:      spec.TimeScale,
+		RebootDuration: spec.RebootDuration,
+		NVUEPort:       spec.NVUEPort,
+		SSHPort:        spec.SSHPort,
+		Certificate:    &spec.Certificate,
+		ChassisSerial:  spec.ChassisSerial,
+		SlotNumber:     spec.SlotNumber,
+		TrayIndex:      spec.TrayIndex,
+		SerialNumber:   "MT" + spec.NodeID,
+		Logger:         spec.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("nvos host %s: %w", spec.NodeID, err)

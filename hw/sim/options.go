@@ -46,6 +46,10 @@ type Timing struct {
 	// HostReboot is how long an NVOS host is down after its BMC power
 	// cycles the tray, or after rack power returns.
 	HostReboot time.Duration
+	// NVOSReboot is how long an NVOS host is unreachable during a reboot
+	// NVOS performs itself (an NVUE power cycle, an install that reboots,
+	// a factory reset).
+	NVOSReboot time.Duration
 	// Discharge is how long compute and switch trays keep running after
 	// the last power shelf of their rack turned off; power back within it
 	// leaves them untouched, later they cold-boot.
@@ -62,6 +66,7 @@ func DefaultTiming() Timing {
 		PowerTransition: 10 * time.Second,
 		ResetDelay:      time.Second,
 		HostReboot:      3 * time.Minute,
+		NVOSReboot:      2 * time.Minute,
 		Discharge:       2 * time.Minute,
 	}
 }
@@ -131,6 +136,7 @@ func (o Options) withDefaults() (Options, error) {
 		{&t.ComputeFlash, &d.ComputeFlash}, {&t.ShelfFlash, &d.ShelfFlash}, {&t.BMCReboot, &d.BMCReboot},
 		{&t.ShelfReboot, &d.ShelfReboot}, {&t.PowerTransition, &d.PowerTransition},
 		{&t.ResetDelay, &d.ResetDelay}, {&t.HostReboot, &d.HostReboot}, {&t.Discharge, &d.Discharge},
+		{&t.NVOSReboot, &d.NVOSReboot},
 	} {
 		if *p.v <= 0 {
 			*p.v = *p.d
