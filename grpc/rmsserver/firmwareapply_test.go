@@ -101,7 +101,7 @@ func TestApplyStoredFirmwareObject_UpdatesTheRackAndRecordsTheHistory(t *testing
 	}
 	p := f.waitFirmwareJob(t, again.GetResponse().GetJobId())
 	if p.GetJobState() != rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_COMPLETED || !strings.Contains(p.GetStateDescription(), "already up to date") {
-		t.Errorf("second apply: %v %q", p.GetJobState(), p.GetStateDescription())
+		t.Errorf("second apply: %v %q %s", p.GetJobState(), p.GetStateDescription(), p.GetResultJson())
 	}
 	child := f.waitFirmwareJob(t, again.GetJobs()[0].GetJobId())
 	if resultStatus(t, child.GetResultJson()) != "already_up_to_date" {

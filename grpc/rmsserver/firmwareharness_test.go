@@ -47,10 +47,19 @@ var fastFirmwareTiming = fwupdate.Timing{
 
 func startFirmwareRack(t *testing.T, profiles map[string][]string) *firmwareRack {
 	t.Helper()
-	// A switch's own reboot (its activation power cycle) lasts a second of
-	// wall-clock time: the update must see it go down, which a reboot of a
-	// few milliseconds would allow to pass unseen on a loaded machine.
-	s := startSimRackWith(t, sim.Options{TimeScale: 0.001, Timing: sim.Timing{NVOSReboot: 1000 * time.Second}})
+	// Every reboot an activation waits for (a BMC's, a shelf controller's,
+	// a switch's own) lasts a second of wall-clock time: the update must see
+	// the device go down, which an outage of a few milliseconds would let
+	// pass unseen on a loaded machine.
+	const outage = 1000 * time.Second // × 0.001
+	simLogs := &syncBuffer{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("simulator log:\n%s", simLogs.String())
+		}
+	})
+	s := startSimRackWith(t, sim.Options{TimeScale: 0.001, Logger: zerolog.New(simLogs),
+		Timing: sim.Timing{BMCReboot: outage, ShelfReboot: outage, NVOSReboot: outage}})
 	art, err := artifactsim.Start(artifactsim.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -136,12 +145,14 @@ func (f *firmwareRack) holdNode(t *testing.T, n hw.Node) string {
 }
 
 // fastRunner drives the simulated rack with every device wait (power
-// state, BMC and switch reboots) polled every few milliseconds, and reaches
+// state, BMC and switch reboots) polled every few milliseconds, each probe
+// keeping the default 5 s timeout (a probe that times out counts as the
+// device being down, and a loaded machine must not fake a reboot), and reaches
 // the simulated NVOS hosts over NVUE and SSH as `rmsd --simulate` does.
 func fastRunner(t *testing.T, fleet *sim.Fleet) *nodeops.Runner {
 	t.Helper()
 	pool := redfish.NewPool(redfish.Options{RequestTimeout: 10 * time.Second, TaskPollInterval: 5 * time.Millisecond,
-		LivenessInterval: 5 * time.Millisecond, LivenessTimeout: 20 * time.Second, ProbeTimeout: time.Second})
+		LivenessInterval: 5 * time.Millisecond, LivenessTimeout: 20 * time.Second})
 	t.Cleanup(pool.Close)
 	nv, err := nvue.NewPool(nvue.Options{Port: fleet.NVUEPort()})
 	if err != nil {
