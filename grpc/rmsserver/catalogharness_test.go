@@ -208,6 +208,20 @@ func (cs *catalogServer) poll(what string, cond func() bool) {
 	}
 }
 
+// waitLog polls the log until a line holds every one of parts, and returns
+// how many do. The catalog logs an outcome just after recording it, so a
+// test that saw the outcome through an RPC or the store waits for its line:
+// it may not be written yet.
+func (cs *catalogServer) waitLog(parts ...string) int {
+	cs.t.Helper()
+	n := 0
+	cs.poll(fmt.Sprintf("a log line holding %q", parts), func() bool {
+		n = cs.logs.count(parts...)
+		return n != 0
+	})
+	return n
+}
+
 // cacheDir is an object's cache directory.
 func (cs *catalogServer) cacheDir(id string) string { return filepath.Join(cs.dir, "objects", id) }
 

@@ -334,7 +334,8 @@ func TestAddFirmwareObject_ChecksumMismatchLeavesTheObjectUnavailable(t *testing
 	if obj := cs.getObject(rel.ID); obj.GetAvailable() {
 		t.Error("available with an artifact that failed")
 	}
-	if n := cs.logs.count(`"level":"warn"`, `"firmware object unavailable: artifact download failed"`, rel.ID, "sha256 mismatch"); n != 1 {
+	// The warning follows the store update waitFailed saw.
+	if n := cs.waitLog(`"level":"warn"`, `"firmware object unavailable: artifact download failed"`, rel.ID, "sha256 mismatch"); n != 1 {
 		t.Errorf("%d warnings of the failure; logs:\n%s", n, cs.logs)
 	}
 }

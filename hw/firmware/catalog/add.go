@@ -76,7 +76,14 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (Object, error) {
 		return Object{}, err
 	}
 	s.keepManifest(m.ID, req.ConfigJSON, m)
-	started := len(arts) > 0 && s.start(m.ID, func(ctx context.Context) { s.download(ctx, m.ID, dir, arts, token) })
+	// The download waits for the "added" line below, so that the log never
+	// tells of the object available or failed before it tells of it added.
+	added := make(chan struct{})
+	defer close(added)
+	started := len(arts) > 0 && s.start(m.ID, func(ctx context.Context) {
+		<-added
+		s.download(ctx, m.ID, dir, arts, token)
+	})
 	s.log.Info().Str("object_id", m.ID).Str("hardware_type", req.HardwareType).Int("artifacts", len(arts)).
 		Bool("default", created.IsDefault).Bool("available", created.Available).Bool("token", !token.IsZero()).
 		Bool("download_started", started).Msg("firmware object added")

@@ -37,6 +37,13 @@
 // recorded in the store and logged. The access token is handed to that
 // goroutine only: it is never stored, logged or put in an error.
 //
+// The log follows the store: Add logs the object added before its download
+// can log anything, and the download logs its outcome (available, failed,
+// stopped) just after recording it, so a line never reports what the store
+// does not hold, and one polling the store may see an outcome a moment
+// before its line. Everything a download logs is written once Delete or
+// Close has returned.
+//
 // A download cut short by Close (a shutdown or a crash) leaves the object
 // unavailable with no reason. Open finds such objects and re-verifies their
 // cached files: all present with the right SHA-256 makes the object

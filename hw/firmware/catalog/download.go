@@ -24,6 +24,13 @@ const maxReasonFailures = 10
 // on the calling goroutine), recording
 // each artifact's state as it changes, then the object's availability.
 // When ctx ends first (Delete, Close) it records nothing more.
+//
+// The outcome is logged just after it is recorded, never before: a line
+// never announces a state the store does not hold (the record can fail),
+// and the store, which callers poll, is the source of truth. So a caller
+// that sees the object available (or failed) may find its log line
+// written a moment later; it is written before the goroutine ends, that is
+// before Delete or Close returns.
 func (s *Service) download(ctx context.Context, id, dir string, arts []manifest.Artifact, token hw.Secret) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)

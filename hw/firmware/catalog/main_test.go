@@ -144,6 +144,26 @@ func (fx *fixture) waitObject(id, what string, cond func(store.FirmwareObject) b
 	}
 }
 
+// waitLog polls the log until a line holds every one of parts, and returns
+// the lines that do. The catalog logs an outcome just after recording it,
+// so a test that saw the outcome in the store waits for its line: it may
+// not be written yet.
+func (fx *fixture) waitLog(parts ...string) []string {
+	fx.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if l := fx.logs.lines(parts...); len(l) != 0 {
+			return l
+		}
+		if time.Now().After(deadline) {
+			fx.t.Fatalf("no log line holding %q within %s; logs:\n%s", parts, waitTimeout, fx.logs)
+		}
+		<-tick.C
+	}
+}
+
 // waitReleased waits until the artifact server answers no request: a
 // cancelled transfer's request ends on the server, and is recorded in
 // its Requests, only once the server notices its client went away, some

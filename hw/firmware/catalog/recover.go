@@ -19,7 +19,8 @@ func interrupted(obj store.FirmwareObject) bool {
 // reverify checks an interrupted object's cached files, as Open found it:
 // every artifact present with its SHA-256 makes the object available;
 // otherwise it stays unavailable with a reason telling the caller to add
-// it again. Nothing is fetched: the access token was never stored.
+// it again. Nothing is fetched: the access token was never stored. As in
+// download, the outcome is logged just after it is recorded.
 func (s *Service) reverify(ctx context.Context, obj store.FirmwareObject) {
 	log := s.log.With().Str("object_id", obj.ID).Logger()
 	dir, dirErr := s.cacheDir(obj.ID, false)

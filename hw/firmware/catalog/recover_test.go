@@ -81,7 +81,8 @@ func TestOpen_ReverifiesTheObjectsARestartInterrupted(t *testing.T) {
 			t.Errorf("%s changed at start:\n%+v\nwas\n%+v", before.ID, after, before)
 		}
 	}
-	if l := fx.logs.lines("interrupted by a restart", partial.ID, `"level":"warn"`); len(l) != 1 {
+	// The warning follows the store update waitObject saw.
+	if l := fx.waitLog("interrupted by a restart", partial.ID, `"level":"warn"`); len(l) != 1 {
 		t.Errorf("want one warning about %s, got %q", partial.ID, l)
 	}
 }

@@ -62,8 +62,13 @@ func TestService_AddDownloadsEveryArtifactThenTheObjectIsAvailable(t *testing.T)
 	if n := fx.srv.MaxInFlight(); n < 1 || n > 2 {
 		t.Errorf("%d downloads ran at once; the downloader allows 2", n)
 	}
-	if l := fx.logs.lines(`"firmware object available"`, rel.ID); len(l) != 1 {
+	// The line follows the store update the wait above saw.
+	if l := fx.waitLog(`"firmware object available"`, rel.ID); len(l) != 1 {
 		t.Errorf("want one line announcing the object available, got %q", l)
+	}
+	logs := fx.logs.String()
+	if added, avail := strings.Index(logs, `"firmware object added"`), strings.Index(logs, `"firmware object available"`); added < 0 || added > avail {
+		t.Errorf("the object was logged available before it was logged added:\n%s", logs)
 	}
 }
 
