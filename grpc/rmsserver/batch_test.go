@@ -58,6 +58,30 @@ func TestEveryBatchRPCWithNoNodes(t *testing.T) {
 				}
 				return fromBatch(r.GetResponse()), err
 			},
+			"BatchUpdateFirmware": func() (reply, error) {
+				r, err := s.client.BatchUpdateFirmware(ctx, &rmspb.BatchUpdateFirmwareRequest{Nodes: set, Activate: true,
+					FirmwareTargets: map[int32]*rmspb.FirmwareTargetList{
+						int32(rmspb.NodeType_COMPUTE_GB200_NVIDIA): {Targets: []*rmspb.FirmwareTarget{{Target: "bmc", Filename: "bmc.fwpkg"}}}}})
+				if len(r.GetJobs()) != 0 || r.GetResponse().GetJobId() != "" {
+					t.Errorf("BatchUpdateFirmware started jobs for no nodes: %v", r)
+				}
+				return fromBatch(r.GetResponse()), err
+			},
+			// No catalog: the empty node set is answered first.
+			"ApplyStoredFirmwareObject (no catalog)": func() (reply, error) {
+				r, err := s.client.ApplyStoredFirmwareObject(ctx, &rmspb.ApplyStoredFirmwareObjectRequest{Nodes: set, ObjectId: "DGXGB200_1.3.7"})
+				if len(r.GetJobs()) != 0 || r.GetResponse().GetJobId() != "" {
+					t.Errorf("ApplyStoredFirmwareObject started jobs for no nodes: %v", r)
+				}
+				return fromBatch(r.GetResponse()), err
+			},
+			"ApplyFirmwareObject (invalid manifest, no catalog)": func() (reply, error) {
+				r, err := s.client.ApplyFirmwareObject(ctx, &rmspb.ApplyFirmwareObjectRequest{Nodes: set, ConfigJson: "not a manifest"})
+				if len(r.GetJobs()) != 0 || r.GetResponse().GetJobId() != "" || r.GetObjectId() != "" {
+					t.Errorf("ApplyFirmwareObject answered jobs or an object for no nodes: %v", r)
+				}
+				return fromBatch(r.GetResponse()), err
+			},
 			"CreateNodes": func() (reply, error) {
 				r, err := s.client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: set})
 				return reply{r.GetResponse().GetStatus(), r.GetResponse().GetMessage(), r.GetStats(), 0}, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/racks"
 )
 
 func TestClip(t *testing.T) {
@@ -61,9 +62,30 @@ func TestSummarise(t *testing.T) {
 
 // A batch of 40 failing nodes with the longest ids and oversized
 // addresses still answers a message of a few KiB: the first ten failures,
-// then how many more; no node's error is longer than maxNodeError.
+// then how many more; no node's error is longer than maxNodeError. The
+// firmware batches refuse each node for its firmware (they dial nothing
+// before a job runs), and start no job.
+// addressReason starts the failure of a node whose BMC address is no IP
+// address or host name.
+const addressReason = ": bmc_endpoint ip_address"
+
 func TestBatchMessagesAreBounded(t *testing.T) {
 	client, _ := inventoryClient(t)
+	fwClient := rmspb.NewRackManagerClient(startTestServer(t, Deps{Racks: racks.New(nil), Jobs: newTestEngine(t),
+		Nodes: newOfflineRunner(t), Catalog: fuzzCatalog(t), FirmwareDir: t.TempDir()}))
+	// noJobs checks a firmware batch that refused every node for reason
+	// (the message clips each node's reason; its node result has it whole).
+	noJobs := func(rpc string, r *rmspb.NodeBatchResponse, jobs []*rmspb.NodeFirmwareJobInfo, reason string) {
+		if len(jobs) != 0 || r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE {
+			t.Errorf("%s: status %v with %d jobs", rpc, r.GetStatus(), len(jobs))
+		}
+		for i, res := range r.GetNodeResults() {
+			if !strings.Contains(res.GetErrorMessage(), reason) {
+				t.Errorf("%s: node result %d: %q, want %q", rpc, i, res.GetErrorMessage(), reason)
+				break
+			}
+		}
+	}
 	var nodes []hw.Node
 	for i := 0; i < 40; i++ {
 		nodes = append(nodes, hw.Node{ID: fmt.Sprintf("%0256d", i), RackID: "rack-h", Type: hw.ComputeGB200Nvidia,
@@ -71,23 +93,48 @@ func TestBatchMessagesAreBounded(t *testing.T) {
 	}
 	tests := []struct {
 		rpc    string
-		prefix string // of the message, up to the first failure's reason
+		prefix string // of the message, up to the first failure's node id
+		reason string // the first failure's reason, or its start
 		call   func() (failed uint32, msg string, results []*rmspb.NodeOperationResult, err error)
 	}{
-		{"BatchGetNodeDeviceInfo", "Completed with errors: node_id=", func() (uint32, string, []*rmspb.NodeOperationResult, error) {
+		{"BatchGetNodeDeviceInfo", "Completed with errors: node_id=", addressReason, func() (uint32, string, []*rmspb.NodeOperationResult, error) {
 			resp, err := client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(nodes...)})
 			return resp.GetStats().GetFailedNodes(), resp.GetMessage(), nil, err
 		}},
-		{"BatchGetFirmwareInventory", "Firmware inventory retrieved for 0/40 nodes; failed: node_id=", func() (uint32, string, []*rmspb.NodeOperationResult, error) {
+		{"BatchGetFirmwareInventory", "Firmware inventory retrieved for 0/40 nodes; failed: node_id=", addressReason, func() (uint32, string, []*rmspb.NodeOperationResult, error) {
 			resp, err := client.BatchGetFirmwareInventory(rpcContext(t), &rmspb.BatchGetFirmwareInventoryRequest{Nodes: nodeSet(nodes...)})
 			r := resp.GetResponse()
 			return r.GetStats().GetFailedNodes(), r.GetMessage(), r.GetNodeResults(), err
 		}},
-		{"CompareFirmwareObject", "Compared firmware object DGXGB200_small with 0/40 nodes: 0 match, 0 differ; failed: node_id=", func() (uint32, string, []*rmspb.NodeOperationResult, error) {
+		{"CompareFirmwareObject", "Compared firmware object DGXGB200_small with 0/40 nodes: 0 match, 0 differ; failed: node_id=", addressReason, func() (uint32, string, []*rmspb.NodeOperationResult, error) {
 			resp, err := client.CompareFirmwareObject(rpcContext(t), &rmspb.CompareFirmwareObjectRequest{ConfigJson: smallManifest, Nodes: nodeSet(nodes...)})
 			r := resp.GetResponse()
 			return r.GetStats().GetFailedNodes(), r.GetMessage(), r.GetNodeResults(), err
 		}},
+		{"BatchUpdateFirmware", "BatchUpdateFirmware: firmware update started for 0 of 40 nodes; failed: node_id=",
+			": no firmware targets", func() (uint32, string, []*rmspb.NodeOperationResult, error) {
+				resp, err := fwClient.BatchUpdateFirmware(rpcContext(t), &rmspb.BatchUpdateFirmwareRequest{Nodes: nodeSet(nodes...),
+					FirmwareTargets: map[int32]*rmspb.FirmwareTargetList{
+						int32(rmspb.NodeType_SWITCH_GB200_NVIDIA): {Targets: []*rmspb.FirmwareTarget{{Target: "bmc", Filename: "bmc.fwpkg"}}}}})
+				r := resp.GetResponse()
+				noJobs("BatchUpdateFirmware", r, resp.GetJobs(), "no firmware targets for node type compute_gb200_nvidia")
+				return r.GetStats().GetFailedNodes(), r.GetMessage(), r.GetNodeResults(), err
+			}},
+		{"ApplyStoredFirmwareObject", "ApplyStoredFirmwareObject: firmware update started for 0 of 40 nodes; failed: node_id=",
+			": firmware object DGXGB200_fuzz", func() (uint32, string, []*rmspb.NodeOperationResult, error) {
+				resp, err := fwClient.ApplyStoredFirmwareObject(rpcContext(t), &rmspb.ApplyStoredFirmwareObjectRequest{Nodes: nodeSet(nodes...),
+					ObjectId: fuzzObjects.ready, FirmwareType: "dev"})
+				r := resp.GetResponse()
+				noJobs("ApplyStoredFirmwareObject", r, resp.GetJobs(), "firmware object "+fuzzObjects.ready+" has no dev firmware for node type compute_gb200_nvidia")
+				return r.GetStats().GetFailedNodes(), r.GetMessage(), r.GetNodeResults(), err
+			}},
+		{"ApplyFirmwareObject", "ApplyFirmwareObject: firmware update started for 0 of 40 nodes; failed: node_id=",
+			": firmware object DGXGB200_small", func() (uint32, string, []*rmspb.NodeOperationResult, error) {
+				resp, err := fwClient.ApplyFirmwareObject(rpcContext(t), &rmspb.ApplyFirmwareObjectRequest{Nodes: nodeSet(nodes...), ConfigJson: smallManifest})
+				r := resp.GetResponse()
+				noJobs("ApplyFirmwareObject", r, resp.GetJobs(), "firmware object DGXGB200_small has no prod firmware for node type compute_gb200_nvidia")
+				return r.GetStats().GetFailedNodes(), r.GetMessage(), r.GetNodeResults(), err
+			}},
 	}
 	for _, tt := range tests {
 		failed, msg, results, err := tt.call()
@@ -95,7 +142,7 @@ func TestBatchMessagesAreBounded(t *testing.T) {
 			t.Fatalf("%s: %v", tt.rpc, err)
 		}
 		if failed != 40 || len(msg) > 4096 || strings.Count(msg, "node_id=") != 10 ||
-			!strings.HasPrefix(msg, tt.prefix+nodes[0].ID+": bmc_endpoint ip_address") ||
+			!strings.HasPrefix(msg, tt.prefix+nodes[0].ID+tt.reason) ||
 			!strings.HasSuffix(msg, "; and 30 more") {
 			t.Errorf("%s: %d bytes: %q", tt.rpc, len(msg), msg)
 		}

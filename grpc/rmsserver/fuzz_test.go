@@ -20,9 +20,13 @@ import (
 // runner, whose nodes all "are" at a loopback port that refuses every
 // connection. The property, for every implemented RPC: the
 // handler does not panic, and answers either a gRPC status (INVALID_ARGUMENT
-// or NOT_FOUND, and ALREADY_EXISTS for a firmware object added twice:
-// nothing else is a caller's mistake) or a reply whose status is set and
-// consistent with its stats, with bounded messages. The firmware catalog's
+// or NOT_FOUND, ALREADY_EXISTS for a firmware object added twice and
+// FAILED_PRECONDITION for one applied before it is available: nothing else
+// is a caller's mistake) or a reply whose status is set and consistent with
+// its stats, with bounded messages; a firmware batch answers one result
+// per node it names, in order, and a job only for a node that succeeded.
+// Every job a fuzzed request starts is cancelled and waited for before the
+// next input (see settle). The firmware catalog's
 // downloads never leave the process: its downloader refuses every transfer
 // (see fuzzCatalog).
 //
@@ -40,6 +44,7 @@ func FuzzColdReboot(f *testing.F)        { fuzzTarget(f, "FuzzColdReboot") }
 func FuzzJobStatus(f *testing.F)         { fuzzTarget(f, "FuzzJobStatus") }
 func FuzzFirmwareInventory(f *testing.F) { fuzzTarget(f, "FuzzFirmwareInventory") }
 func FuzzFirmwareCatalog(f *testing.F)   { fuzzTarget(f, "FuzzFirmwareCatalog") }
+func FuzzFirmwareUpdate(f *testing.F)    { fuzzTarget(f, "FuzzFirmwareUpdate") }
 
 // fuzzRPC is one RPC a fuzz target drives.
 type fuzzRPC struct {
@@ -153,6 +158,20 @@ var fuzzFamilies = []fuzzFamily{
 		rpc(rmspb.RackManager_GetFirmwareObjectHistory_FullMethodName, &rmspb.GetFirmwareObjectHistoryRequest{},
 			rmspb.RackManagerClient.GetFirmwareObjectHistory, (*rackManager).GetFirmwareObjectHistory),
 	}},
+	// The firmware updates start jobs (on the fixture's rack, its firmware_dir
+	// and its one available catalog object); settle ends them.
+	{target: "FuzzFirmwareUpdate", rpcs: []fuzzRPC{
+		rpc(rmspb.RackManager_UpdateFirmware_FullMethodName, &rmspb.UpdateFirmwareRequest{},
+			rmspb.RackManagerClient.UpdateFirmware, (*rackManager).UpdateFirmware),
+		rpc(rmspb.RackManager_BatchUpdateFirmwareByNodeType_FullMethodName, &rmspb.BatchUpdateFirmwareByNodeTypeRequest{},
+			rmspb.RackManagerClient.BatchUpdateFirmwareByNodeType, (*rackManager).BatchUpdateFirmwareByNodeType),
+		rpc(rmspb.RackManager_BatchUpdateFirmware_FullMethodName, &rmspb.BatchUpdateFirmwareRequest{},
+			rmspb.RackManagerClient.BatchUpdateFirmware, (*rackManager).BatchUpdateFirmware),
+		rpc(rmspb.RackManager_ApplyStoredFirmwareObject_FullMethodName, &rmspb.ApplyStoredFirmwareObjectRequest{},
+			rmspb.RackManagerClient.ApplyStoredFirmwareObject, (*rackManager).ApplyStoredFirmwareObject),
+		rpc(rmspb.RackManager_ApplyFirmwareObject_FullMethodName, &rmspb.ApplyFirmwareObjectRequest{},
+			rmspb.RackManagerClient.ApplyFirmwareObject, (*rackManager).ApplyFirmwareObject),
+	}},
 	{target: "FuzzColdReboot", rpcs: []fuzzRPC{
 		rpc(rmspb.RackManager_ExecuteColdReboot_FullMethodName, &rmspb.ExecuteColdRebootRequest{},
 			rmspb.RackManagerClient.ExecuteColdReboot, (*rackManager).ExecuteColdReboot),
@@ -222,7 +241,11 @@ func fuzzTarget(f *testing.F, target string) {
 		ctx, cancel := context.WithTimeout(context.Background(), fuzzCallTimeout)
 		defer cancel()
 		reply, err := r.call(ctx, to, req)
-		if problem := answerProblem(r.method, reply, err); problem != "" {
+		problem := answerProblem(r.method, reply, err)
+		if problem == "" && err == nil {
+			problem = echoProblem(req, reply)
+		}
+		if problem != "" {
 			t.Fatalf("%s(%s): %s", r.method, clip(fmt.Sprint(req), 2000), problem)
 		}
 		fx.settle(t, reply)

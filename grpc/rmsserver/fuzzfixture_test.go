@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/racks"
+	"github.com/rmsd/rmsd/hw/sim"
 	"github.com/rmsd/rmsd/messages"
 )
 
@@ -42,7 +44,11 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	fx.nodes = fuzzRackNodes(int(fx.sinkPort))
 	// The catalog holds fuzzObjects; an object a fuzzed request adds is
 	// deleted again (settle), so the catalog does not grow over a run.
-	fx.deps = Deps{Version: "fuzz", Jobs: fx.engine, Nodes: runner, Racks: fx.registry(f), Catalog: fuzzCatalog(f)}
+	// Firmware updates find the fuzzPackages in firmware_dir and poll the
+	// (refusing) sink every few milliseconds; settle ends every job they
+	// start.
+	fx.deps = Deps{Version: "fuzz", Jobs: fx.engine, Nodes: runner, Racks: fx.registry(f), Catalog: fuzzCatalog(f),
+		FirmwareDir: fuzzFirmwareDir(f), FirmwareTiming: fastFirmwareTiming}
 	// Panics and errors of the server reach the fuzzer's output.
 	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).Level(zerolog.ErrorLevel)
 	ts := startServer(f, Options{Deps: fx.deps, Logger: log})
@@ -100,31 +106,76 @@ func (fx *fuzzFixture) freshManager(t testing.TB) *rackManager {
 	return &rackManager{deps: deps, log: zerolog.Nop()}
 }
 
-// settle ends what an answered request left running: a cold reboot that
-// started is cancelled and waited for, so that jobs do not pile up, and a
-// firmware object added is deleted.
+// settle ends what an answered request left running: a cold reboot or a
+// firmware update that started is cancelled and waited for (a firmware
+// batch's children, then its parent, which ends with them), so that no job
+// outlives the input and nodes are free for the next one; a firmware
+// object added is deleted.
 func (fx *fuzzFixture) settle(t *testing.T, reply proto.Message) {
-	if added, ok := reply.(*rmspb.AddFirmwareObjectResponse); ok {
-		ctx, cancel := context.WithTimeout(context.Background(), fuzzCallTimeout)
-		defer cancel()
-		if err := fx.deps.Catalog.Delete(ctx, added.GetObject().GetId()); err != nil {
-			t.Fatalf("delete the firmware object %q a fuzzed request added: %v", added.GetObject().GetId(), err)
-		}
-		return
-	}
-	r, ok := reply.(*rmspb.ExecuteColdRebootResponse)
-	if !ok || r.GetResponse().GetJobId() == "" {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), fuzzCallTimeout)
 	defer cancel()
-	id := r.GetResponse().GetJobId()
-	if _, err := fx.engine.Cancel(ctx, id); err != nil {
-		t.Fatalf("cancel cold reboot %s: %v", id, err)
+	var started []string // jobs with a workflow, to cancel
+	var parent string    // a firmware batch's parent, ended by its children
+	switch r := reply.(type) {
+	case *rmspb.AddFirmwareObjectResponse:
+		if err := fx.deps.Catalog.Delete(ctx, r.GetObject().GetId()); err != nil {
+			t.Fatalf("delete the firmware object %q a fuzzed request added: %v", r.GetObject().GetId(), err)
+		}
+		return
+	case *rmspb.ExecuteColdRebootResponse:
+		started = append(started, r.GetResponse().GetJobId())
+	case *rmspb.UpdateFirmwareResponse:
+		started = append(started, r.GetJobId())
+	case *rmspb.BatchUpdateFirmwareByNodeTypeResponse:
+		parent, started = r.GetResponse().GetJobId(), firmwareJobIDs(r.GetJobs())
+	case *rmspb.BatchUpdateFirmwareResponse:
+		parent, started = r.GetResponse().GetJobId(), firmwareJobIDs(r.GetJobs())
+	case *rmspb.ApplyStoredFirmwareObjectResponse:
+		parent, started = r.GetResponse().GetJobId(), firmwareJobIDs(r.GetJobs())
+	case *rmspb.ApplyFirmwareObjectResponse:
+		parent, started = r.GetResponse().GetJobId(), firmwareJobIDs(r.GetJobs())
 	}
-	if err := fx.engine.Wait(ctx, id); err != nil {
-		t.Fatalf("cold reboot %s did not end: %v", id, err)
+	var wait []string
+	for _, id := range started {
+		if id == "" {
+			continue
+		}
+		if _, err := fx.engine.Cancel(ctx, id); err != nil {
+			t.Fatalf("cancel job %s a fuzzed request started: %v", id, err)
+		}
+		wait = append(wait, id)
 	}
+	if parent != "" {
+		wait = append(wait, parent)
+	}
+	if err := fx.engine.Wait(ctx, wait...); err != nil {
+		t.Fatalf("jobs %v a fuzzed request started did not end: %v", wait, err)
+	}
+}
+
+func firmwareJobIDs(jobs []*rmspb.NodeFirmwareJobInfo) []string {
+	ids := make([]string, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.GetJobId()
+	}
+	return ids
+}
+
+// fuzzPackages are the package files the fuzz fixture's firmware_dir
+// holds: the names the firmware update tests stage, so that their recorded
+// requests get past the file checks and start jobs.
+var fuzzPackages = []string{"bmc-direct.fwpkg", "ok.fwpkg", "psu-c1.09.tar", "bmc-profile.fwpkg", "bmc-batch.fwpkg"}
+
+// fuzzFirmwareDir is the fuzz fixture's firmware_dir, holding small
+// fuzzPackages.
+func fuzzFirmwareDir(f *testing.F) string {
+	dir := f.TempDir()
+	for _, name := range fuzzPackages {
+		if err := os.WriteFile(filepath.Join(dir, name), sim.FirmwarePackage("fuzz-1.0", 256), 0o600); err != nil {
+			f.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // fuzzRackNodes is a GB200 rack named as the simulator names its racks (so
@@ -229,6 +280,34 @@ func fixtureSeeds(method string) []proto.Message {
 		rack := fuzzRackNodes(0)
 		return []proto.Message{&rmspb.CompareFirmwareObjectRequest{ConfigJson: smallManifest, Nodes: nodeSet(rack[16], rack[18], rack[30]),
 			ComponentFilters: map[int32]*rmspb.FirmwareObjectComponentFilter{int32(rmspb.NodeType_SWITCH_GB200_NVIDIA): {Components: []string{"cpld"}}}}}
+	case rmspb.RackManager_UpdateFirmware_FullMethodName:
+		return []proto.Message{
+			&rmspb.UpdateFirmwareRequest{RackId: "rack-001", NodeId: "rack-001-compute-01", Filename: fuzzPackages[0], Target: "FW_BMC_0", Activate: true},
+			&rmspb.UpdateFirmwareRequest{RackId: "rack-001", NodeId: "rack-001-switch-01", FirmwareTargets: []*rmspb.FirmwareTarget{
+				{Target: "bmc", Filename: fuzzPackages[1]}, {Target: "cpld1", Filename: fuzzPackages[4]}}},
+		}
+	case rmspb.RackManager_BatchUpdateFirmwareByNodeType_FullMethodName:
+		return []proto.Message{&rmspb.BatchUpdateFirmwareByNodeTypeRequest{RackId: "rack-001",
+			NodeType: rmspb.NodeType_POWERSHELF_GB200_LITEON, Filename: fuzzPackages[2], Activate: true}}
+	case rmspb.RackManager_BatchUpdateFirmware_FullMethodName:
+		rack := fuzzRackNodes(0)
+		return []proto.Message{&rmspb.BatchUpdateFirmwareRequest{Nodes: nodeSet(rack[0], rack[1], rack[18], rack[30]),
+			FirmwareTargets: map[int32]*rmspb.FirmwareTargetList{
+				int32(rmspb.NodeType_COMPUTE_GB200_NVIDIA): {Targets: []*rmspb.FirmwareTarget{{Target: "FW_BMC_0", Filename: fuzzPackages[3]}}}},
+			NodeDescriptorFirmwareTargets: []*rmspb.NodeDescriptorFirmwareTargetList{{
+				NodeDescriptor:  &rmspb.NodeDescriptor{Attributes: hw.SwitchGB200Nvidia.Descriptor()},
+				FirmwareTargets: &rmspb.FirmwareTargetList{Targets: []*rmspb.FirmwareTarget{{Target: "bmc", Filename: fuzzPackages[1]}}}}}}}
+	case rmspb.RackManager_ApplyStoredFirmwareObject_FullMethodName:
+		rack := fuzzRackNodes(0)
+		return []proto.Message{
+			&rmspb.ApplyStoredFirmwareObjectRequest{ObjectId: fuzzObjects.ready, RackId: "rack-001", Nodes: nodeSet(rack[0], rack[18], rack[30])},
+			&rmspb.ApplyStoredFirmwareObjectRequest{HardwareType: "any", Nodes: nodeSet(rack[2])},
+			&rmspb.ApplyStoredFirmwareObjectRequest{ObjectId: fuzzObjects.ready, Nodes: nodeSet(rack[19], rack[19]),
+				ComponentFilters: map[int32]*rmspb.FirmwareObjectComponentFilter{int32(rmspb.NodeType_SWITCH_GB200_NVIDIA): {Components: []string{"bmc"}}}},
+		}
+	case rmspb.RackManager_ApplyFirmwareObject_FullMethodName:
+		rack := fuzzRackNodes(0)
+		return []proto.Message{&rmspb.ApplyFirmwareObjectRequest{ConfigJson: smallManifest, RackId: "rack-001", Nodes: nodeSet(rack[0], rack[18])}}
 	case rmspb.RackManager_ListNodeDeviceInfoByNodeType_FullMethodName:
 		return []proto.Message{&rmspb.ListNodeDeviceInfoByNodeTypeRequest{RackId: "rack-001", NodeType: rmspb.NodeType_SWITCH_GB200_NVIDIA}}
 	}

@@ -16,10 +16,11 @@ func answerProblem(method string, reply proto.Message, err error) string {
 	if err != nil {
 		st, ok := status.FromError(err)
 		readded := st.Code() == codes.AlreadyExists && method == rmspb.RackManager_AddFirmwareObject_FullMethodName
+		unavailable := st.Code() == codes.FailedPrecondition && method == rmspb.RackManager_ApplyStoredFirmwareObject_FullMethodName
 		switch {
 		case !ok:
 			return fmt.Sprintf("not a gRPC status: %v", err)
-		case st.Code() != codes.InvalidArgument && st.Code() != codes.NotFound && !readded:
+		case st.Code() != codes.InvalidArgument && st.Code() != codes.NotFound && !readded && !unavailable:
 			return fmt.Sprintf("answered %v: %s", st.Code(), clip(st.Message(), 2000))
 		case len(st.Message()) > maxAnswerMessage:
 			return fmt.Sprintf("a %d-byte status message", len(st.Message()))
@@ -85,6 +86,25 @@ func replyProblem(reply proto.Message) string {
 		return statusProblem(r.GetStatus(), "")
 	case *rmspb.CompareFirmwareObjectResponse:
 		return firstProblem(batchProblem(r.GetResponse()), comparisonsProblem(r))
+	case *rmspb.UpdateFirmwareResponse:
+		ok := r.GetStatus() == rmspb.ReturnCode_RETURN_CODE_SUCCESS
+		switch {
+		case ok != (r.GetJobId() != ""):
+			return fmt.Sprintf("status %v with job_id %q", r.GetStatus(), clip(r.GetJobId(), 100))
+		case ok != (r.GetErrorCode() == rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_SUCCESS):
+			return fmt.Sprintf("status %v with error_code %v", r.GetStatus(), r.GetErrorCode())
+		}
+		return statusProblem(r.GetStatus(), r.GetMessage())
+	case *rmspb.BatchUpdateFirmwareByNodeTypeResponse:
+		return firstProblem(batchProblem(r.GetResponse()), firmwareJobsProblem(r.GetResponse(), r.GetJobs()))
+	case *rmspb.BatchUpdateFirmwareResponse:
+		return firstProblem(batchProblem(r.GetResponse()), firmwareJobsProblem(r.GetResponse(), r.GetJobs()))
+	case *rmspb.ApplyStoredFirmwareObjectResponse:
+		return firstProblem(batchProblem(r.GetResponse()), firmwareJobsProblem(r.GetResponse(), r.GetJobs()),
+			echoedProblem("object_id", r.GetObjectId()))
+	case *rmspb.ApplyFirmwareObjectResponse:
+		return firstProblem(batchProblem(r.GetResponse()), firmwareJobsProblem(r.GetResponse(), r.GetJobs()),
+			echoedProblem("object_id", r.GetObjectId()))
 	case *rmspb.GetJobStatusResponse:
 		if len(r.GetJobStates()) == 0 {
 			return "no job states"
@@ -269,6 +289,86 @@ func comparisonsProblem(r *rmspb.CompareFirmwareObjectResponse) string {
 	}
 	if r.GetMatchesManifest() != all {
 		return fmt.Sprintf("matches_manifest %v, its nodes say %v", r.GetMatchesManifest(), all)
+	}
+	return ""
+}
+
+// firmwareJobsProblem checks the jobs[] of a firmware batch reply: each
+// job is of a node that succeeded (the successful nodes that got one, in
+// request order; a node the component filters leave out succeeds without
+// one), with a job id of its own, under the parent response.job_id. A
+// reply none of whose nodes succeeded (a batch refused as a whole
+// included) carries no job.
+func firmwareJobsProblem(r *rmspb.NodeBatchResponse, jobs []*rmspb.NodeFirmwareJobInfo) string {
+	if len(jobs) == 0 {
+		return ""
+	}
+	if r.GetStats().GetSuccessfulNodes() == 0 {
+		return fmt.Sprintf("%v with no successful node, and %d jobs", r.GetStatus(), len(jobs))
+	}
+	if r.GetJobId() == "" {
+		return fmt.Sprintf("%d jobs and no parent job_id", len(jobs))
+	}
+	results := r.GetNodeResults()
+	ids := map[string]bool{r.GetJobId(): true}
+	next := 0
+	for i, j := range jobs {
+		if j.GetJobId() == "" || ids[j.GetJobId()] {
+			return fmt.Sprintf("job %d has job_id %q, not one of its own", i, clip(j.GetJobId(), 100))
+		}
+		ids[j.GetJobId()] = true
+		for next < len(results) && (results[next].GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS ||
+			results[next].GetNodeId() != j.GetNodeId()) {
+			next++
+		}
+		if next == len(results) {
+			return fmt.Sprintf("job %d is of node %q, which has no successful result after the previous job's", i, clip(j.GetNodeId(), 100))
+		}
+		next++
+	}
+	return ""
+}
+
+// echoedProblem bounds a field a reply echoes from the request.
+func echoedProblem(field, v string) string {
+	if len(v) > maxAnswerMessage {
+		return fmt.Sprintf("a %d-byte %s", len(v), field)
+	}
+	return ""
+}
+
+// echoProblem checks what a firmware batch reply echoes of its request:
+// one node result per node the request names, in request order, each
+// with the node's node_id (BatchUpdateFirmwareByNodeType names none: one
+// result per node of the type, each with an id).
+func echoProblem(req, reply proto.Message) string {
+	type withNodes interface{ GetNodes() *rmspb.NodeSet }
+	type withBatch interface {
+		GetResponse() *rmspb.NodeBatchResponse
+		GetJobs() []*rmspb.NodeFirmwareJobInfo
+	}
+	b, ok := reply.(withBatch)
+	if !ok {
+		return ""
+	}
+	results := b.GetResponse().GetNodeResults()
+	r, ok := req.(withNodes)
+	if !ok {
+		for i, nr := range results {
+			if nr.GetNodeId() == "" {
+				return fmt.Sprintf("node result %d names no node", i)
+			}
+		}
+		return ""
+	}
+	nodes := r.GetNodes().GetNodes()
+	if len(results) != len(nodes) {
+		return fmt.Sprintf("%d node results for %d nodes", len(results), len(nodes))
+	}
+	for i, n := range nodes {
+		if results[i].GetNodeId() != n.GetNodeId() {
+			return fmt.Sprintf("node result %d is of node %q, the request's node %d is %q", i, clip(results[i].GetNodeId(), 100), i, clip(n.GetNodeId(), 100))
+		}
 	}
 	return ""
 }
