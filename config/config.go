@@ -130,13 +130,16 @@ type Logging struct {
 type Redfish struct {
 	// VerifyCertificates turns on BMC certificate verification. Upstream
 	// never verifies BMC certificates, so the default is false.
-	VerifyCertificates       bool `koanf:"verify_certificates"`
-	ConnectTimeoutSeconds    int  `koanf:"connect_timeout_seconds"`
-	RequestTimeoutSeconds    int  `koanf:"request_timeout_seconds"`
-	UploadTimeoutSeconds     int  `koanf:"upload_timeout_seconds"`
-	TaskPollIntervalSeconds  int  `koanf:"task_poll_interval_seconds"`
-	TaskTimeoutSeconds       int  `koanf:"task_timeout_seconds"`
-	MaxConcurrentBMCRequests int  `koanf:"max_concurrent_requests"`
+	VerifyCertificates      bool `koanf:"verify_certificates"`
+	ConnectTimeoutSeconds   int  `koanf:"connect_timeout_seconds"`
+	RequestTimeoutSeconds   int  `koanf:"request_timeout_seconds"`
+	UploadTimeoutSeconds    int  `koanf:"upload_timeout_seconds"`
+	TaskPollIntervalSeconds int  `koanf:"task_poll_interval_seconds"`
+	// TaskTimeoutSeconds bounds every firmware task; 0 (the default) takes
+	// upstream's bound by node kind: switch 3 h, compute 90 min, power
+	// shelf 60 min.
+	TaskTimeoutSeconds       int `koanf:"task_timeout_seconds"`
+	MaxConcurrentBMCRequests int `koanf:"max_concurrent_requests"`
 }
 
 // Simulator configures the built-in rack simulator used by `rmsd --simulate`
@@ -190,7 +193,6 @@ func Default() *Config {
 			RequestTimeoutSeconds:    30,
 			UploadTimeoutSeconds:     600,
 			TaskPollIntervalSeconds:  5,
-			TaskTimeoutSeconds:       3 * 60 * 60,
 			MaxConcurrentBMCRequests: 256,
 		},
 		Simulator: Simulator{

@@ -86,12 +86,14 @@ func (c *Config) problems() []string {
 		"request_timeout_seconds":    r.RequestTimeoutSeconds,
 		"upload_timeout_seconds":     r.UploadTimeoutSeconds,
 		"task_poll_interval_seconds": r.TaskPollIntervalSeconds,
-		"task_timeout_seconds":       r.TaskTimeoutSeconds,
 		"max_concurrent_requests":    r.MaxConcurrentBMCRequests,
 	} {
 		if v <= 0 {
 			add("redfish.%s: must be greater than 0", key)
 		}
+	}
+	if r.TaskTimeoutSeconds < 0 {
+		add("redfish.task_timeout_seconds: must be 0 (by node kind) or greater")
 	}
 	s := c.Simulator
 	if s.Racks < 1 || s.Racks > 200 {

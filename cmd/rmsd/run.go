@@ -146,7 +146,8 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		Version: version, Jobs: d.engine.Jobs(),
 		Racks: registry, Nodes: d.hw.runner,
 		Catalog: d.catalog.svc, FirmwareDir: cfg.Workflows.FirmwareDir,
-		FirmwareTiming:    fwupdate.Timing{PollInterval: seconds(cfg.Redfish.TaskPollIntervalSeconds)},
+		FirmwareTiming: fwupdate.Timing{PollInterval: seconds(cfg.Redfish.TaskPollIntervalSeconds),
+			TaskTimeout: seconds(cfg.Redfish.TaskTimeoutSeconds)},
 		InventoryProfiles: profileAPs(cfg.Workflows.ExpectedInventoryProfiles),
 	}
 	d.server = rmsserver.New(serverOpts)

@@ -47,7 +47,7 @@ func (m *rackManager) objectBatch(a objectApply, nodes []hw.Node, dir string) fi
 		if n.RackID == "" {
 			n.RackID = a.rackID
 		}
-		nu := nodeUpdate{node: n, err: identityProblem(n)}
+		nu := nodeUpdate{node: n, err: errors.Join(identityProblem(n), addressProblem(n))}
 		if nu.err == nil {
 			nu.plan, nu.unselected, nu.err = m.objectPlan(a, n, dir)
 		}

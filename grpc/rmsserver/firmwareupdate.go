@@ -137,7 +137,7 @@ func (m *rackManager) BatchUpdateFirmware(ctx context.Context, req *rmspb.BatchU
 	}
 	b := firmwareBatch{operation: "BatchUpdateFirmware", rackID: commonRack(nodes)}
 	for _, n := range nodes {
-		nu := nodeUpdate{node: n, err: identityProblem(n)}
+		nu := nodeUpdate{node: n, err: errors.Join(identityProblem(n), addressProblem(n))}
 		if nu.err == nil {
 			if list, ok := lists[n.Type]; ok {
 				nu.plan, nu.err = m.directPlan(n, list, req.GetActivate(), req.GetForceUpdate())
