@@ -150,6 +150,10 @@ type Simulator struct {
 	// makes a ten-minute firmware flash take six seconds.
 	TimeScale float64 `koanf:"time_scale"`
 	NodesFile string  `koanf:"nodes_file"`
+	// ReleaseFile is where the simulated firmware release's
+	// AddFirmwareObject request is written; empty means
+	// simulated-release.json beside NodesFile.
+	ReleaseFile string `koanf:"release_file"`
 	// Network is the second octet of the simulated devices' loopback
 	// addresses: rack r's devices listen on 127.(network+r/256).(r%256).N.
 	Network int `koanf:"network"`

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
-	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
 	"github.com/rmsd/rmsd/hw/sim/artifactsim"
+	"github.com/rmsd/rmsd/hw/sim/simrelease"
 )
 
 // TestRunServesTheFirmwareCatalogAndKeepsItAcrossRestarts drives the
@@ -26,11 +26,11 @@ func TestRunServesTheFirmwareCatalogAndKeepsItAcrossRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(art.Close)
-	done, err := catalogtest.Publish(art, catalogtest.Options{Milestone: "1.0"})
+	done, err := simrelease.Publish(art, simrelease.Options{Milestone: "1.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, err := catalogtest.Publish(art, catalogtest.Options{Milestone: "1.1"})
+	held, err := simrelease.Publish(art, simrelease.Options{Milestone: "1.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestRunServesTheFirmwareCatalogAndKeepsItAcrossRestarts(t *testing.T) {
 	client := rmspb.NewRackManagerClient(d.conn)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for _, rel := range []catalogtest.Release{done, held} {
+	for _, rel := range []simrelease.Release{done, held} {
 		if _, err := client.AddFirmwareObject(ctx, &rmspb.AddFirmwareObjectRequest{ConfigJson: rel.ConfigJSON, HardwareType: "gb200-nvl",
 			AccessToken: proto.String("NOAUTH"), SetDefault: rel.ID == done.ID}); err != nil {
 			t.Fatal(err)

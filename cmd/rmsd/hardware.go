@@ -9,6 +9,7 @@ import (
 
 	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
+	"github.com/rmsd/rmsd/hw/fwupdate"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/platform"
@@ -23,9 +24,13 @@ type hardware struct {
 	pool   *redfish.Pool
 	nvue   *nvue.Pool
 	runner *nodeops.Runner
+	// firmware is the timing of firmware jobs.
+	firmware fwupdate.Timing
 }
 
-func newHardware(cfg *config.Config, log logging.Logger) (*hardware, error) {
+// newHardware builds the southbound clients; p paces their device waits
+// (see pace).
+func newHardware(cfg *config.Config, p pace, log logging.Logger) (*hardware, error) {
 	r := cfg.Redfish
 	nv, err := nvueOptions(cfg.Switches)
 	if err != nil {
@@ -40,15 +45,17 @@ func newHardware(cfg *config.Config, log logging.Logger) (*hardware, error) {
 		ConnectTimeout:   seconds(r.ConnectTimeoutSeconds),
 		RequestTimeout:   seconds(r.RequestTimeoutSeconds),
 		UploadTimeout:    seconds(r.UploadTimeoutSeconds),
-		TaskPollInterval: seconds(r.TaskPollIntervalSeconds),
+		TaskPollInterval: p.of(seconds(r.TaskPollIntervalSeconds)),
 		TaskTimeout:      seconds(r.TaskTimeoutSeconds),
+		LivenessInterval: p.liveness(),
 		VerifyTLS:        r.VerifyCertificates,
 		Logger:           log.Component("redfish"),
 	})
 	ssh := sshOptions(cfg.Switches, cfg.Workflows)
 	ssh.Logger = log.Component("ssh")
-	deps := platform.Deps{Redfish: pool, NVUE: nvPool, SSH: ssh, Logger: log.Component("platform")}
-	return &hardware{pool: pool, nvue: nvPool, runner: nodeops.New(deps, r.MaxConcurrentBMCRequests)}, nil
+	deps := platform.Deps{Redfish: pool, NVUE: nvPool, SSH: ssh, SwitchReboot: p.switchReboot(), Logger: log.Component("platform")}
+	return &hardware{pool: pool, nvue: nvPool, runner: nodeops.New(deps, r.MaxConcurrentBMCRequests),
+		firmware: p.firmwareTiming(seconds(r.TaskPollIntervalSeconds), seconds(r.TaskTimeoutSeconds))}, nil
 }
 
 // Close drops the idle connections of both pools.

@@ -14,10 +14,10 @@ import (
 
 	"github.com/rmsd/rmsd/cmd/internal/buildinfo"
 	"github.com/rmsd/rmsd/cmd/internal/logging"
+	"github.com/rmsd/rmsd/cmd/internal/simrack"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/hw"
-	"github.com/rmsd/rmsd/hw/fwupdate"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/hw/sim"
 	"github.com/rmsd/rmsd/store"
@@ -69,6 +69,7 @@ type daemon struct {
 	admin   *adminService
 	hw      *hardware
 	fleet   *sim.Fleet
+	release *simrack.Release
 	served  chan error
 }
 
@@ -118,8 +119,11 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		if d.fleet, simNodes, err = startSimulation(cfg, registry, logger); err != nil {
 			return nil, err
 		}
+		if d.release, err = simrack.StartRelease(); err != nil {
+			return nil, err
+		}
 	}
-	if d.hw, err = newHardware(cfg, logger); err != nil {
+	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger); err != nil {
 		return nil, err
 	}
 	if d.engine, err = startEngine(cfg, logger); err != nil {
@@ -135,7 +139,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	// Only with every listener bound may the nodes file change: a start that
 	// fails (a port in use) must leave a running daemon's file alone.
 	if f.simulate {
-		if err = publishSimulation(cfg.Simulator, simNodes, logger); err != nil {
+		if err = publishSimulation(cfg.Simulator, simNodes, d.release, logger); err != nil {
 			return nil, err
 		}
 	}
@@ -146,8 +150,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		Version: version, Jobs: d.engine.Jobs(),
 		Racks: registry, Nodes: d.hw.runner,
 		Catalog: d.catalog.svc, FirmwareDir: cfg.Workflows.FirmwareDir,
-		FirmwareTiming: fwupdate.Timing{PollInterval: seconds(cfg.Redfish.TaskPollIntervalSeconds),
-			TaskTimeout: seconds(cfg.Redfish.TaskTimeoutSeconds)},
+		FirmwareTiming:    d.hw.firmware,
 		InventoryProfiles: profileAPs(cfg.Workflows.ExpectedInventoryProfiles),
 	}
 	d.server = rmsserver.New(serverOpts)
@@ -200,6 +203,7 @@ func (d *daemon) abandon() {
 // closeHardware closes the simulated racks and the southbound clients,
 // those that were started.
 func (d *daemon) closeHardware() {
+	d.release.Close()
 	if d.fleet != nil {
 		d.fleet.Close()
 	}

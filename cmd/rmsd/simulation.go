@@ -38,12 +38,19 @@ func startSimulation(cfg *config.Config, registry *racks.Registry, log logging.L
 	return fleet, nodes, nil
 }
 
-// publishSimulation writes the simulated nodes to [simulator] nodes_file.
-func publishSimulation(cfg config.Simulator, nodes []hw.Node, log logging.Logger) error {
+// publishSimulation writes the simulated nodes to [simulator] nodes_file
+// and the simulated firmware release's AddFirmwareObject request to
+// release_file.
+func publishSimulation(cfg config.Simulator, nodes []hw.Node, rel *simrack.Release, log logging.Logger) error {
 	if err := simrack.WriteNodesFile(cfg.NodesFile, nodes); err != nil {
 		return err
 	}
+	releaseFile := simrack.ReleaseFile(cfg.ReleaseFile, cfg.NodesFile)
+	if err := simrack.WriteReleaseFile(releaseFile, rel.Release); err != nil {
+		return err
+	}
 	log.Info().Int("racks", cfg.Racks).Int("nodes", len(nodes)).
-		Str("nodes_file", cfg.NodesFile).Msg("simulated racks registered")
+		Str("nodes_file", cfg.NodesFile).Str("release_file", releaseFile).Str("release", rel.Release.ID).
+		Msg("simulated racks registered")
 	return nil
 }

@@ -54,6 +54,12 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer, 
 		return 1
 	}
 	defer fleet.Close()
+	rel, err := simrack.StartRelease()
+	if err != nil {
+		fmt.Fprintf(stderr, "rmssim: %v\n", err)
+		return 1
+	}
+	defer rel.Close()
 	nodes := simrack.Nodes(fleet)
 	// Every simulated device listens by now: a start that failed on a port
 	// in use has returned above and left a running simulator's file alone.
@@ -61,8 +67,14 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer, 
 		fmt.Fprintf(stderr, "rmssim: %v\n", err)
 		return 1
 	}
+	releaseFile := simrack.ReleaseFile(cfg.Simulator.ReleaseFile, cfg.Simulator.NodesFile)
+	if err := simrack.WriteReleaseFile(releaseFile, rel.Release); err != nil {
+		fmt.Fprintf(stderr, "rmssim: %v\n", err)
+		return 1
+	}
 	log.Info().Int("racks", cfg.Simulator.Racks).Int("nodes", len(nodes)).
-		Str("nodes_file", cfg.Simulator.NodesFile).Float64("time_scale", cfg.Simulator.TimeScale).
+		Str("nodes_file", cfg.Simulator.NodesFile).Str("release_file", releaseFile).Str("release", rel.Release.ID).
+		Float64("time_scale", cfg.Simulator.TimeScale).
 		Msg("simulator running")
 	if ready != nil {
 		ready(nodes)

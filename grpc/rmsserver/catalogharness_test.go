@@ -14,7 +14,7 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
-	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
+	"github.com/rmsd/rmsd/hw/sim/simrelease"
 	"github.com/rmsd/rmsd/hw/firmware/download"
 	"github.com/rmsd/rmsd/hw/sim/artifactsim"
 	"github.com/rmsd/rmsd/store"
@@ -115,9 +115,9 @@ func (cs *catalogServer) restart() {
 	cs.start()
 }
 
-func (cs *catalogServer) publish(o catalogtest.Options) catalogtest.Release {
+func (cs *catalogServer) publish(o simrelease.Options) simrelease.Release {
 	cs.t.Helper()
-	rel, err := catalogtest.Publish(cs.art, o)
+	rel, err := simrelease.Publish(cs.art, o)
 	if err != nil {
 		cs.t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
-	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
+	"github.com/rmsd/rmsd/hw/sim/simrelease"
 	"github.com/rmsd/rmsd/hw/firmware/download"
 	"github.com/rmsd/rmsd/hw/fwupdate"
 	"github.com/rmsd/rmsd/hw/nodeops"
@@ -75,7 +75,7 @@ func BenchmarkApplyFirmware1000(b *testing.B) {
 // applyBench is a server, catalog and simulated fleet for the benchmark.
 type applyBench struct {
 	client  rmspb.RackManagerClient
-	release catalogtest.Release
+	release simrelease.Release
 	nodes   *rmspb.NodeSet
 }
 
@@ -92,7 +92,7 @@ func startApplyBench(b *testing.B, opts sim.Options) *applyBench {
 	}
 	b.Cleanup(art.Close)
 	bf := &applyBench{nodes: &rmspb.NodeSet{}}
-	if bf.release, err = catalogtest.Publish(art, catalogtest.Options{Size: 16 << 10}); err != nil {
+	if bf.release, err = simrelease.Publish(art, simrelease.Options{Size: 16 << 10}); err != nil {
 		b.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
-	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
+	"github.com/rmsd/rmsd/hw/sim/simrelease"
 	"github.com/rmsd/rmsd/hw/sim/artifactsim"
 	"github.com/rmsd/rmsd/store"
 )
@@ -57,7 +57,7 @@ func skuSuffix(sku string) string {
 
 func TestAddFirmwareObject_AnswersAtOnceThenDownloadsUntilAvailable(t *testing.T) {
 	cs := startCatalog(t, catalogOptions{})
-	rel := cs.publish(catalogtest.Options{})
+	rel := cs.publish(simrelease.Options{})
 	cs.art.SetFault(rel.NVOS.Path, artifactsim.Fault{Hold: true}) // to see the object before it is available
 	before := time.Now().Add(-time.Second)
 	obj := cs.add(&rmspb.AddFirmwareObjectRequest{ConfigJson: rel.ConfigJSON, HardwareType: "gb200-nvl", AccessToken: proto.String("NOAUTH")})
@@ -146,7 +146,7 @@ func TestListFirmwareObjects_FiltersAreANDedNewestFirst(t *testing.T) {
 		{"1.4", "gb200-nvl", false},
 	}
 	for _, a := range adds {
-		rel := cs.publish(catalogtest.Options{Milestone: a.milestone})
+		rel := cs.publish(simrelease.Options{Milestone: a.milestone})
 		if a.fails {
 			cs.art.SetFault(rel.SwitchBMC.Path, artifactsim.Fault{Status: 404})
 		}
@@ -188,7 +188,7 @@ func TestSetDefaultFirmwareObject_OneDefaultPerHardwareType(t *testing.T) {
 	cs := startCatalog(t, catalogOptions{})
 	var ids []string
 	for i, hwType := range []string{"gb200-nvl", "gb200-nvl", "gb300-nvl"} {
-		rel := cs.publish(catalogtest.Options{Milestone: fmt.Sprintf("2.%d", i)})
+		rel := cs.publish(simrelease.Options{Milestone: fmt.Sprintf("2.%d", i)})
 		// The third is the default of its type from the start.
 		obj := cs.add(&rmspb.AddFirmwareObjectRequest{ConfigJson: rel.ConfigJSON, HardwareType: hwType, SetDefault: i == 2})
 		if obj.GetIsDefault() != (i == 2) {
@@ -244,7 +244,7 @@ func TestSetDefaultFirmwareObject_OneDefaultPerHardwareType(t *testing.T) {
 
 func TestDeleteFirmwareObject_DuringADownloadCancelsItRemovesTheCacheKeepsTheHistory(t *testing.T) {
 	cs := startCatalog(t, catalogOptions{})
-	rel := cs.publish(catalogtest.Options{})
+	rel := cs.publish(simrelease.Options{})
 	cs.art.SetFault(rel.HMC.Path, artifactsim.Fault{Hold: true})
 	cs.add(&rmspb.AddFirmwareObjectRequest{ConfigJson: rel.ConfigJSON, HardwareType: "gb200-nvl", SetDefault: true})
 	if err := cs.art.WaitHeld(rpcContext(t), 1); err != nil {
@@ -309,7 +309,7 @@ func TestDeleteFirmwareObject_DuringADownloadCancelsItRemovesTheCacheKeepsTheHis
 
 func TestAddFirmwareObject_ChecksumMismatchLeavesTheObjectUnavailable(t *testing.T) {
 	cs := startCatalog(t, catalogOptions{})
-	rel := cs.publish(catalogtest.Options{})
+	rel := cs.publish(simrelease.Options{})
 	cs.art.SetFault(rel.SwitchCPLD.Path, artifactsim.Fault{WrongBytes: true})
 	cs.add(&rmspb.AddFirmwareObjectRequest{ConfigJson: rel.ConfigJSON, HardwareType: "gb200-nvl"})
 	stored := cs.waitFailed(rel.ID)
@@ -355,7 +355,7 @@ func TestAddFirmwareObject_ArtifactoryLocationsTakeTheAccessToken(t *testing.T) 
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rel := cs.publish(catalogtest.Options{Milestone: fmt.Sprintf("3.%d", i), LocationType: "Artifactory"})
+			rel := cs.publish(simrelease.Options{Milestone: fmt.Sprintf("3.%d", i), LocationType: "Artifactory"})
 			cs.add(&rmspb.AddFirmwareObjectRequest{ConfigJson: rel.ConfigJSON, HardwareType: "gb200-nvl", AccessToken: tt.token})
 			if tt.want == "" {
 				cs.waitAvailable(rel.ID)
@@ -383,8 +383,8 @@ func TestAddFirmwareObject_ArtifactoryLocationsTakeTheAccessToken(t *testing.T) 
 func TestAddFirmwareObject_TheAccessTokenIsNeverStoredOrLogged(t *testing.T) {
 	const token = "AKCp8never-store-this-token-7f3a"
 	cs := startCatalog(t, catalogOptions{server: artifactsim.Options{Token: hw.NewSecret(token)}})
-	good := cs.publish(catalogtest.Options{Milestone: "good", LocationType: "Artifactory"})
-	bad := cs.publish(catalogtest.Options{Milestone: "bad", LocationType: "Artifactory"})
+	good := cs.publish(simrelease.Options{Milestone: "good", LocationType: "Artifactory"})
+	bad := cs.publish(simrelease.Options{Milestone: "bad", LocationType: "Artifactory"})
 	cs.art.SetFault(bad.HMC.Path, artifactsim.Fault{Status: 500})
 	cs.art.SetFault(bad.NVOS.Path, artifactsim.Fault{WrongBytes: true})
 	cs.add(&rmspb.AddFirmwareObjectRequest{ConfigJson: good.ConfigJSON, HardwareType: "gb200-nvl", AccessToken: proto.String(token)})
@@ -418,7 +418,7 @@ func TestAddFirmwareObject_TheAccessTokenIsNeverStoredOrLogged(t *testing.T) {
 
 func TestAddFirmwareObject_AnExistingIDIsAlreadyExists(t *testing.T) {
 	cs := startCatalog(t, catalogOptions{})
-	rel := cs.publish(catalogtest.Options{})
+	rel := cs.publish(simrelease.Options{})
 	first := cs.add(&rmspb.AddFirmwareObjectRequest{ConfigJson: rel.ConfigJSON, HardwareType: "gb200-nvl"})
 	cs.waitAvailable(rel.ID)
 	requests := len(cs.art.Requests())
@@ -442,9 +442,9 @@ func TestAddFirmwareObject_AnExistingIDIsAlreadyExists(t *testing.T) {
 
 func TestFirmwareCatalog_ARestartKeepsObjectsAndDefaultsAndSettlesInterruptedDownloads(t *testing.T) {
 	cs := startCatalog(t, catalogOptions{})
-	done := cs.publish(catalogtest.Options{Milestone: "done"})
-	landed := cs.publish(catalogtest.Options{Milestone: "landed"})
-	cut := cs.publish(catalogtest.Options{Milestone: "cut"})
+	done := cs.publish(simrelease.Options{Milestone: "done"})
+	landed := cs.publish(simrelease.Options{Milestone: "landed"})
+	cut := cs.publish(simrelease.Options{Milestone: "cut"})
 	cs.add(&rmspb.AddFirmwareObjectRequest{ConfigJson: done.ConfigJSON, HardwareType: "gb200-nvl", SetDefault: true})
 	cs.waitAvailable(done.ID)
 	cs.art.SetFault(landed.PowerShelf.Path, artifactsim.Fault{Hold: true})
@@ -508,7 +508,7 @@ func TestFirmwareCatalog_ARestartKeepsObjectsAndDefaultsAndSettlesInterruptedDow
 
 func TestAddFirmwareObject_AManifestRefusedIsInvalidArgument(t *testing.T) {
 	cs := startCatalog(t, catalogOptions{})
-	rel := cs.publish(catalogtest.Options{})
+	rel := cs.publish(simrelease.Options{})
 	tests := []struct {
 		name string
 		give string
@@ -619,7 +619,7 @@ func TestFirmwareCatalog_RequestBoundsAndMissingIDs(t *testing.T) {
 
 func TestGetFirmwareObjectHistory_NewestFirstWithTheCatalogAsItIsNow(t *testing.T) {
 	cs := startCatalog(t, catalogOptions{})
-	rel := cs.publish(catalogtest.Options{})
+	rel := cs.publish(simrelease.Options{})
 	cs.add(&rmspb.AddFirmwareObjectRequest{ConfigJson: rel.ConfigJSON, HardwareType: "gb200-nvl"})
 	for _, r := range []store.ApplyRecord{
 		{ObjectID: rel.ID, RackID: "rack-1", NodeIDs: []string{"c1", "c2"}, FirmwareType: "prod", HardwareType: "gb200-nvl"},
@@ -679,10 +679,10 @@ func TestGetFirmwareObjectHistory_NewestFirstWithTheCatalogAsItIsNow(t *testing.
 // PostgreSQL store: add, download, list, default, restart, delete.
 func TestFirmwareCatalog_PostgreSQLEndToEnd(t *testing.T) {
 	cs := startCatalog(t, catalogOptions{postgres: true})
-	rel := cs.publish(catalogtest.Options{})
+	rel := cs.publish(simrelease.Options{})
 	cs.add(&rmspb.AddFirmwareObjectRequest{ConfigJson: rel.ConfigJSON, HardwareType: "gb200-nvl", SetDefault: true})
 	cs.waitAvailable(rel.ID)
-	other := cs.publish(catalogtest.Options{Milestone: "1.3.8"})
+	other := cs.publish(simrelease.Options{Milestone: "1.3.8"})
 	cs.art.SetFault(other.HMC.Path, artifactsim.Fault{Status: 404})
 	cs.add(&rmspb.AddFirmwareObjectRequest{ConfigJson: other.ConfigJSON, HardwareType: "gb200-nvl"})
 	if stored := cs.waitFailed(other.ID); !strings.Contains(stored.UnavailableReason, "returned HTTP 404") {

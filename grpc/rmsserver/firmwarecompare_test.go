@@ -10,7 +10,7 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
-	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
+	"github.com/rmsd/rmsd/hw/sim/simrelease"
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/sim/artifactsim"
 )
@@ -28,17 +28,17 @@ const smallManifest = `{"ProductName": "DGXGB200", "Milestones": [{"Name": "smal
   {"Type": "Compute Node", "Components": {"Firmware": [{"Component": "BMC", "Version": "GB200Nvl-25.06-3", "Type": "Prod", "Locations": []}]}},
   {"Type": "Switch Tray", "Components": {"Firmware": [{"Component": "CPLD", "Version": "0.1.0.5", "Type": "Prod", "Locations": []}]}}]}]}`
 
-// publishedRelease is the GB200 release of catalogtest, published on an
+// publishedRelease is the GB200 release of simrelease, published on an
 // artifact server nothing downloads from: its versions are not the
 // simulator's.
-func publishedRelease(t *testing.T) catalogtest.Release {
+func publishedRelease(t *testing.T) simrelease.Release {
 	t.Helper()
 	art, err := artifactsim.Start(artifactsim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(art.Close)
-	rel, err := catalogtest.Publish(art, catalogtest.Options{})
+	rel, err := simrelease.Publish(art, simrelease.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
-	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
+	"github.com/rmsd/rmsd/hw/sim/simrelease"
 	"github.com/rmsd/rmsd/hw/firmware/download"
 	"github.com/rmsd/rmsd/hw/fwupdate"
 	"github.com/rmsd/rmsd/hw/nodeops"
@@ -34,7 +34,7 @@ type firmwareRack struct {
 	dir     string // firmware_dir
 	art     *artifactsim.Server
 	catalog *catalog.Service
-	release catalogtest.Release
+	release simrelease.Release
 	logs    *syncBuffer
 }
 
@@ -67,7 +67,7 @@ func startFirmwareRack(t *testing.T, profiles map[string][]string) *firmwareRack
 	t.Cleanup(art.Close)
 	f := &firmwareRack{simRack: s, dir: t.TempDir(), art: art, logs: &syncBuffer{}}
 	s.runner = fastRunner(t, s.fleet)
-	f.release, err = catalogtest.Publish(art, catalogtest.Options{Size: 4 << 10})
+	f.release, err = simrelease.Publish(art, simrelease.Options{Size: 4 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
-	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
+	"github.com/rmsd/rmsd/hw/sim/simrelease"
 	"github.com/rmsd/rmsd/hw/firmware/download"
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
 	"github.com/rmsd/rmsd/hw/sim"
@@ -81,7 +81,7 @@ func fuzzCatalog(f testing.TB) *catalog.Service {
 		product, milestone, hwType string
 		dflt                       bool
 	}{{"DGXGB200", "fuzz-1", "gb200-nvl", false}, {"DGXGB300", "fuzz-2", "any", true}, {"DGXGB200", "fuzz-ready", "gb200-nvl", false}} {
-		rel, err := catalogtest.Publish(srv, catalogtest.Options{Product: o.product, Milestone: o.milestone, Size: 1024})
+		rel, err := simrelease.Publish(srv, simrelease.Options{Product: o.product, Milestone: o.milestone, Size: 1024})
 		if err != nil {
 			f.Fatal(err)
 		}

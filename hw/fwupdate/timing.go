@@ -7,12 +7,17 @@ import (
 	"github.com/rmsd/rmsd/hw"
 )
 
+// Upstream's cadence of the post-activation version check (southbound
+// §3.5): the defaults of Timing's VersionCheck fields.
+const (
+	DefaultVersionCheckDelay    = 60 * time.Second
+	DefaultVersionCheckInterval = 60 * time.Second
+)
+
 // Upstream's bounds (southbound §3.5, job-model §4.6).
 const (
 	defaultPollInterval         = 5 * time.Second
 	defaultTaskReadGrace        = 15 * time.Minute
-	defaultVersionCheckDelay    = 60 * time.Second
-	defaultVersionCheckInterval = 60 * time.Second
 	defaultVersionCheckAttempts = 5
 
 	switchTaskTimeout  = 3 * time.Hour
@@ -31,8 +36,8 @@ func (t Timing) withDefaults(kind hw.Kind) Timing {
 	def(&t.PollInterval, defaultPollInterval)
 	def(&t.TaskTimeout, taskTimeout(kind))
 	def(&t.TaskReadGrace, defaultTaskReadGrace)
-	def(&t.VersionCheckDelay, defaultVersionCheckDelay)
-	def(&t.VersionCheckInterval, defaultVersionCheckInterval)
+	def(&t.VersionCheckDelay, DefaultVersionCheckDelay)
+	def(&t.VersionCheckInterval, DefaultVersionCheckInterval)
 	if t.VersionCheckAttempts <= 0 {
 		t.VersionCheckAttempts = defaultVersionCheckAttempts
 	}

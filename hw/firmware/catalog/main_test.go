@@ -13,7 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
-	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
+	"github.com/rmsd/rmsd/hw/sim/simrelease"
 	"github.com/rmsd/rmsd/hw/firmware/download"
 	"github.com/rmsd/rmsd/hw/sim/artifactsim"
 	"github.com/rmsd/rmsd/store"
@@ -98,9 +98,9 @@ func (fx *fixture) close() {
 	fx.svc, fx.store = nil, nil
 }
 
-func (fx *fixture) publish(o catalogtest.Options) catalogtest.Release {
+func (fx *fixture) publish(o simrelease.Options) simrelease.Release {
 	fx.t.Helper()
-	rel, err := catalogtest.Publish(fx.srv, o)
+	rel, err := simrelease.Publish(fx.srv, o)
 	if err != nil {
 		fx.t.Fatal(err)
 	}

@@ -9,21 +9,21 @@ import (
 	"testing"
 
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
-	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
+	"github.com/rmsd/rmsd/hw/sim/simrelease"
 	"github.com/rmsd/rmsd/hw/sim/artifactsim"
 	"github.com/rmsd/rmsd/store"
 )
 
 func TestOpen_ReverifiesTheObjectsARestartInterrupted(t *testing.T) {
 	fx := newFixture(t, fixtureOptions{})
-	complete := fx.publish(catalogtest.Options{Milestone: "complete"})
-	partial := fx.publish(catalogtest.Options{Milestone: "partial"})
-	broken := fx.publish(catalogtest.Options{Milestone: "broken"})
-	ready := fx.publish(catalogtest.Options{Milestone: "ready"})
+	complete := fx.publish(simrelease.Options{Milestone: "complete"})
+	partial := fx.publish(simrelease.Options{Milestone: "partial"})
+	broken := fx.publish(simrelease.Options{Milestone: "broken"})
+	ready := fx.publish(simrelease.Options{Milestone: "ready"})
 	fx.srv.SetFault(complete.HMC.Path, artifactsim.Fault{Hold: true})
 	fx.srv.SetFault(partial.HMC.Path, artifactsim.Fault{Hold: true})
 	fx.srv.SetFault(broken.SwitchCPLD.Path, artifactsim.Fault{WrongBytes: true})
-	for _, rel := range []catalogtest.Release{complete, partial, broken, ready} {
+	for _, rel := range []simrelease.Release{complete, partial, broken, ready} {
 		fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, HardwareType: "gb200-nvl"})
 	}
 	brokenBefore := fx.waitObject(broken.ID, "failed", failed)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
-	"github.com/rmsd/rmsd/hw/firmware/catalog/catalogtest"
+	"github.com/rmsd/rmsd/hw/sim/simrelease"
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
 	"github.com/rmsd/rmsd/hw/sim/artifactsim"
 	"github.com/rmsd/rmsd/store"
@@ -19,7 +19,7 @@ import (
 
 func TestService_AddDownloadsEveryArtifactThenTheObjectIsAvailable(t *testing.T) {
 	fx := newFixture(t, fixtureOptions{concurrency: 2})
-	rel := fx.publish(catalogtest.Options{})
+	rel := fx.publish(simrelease.Options{})
 	obj := fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, HardwareType: "gb200-nvl", AccessToken: hw.NewSecret("NOAUTH")})
 	if obj.ID != rel.ID || obj.Available || obj.UnavailableReason != "" || obj.ConfigJSON != rel.ConfigJSON ||
 		obj.HardwareType != "gb200-nvl" || obj.IsDefault || obj.Created.IsZero() {
@@ -74,7 +74,7 @@ func TestService_AddDownloadsEveryArtifactThenTheObjectIsAvailable(t *testing.T)
 
 func TestService_CloseCancelsRunningDownloadsAndWaitsForThem(t *testing.T) {
 	fx := newFixture(t, fixtureOptions{})
-	rel := fx.publish(catalogtest.Options{})
+	rel := fx.publish(simrelease.Options{})
 	fx.srv.SetFault(rel.HMC.Path, artifactsim.Fault{Hold: true})
 	fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, HardwareType: "gb200-nvl"})
 	if err := fx.srv.WaitHeld(testCtx(t), 1); err != nil {
@@ -96,7 +96,7 @@ func TestService_CloseCancelsRunningDownloadsAndWaitsForThem(t *testing.T) {
 	if tmp := tempFiles(t, fx.dir); len(tmp) != 0 {
 		t.Errorf("temporary files left: %v", tmp)
 	}
-	_, err = svc.Add(testCtx(t), catalog.AddRequest{ConfigJSON: fx.publish(catalogtest.Options{Milestone: "late"}).ConfigJSON})
+	_, err = svc.Add(testCtx(t), catalog.AddRequest{ConfigJSON: fx.publish(simrelease.Options{Milestone: "late"}).ConfigJSON})
 	if !errors.Is(err, catalog.ErrClosed) {
 		t.Errorf("add after Close: %v, want ErrClosed", err)
 	}
@@ -105,7 +105,7 @@ func TestService_CloseCancelsRunningDownloadsAndWaitsForThem(t *testing.T) {
 
 func TestService_AddRefusesWhatCannotBeAccepted(t *testing.T) {
 	fx := newFixture(t, fixtureOptions{})
-	rel := fx.publish(catalogtest.Options{})
+	rel := fx.publish(simrelease.Options{})
 	outside := filepath.Join(t.TempDir(), "bmc.fwpkg")
 	if err := os.WriteFile(outside, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
@@ -160,7 +160,7 @@ func TestService_BlankAndNOAUTHTokensAreNone(t *testing.T) {
 	fx := newFixture(t, fixtureOptions{})
 	for i, tok := range []string{"", " \t\r\n", "NOAUTH", " NOAUTH\n"} {
 		// Artifactory locations: a token, if there were one, would go along.
-		rel := fx.publish(catalogtest.Options{Milestone: fmt.Sprintf("blank-%d", i), LocationType: "Artifactory"})
+		rel := fx.publish(simrelease.Options{Milestone: fmt.Sprintf("blank-%d", i), LocationType: "Artifactory"})
 		fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret(tok)})
 		fx.waitObject(rel.ID, "available", available)
 	}
@@ -174,7 +174,7 @@ func TestService_BlankAndNOAUTHTokensAreNone(t *testing.T) {
 		t.Errorf("%d requests, want 24", len(reqs))
 	}
 	// The same with a real token sends it: the check above can fail.
-	rel := fx.publish(catalogtest.Options{Milestone: "token", LocationType: "Artifactory"})
+	rel := fx.publish(simrelease.Options{Milestone: "token", LocationType: "Artifactory"})
 	fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret("k")})
 	fx.waitObject(rel.ID, "available", available)
 	if reqs := fx.srv.Requests(); !reqs[len(reqs)-1].TokenSent {
@@ -196,7 +196,7 @@ func TestService_AnObjectWithNothingToDownloadIsAvailableAtOnce(t *testing.T) {
 
 func TestService_DeleteStopsTheDownloadAndRemovesTheCache(t *testing.T) {
 	fx := newFixture(t, fixtureOptions{})
-	rel := fx.publish(catalogtest.Options{})
+	rel := fx.publish(simrelease.Options{})
 	fx.srv.SetFault(rel.PowerShelf.Path, artifactsim.Fault{Hold: true})
 	fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON})
 	if err := fx.srv.WaitHeld(testCtx(t), 1); err != nil {

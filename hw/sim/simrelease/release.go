@@ -1,9 +1,11 @@
-// Package catalogtest is a test kit for the firmware catalog: a realistic
-// GB200 rack firmware release (switch tray, compute tray and power shelf
-// packages and an NVOS image) published on a simulated artifact server
-// (hw/sim/artifactsim), with the manifest that names it. It is imported by
-// tests only.
-package catalogtest
+// Package simrelease is a realistic GB200 rack firmware release (switch
+// tray, compute tray and power shelf packages and an NVOS image) published
+// on a simulated artifact server (hw/sim/artifactsim), with the manifest
+// that names it: what `rmsd --simulate` offers for an offline firmware
+// flow, and what the firmware tests add, apply and compare. Each package is
+// a simulator package carrying its version, so a simulated device flashed
+// with it reports the version the manifest promises.
+package simrelease
 
 import (
 	"bytes"
@@ -87,17 +89,17 @@ func Publish(s *artifactsim.Server, o Options) (Release, error) {
 	}
 	tmpl, err := template.New("release").Funcs(template.FuncMap{"location": location}).Parse(releaseTemplate)
 	if err != nil {
-		return Release{}, fmt.Errorf("catalogtest: manifest template: %w", err)
+		return Release{}, fmt.Errorf("simrelease: manifest template: %w", err)
 	}
 	var b bytes.Buffer
 	if err := tmpl.Execute(&b, struct {
 		Release
 		Product, Milestone, LocationType string
 	}{r, o.Product, o.Milestone, o.LocationType}); err != nil {
-		return Release{}, fmt.Errorf("catalogtest: manifest: %w", err)
+		return Release{}, fmt.Errorf("simrelease: manifest: %w", err)
 	}
 	if !json.Valid(b.Bytes()) {
-		return Release{}, fmt.Errorf("catalogtest: the manifest template made invalid JSON:\n%s", b.String())
+		return Release{}, fmt.Errorf("simrelease: the manifest template made invalid JSON:\n%s", b.String())
 	}
 	r.ConfigJSON = b.String()
 	return r, nil

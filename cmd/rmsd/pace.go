@@ -1,0 +1,59 @@
+package main
+
+import (
+	"time"
+
+	"github.com/rmsd/rmsd/hw/fwupdate"
+	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/hw/redfish"
+)
+
+// pace scales how often rmsd polls devices while it waits on them (a
+// firmware task, a BMC or switch reboot, the versions after an
+// activation). Against real hardware it is 1: upstream's intervals. Against
+// the simulator (--simulate) every simulated duration is multiplied by
+// [simulator] time_scale, so a BMC reboot of 90 s lasts 0.9 s at 0.01;
+// polling at upstream's 15 s would never see it. There task and version
+// polls are multiplied by time_scale, and the probes that must catch a
+// device down by time_scale / 4, so every simulated outage is probed
+// several times. Timeouts are never scaled: they only bound.
+type pace float64
+
+// paceFor returns the pace of a daemon: 1, or time_scale when simulating.
+func paceFor(simulate bool, timeScale float64) pace {
+	if !simulate || timeScale <= 0 || timeScale >= 1 {
+		return 1
+	}
+	return pace(timeScale)
+}
+
+// of scales one polling interval, never below a millisecond.
+func (p pace) of(d time.Duration) time.Duration {
+	return max(time.Millisecond, time.Duration(float64(d)*float64(p)))
+}
+
+// probe scales the interval of a probe that must see a device go down:
+// four times as often as of while simulating.
+func (p pace) probe(d time.Duration) time.Duration {
+	if p >= 1 {
+		return d
+	}
+	return (p / 4).of(d)
+}
+
+// firmwareTiming is the firmware jobs' timing: the configured task poll
+// interval and task bound, and upstream's version-check cadence, paced.
+func (p pace) firmwareTiming(taskPoll, taskTimeout time.Duration) fwupdate.Timing {
+	return fwupdate.Timing{
+		PollInterval: p.of(taskPoll), TaskTimeout: taskTimeout,
+		VersionCheckDelay: p.of(fwupdate.DefaultVersionCheckDelay), VersionCheckInterval: p.of(fwupdate.DefaultVersionCheckInterval),
+	}
+}
+
+// switchReboot is the paced probe interval of switch reboot waits.
+func (p pace) switchReboot() platform.SwitchRebootTiming {
+	return platform.SwitchRebootTiming{ProbeInterval: p.probe(platform.DefaultSwitchProbeInterval)}
+}
+
+// liveness is the paced probe interval of BMC reboot and power waits.
+func (p pace) liveness() time.Duration { return p.probe(redfish.DefaultLivenessInterval) }

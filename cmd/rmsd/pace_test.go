@@ -1,0 +1,31 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestPaceFollowsTheSimulatorOnly(t *testing.T) {
+	real := paceFor(false, 0.01)
+	if got := real.of(5 * time.Second); got != 5*time.Second {
+		t.Errorf("against hardware a 5 s poll became %v", got)
+	}
+	if got := real.liveness(); got != 15*time.Second {
+		t.Errorf("against hardware the reboot probe is %v, want upstream's 15 s", got)
+	}
+	sim := paceFor(true, 0.01)
+	if got := sim.of(5 * time.Second); got != 50*time.Millisecond {
+		t.Errorf("simulated task poll %v, want 5 s × 0.01", got)
+	}
+	// A simulated BMC reboot of 90 s lasts 0.9 s at 0.01: probes every
+	// 37.5 ms see it down many times.
+	if got := sim.liveness(); got != 37500*time.Microsecond {
+		t.Errorf("simulated reboot probe %v, want 15 s × 0.01 / 4", got)
+	}
+	if got := paceFor(true, 1e-9).of(time.Second); got != time.Millisecond {
+		t.Errorf("a tiny time scale polls every %v, want the 1 ms floor", got)
+	}
+	if got := paceFor(true, 2).of(time.Second); got != time.Second {
+		t.Errorf("a slowed-down simulator polls every %v, want upstream's pace", got)
+	}
+}

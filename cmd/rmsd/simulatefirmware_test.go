@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+)
+
+// TestSimulateRunsTheWholeFirmwareFlowOffline is the main caller's flow on
+// `rmsd --simulate`, as the README tells a user to try it: add the release
+// the simulator publishes (the request it writes beside the nodes file),
+// wait until it is available, apply it to every node of the simulated rack,
+// poll the parent until it completes, and read the new versions back.
+func TestSimulateRunsTheWholeFirmwareFlowOffline(t *testing.T) {
+	dir := t.TempDir()
+	nodesFile := filepath.Join(dir, "nodes.json")
+	cfg := writeFile(t, fmt.Sprintf(`
+port = 0
+[server]
+drain_delay_seconds = 0
+[workflows]
+firmware_dir = %q
+[simulator]
+network = 91
+time_scale = 0.005
+bmc_port = 0
+nvue_port = 0
+ssh_port = 0
+nodes_file = %q
+`, filepath.Join(dir, "firmware"), nodesFile))
+	d := startRun(t, withStorage(t, nil), "--config", cfg, "--simulate")
+	client := rmspb.NewRackManagerClient(d.conn)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	var add rmspb.AddFirmwareObjectRequest
+	readJSON(t, filepath.Join(dir, "simulated-release.json"), &add)
+	added, err := client.AddFirmwareObject(ctx, &add)
+	if err != nil {
+		t.Fatalf("AddFirmwareObject with the simulated release: %v", err)
+	}
+	id := added.GetObject().GetId()
+	pollUntil(t, ctx, "release "+id+" available", func() bool {
+		obj, err := client.GetFirmwareObject(ctx, &rmspb.GetFirmwareObjectRequest{Id: id})
+		return err == nil && obj.GetObject().GetAvailable()
+	})
+
+	var nodes rmspb.NodeSet
+	readJSON(t, nodesFile, &nodes)
+	resp, err := client.ApplyStoredFirmwareObject(ctx, &rmspb.ApplyStoredFirmwareObjectRequest{
+		HardwareType: add.GetHardwareType(), Nodes: &nodes})
+	if err != nil || resp.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || len(resp.GetJobs()) != len(nodes.GetNodes()) {
+		t.Fatalf("ApplyStoredFirmwareObject: %v %v", resp, err)
+	}
+	var parent *rmspb.GetFirmwareJobStatusResponse
+	pollUntil(t, ctx, "the apply to end", func() bool {
+		parent, err = client.GetFirmwareJobStatus(ctx, &rmspb.GetFirmwareJobStatusRequest{JobId: resp.GetResponse().GetJobId()})
+		st := parent.GetJobState()
+		return err == nil && (st == rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_COMPLETED || st == rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_FAILED)
+	})
+	if parent.GetJobState() != rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_COMPLETED {
+		t.Fatalf("apply to the simulated rack: %v %s %s", parent.GetJobState(), parent.GetErrorMessage(), parent.GetResultJson())
+	}
+
+	// Every compute tray now runs the release's BMC.
+	cmp, err := client.CompareFirmwareObject(ctx, &rmspb.CompareFirmwareObjectRequest{ConfigJson: add.GetConfigJson(), Nodes: &nodes,
+		ComponentFilters: map[int32]*rmspb.FirmwareObjectComponentFilter{
+			int32(rmspb.NodeType_COMPUTE_GB200_NVIDIA): {Components: []string{"BMC", "HMC"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	matched := 0
+	for _, n := range cmp.GetNodes() {
+		if n.GetMatchesManifest() {
+			matched++
+		}
+	}
+	if matched != 18 {
+		t.Errorf("%d compute trays match the release's BMC and HMC after the apply, want 18: %v", matched, cmp.GetResponse().GetMessage())
+	}
+}
+
+// readJSON decodes a protobuf JSON file the daemon wrote.
+func readJSON(t *testing.T, path string, into proto.Message) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := protojson.Unmarshal(data, into); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// pollUntil checks cond every 20 ms until it holds or ctx ends.
+func pollUntil(t *testing.T, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
