@@ -12,14 +12,27 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/store/storetest"
 )
 
 // TestSimulateRunsTheWholeFirmwareFlowOffline is the main caller's flow on
 // `rmsd --simulate`, as the README tells a user to try it: add the release
 // the simulator publishes (the request it writes beside the nodes file),
 // wait until it is available, apply it to every node of the simulated rack,
-// poll the parent until it completes, and read the new versions back.
+// poll the parent until it completes, and compare the new versions with the
+// release. Then rmsd restarts on the same store: the object is still
+// available and the apply is in the history. Once on SQLite, once on
+// PostgreSQL.
 func TestSimulateRunsTheWholeFirmwareFlowOffline(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		simulateFirmwareFlow(t, []string{"RMS_STORAGE__SQLITE_PATH=" + filepath.Join(t.TempDir(), "rmsd.db")}, 91)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		simulateFirmwareFlow(t, []string{"DATABASE_URL=" + storetest.TempPostgresDatabase(t)}, 89)
+	})
+}
+
+func simulateFirmwareFlow(t *testing.T, environ []string, network int) {
 	dir := t.TempDir()
 	nodesFile := filepath.Join(dir, "nodes.json")
 	cfg := writeFile(t, fmt.Sprintf(`
@@ -29,14 +42,14 @@ drain_delay_seconds = 0
 [workflows]
 firmware_dir = %q
 [simulator]
-network = 91
-time_scale = 0.005
+network = %d
+time_scale = 0.003
 bmc_port = 0
 nvue_port = 0
 ssh_port = 0
 nodes_file = %q
-`, filepath.Join(dir, "firmware"), nodesFile))
-	d := startRun(t, withStorage(t, nil), "--config", cfg, "--simulate")
+`, filepath.Join(dir, "firmware"), network, nodesFile))
+	d := startRun(t, environ, "--config", cfg, "--simulate")
 	client := rmspb.NewRackManagerClient(d.conn)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -70,7 +83,7 @@ nodes_file = %q
 		t.Fatalf("apply to the simulated rack: %v %s %s", parent.GetJobState(), parent.GetErrorMessage(), parent.GetResultJson())
 	}
 
-	// Every compute tray now runs the release's BMC.
+	// Every compute tray now runs the release's BMC and HMC.
 	cmp, err := client.CompareFirmwareObject(ctx, &rmspb.CompareFirmwareObjectRequest{ConfigJson: add.GetConfigJson(), Nodes: &nodes,
 		ComponentFilters: map[int32]*rmspb.FirmwareObjectComponentFilter{
 			int32(rmspb.NodeType_COMPUTE_GB200_NVIDIA): {Components: []string{"BMC", "HMC"}}}})
@@ -85,6 +98,22 @@ nodes_file = %q
 	}
 	if matched != 18 {
 		t.Errorf("%d compute trays match the release's BMC and HMC after the apply, want 18: %v", matched, cmp.GetResponse().GetMessage())
+	}
+
+	// A restart on the same store keeps the object and the history.
+	stopRun(t, d)
+	d = startRun(t, environ, "--config", cfg, "--simulate")
+	client = rmspb.NewRackManagerClient(d.conn)
+	obj, err := client.GetFirmwareObject(ctx, &rmspb.GetFirmwareObjectRequest{Id: id})
+	if err != nil || !obj.GetObject().GetAvailable() || !obj.GetObject().GetIsDefault() {
+		t.Errorf("after a restart the release is %v (%v), want available and the default", obj.GetObject(), err)
+	}
+	hist, err := client.GetFirmwareObjectHistory(ctx, &rmspb.GetFirmwareObjectHistoryRequest{ObjectId: id})
+	if err != nil || len(hist.GetRecords()) != 1 {
+		t.Fatalf("history after a restart: %v %v", hist, err)
+	}
+	if rec := hist.GetRecords()[0]; len(rec.GetNodeIds()) != len(nodes.GetNodes()) || !rec.GetFirmwareAvailable() || rec.GetHardwareType() != add.GetHardwareType() {
+		t.Errorf("history record after a restart: %v", rec)
 	}
 }
 
