@@ -293,3 +293,40 @@ func TestApplyFirmwareObject_ADownloadThatFailsStartsNothingAndLeavesNothing(t *
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestApplyFirmwareObject_TheAccessTokenReachesArtifactoryOnlyAndIsNeverLogged(t *testing.T) {
+	const token = "AKCp8apply-token-never-logged-91c2"
+	f := startFirmwareRackWith(t, nil, artifactsim.Options{Token: hw.NewSecret(token)}, "Artifactory")
+	compute := f.ofKind(hw.KindCompute)[:1]
+
+	// A wrong token: the artifact server answers 401, nothing starts, and
+	// the reply says why without echoing either token.
+	resp, err := f.client.ApplyFirmwareObject(rpcContext(t), &rmspb.ApplyFirmwareObjectRequest{
+		ConfigJson: f.release.ConfigJSON, AccessToken: ptr("wrong-" + token), Nodes: nodeSet(compute...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resp.GetResponse(); r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || r.GetJobId() != "" || !strings.Contains(r.GetMessage(), "401") {
+		t.Errorf("wrong token: %v", r)
+	}
+
+	resp, err = f.client.ApplyFirmwareObject(rpcContext(t), &rmspb.ApplyFirmwareObjectRequest{
+		ConfigJson: f.release.ConfigJSON, AccessToken: ptr(token), Nodes: nodeSet(compute...)})
+	if err != nil || len(resp.GetJobs()) != 1 {
+		t.Fatalf("right token: %v %v", resp, err)
+	}
+	if p := f.waitFirmwareJob(t, resp.GetResponse().GetJobId()); p.GetJobState() != rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_COMPLETED {
+		t.Fatalf("parent %v %s", p.GetJobState(), p.GetErrorMessage())
+	}
+	for _, r := range f.art.Requests() {
+		if !r.TokenSent {
+			t.Errorf("%s fetched without the token", r.Path)
+		}
+	}
+	if logs := f.logs.String(); strings.Contains(logs, token) || strings.Contains(resp.String(), token) {
+		t.Errorf("the token was logged or answered")
+	}
+	if !strings.Contains(f.logs.String(), "temporary firmware cache ready") {
+		t.Errorf("the log does not cover the apply:\n%s", f.logs.String())
+	}
+}

@@ -47,6 +47,14 @@ var fastFirmwareTiming = fwupdate.Timing{
 
 func startFirmwareRack(t *testing.T, profiles map[string][]string) *firmwareRack {
 	t.Helper()
+	return startFirmwareRackWith(t, profiles, artifactsim.Options{}, "")
+}
+
+// startFirmwareRackWith is startFirmwareRack with an artifact server of
+// its own options, publishing the release's packages at locations of
+// locationType ("" is HTTPS).
+func startFirmwareRackWith(t *testing.T, profiles map[string][]string, artOpts artifactsim.Options, locationType string) *firmwareRack {
+	t.Helper()
 	// Every reboot an activation waits for (a BMC's, a shelf controller's,
 	// a switch's own) lasts a second of wall-clock time: the update must see
 	// the device go down, which an outage of a few milliseconds would let
@@ -60,14 +68,14 @@ func startFirmwareRack(t *testing.T, profiles map[string][]string) *firmwareRack
 	})
 	s := startSimRackWith(t, sim.Options{TimeScale: 0.001, Logger: zerolog.New(simLogs),
 		Timing: sim.Timing{BMCReboot: outage, ShelfReboot: outage, NVOSReboot: outage}})
-	art, err := artifactsim.Start(artifactsim.Options{})
+	art, err := artifactsim.Start(artOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(art.Close)
 	f := &firmwareRack{simRack: s, dir: t.TempDir(), art: art, logs: &syncBuffer{}}
 	s.runner = fastRunner(t, s.fleet)
-	f.release, err = simrelease.Publish(art, simrelease.Options{Size: 4 << 10})
+	f.release, err = simrelease.Publish(art, simrelease.Options{Size: 4 << 10, LocationType: locationType})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,10 +96,11 @@ func startFirmwareRack(t *testing.T, profiles map[string][]string) *firmwareRack
 		dl.Close()
 		_ = st.Close()
 	})
-	s.client = rmspb.NewRackManagerClient(startTestServer(t, Deps{
+	ts := startServer(t, Options{Logger: log, Deps: Deps{
 		Racks: s.racks, Nodes: s.runner, Jobs: s.engine, Catalog: f.catalog,
 		FirmwareDir: f.dir, FirmwareTiming: fastFirmwareTiming, InventoryProfiles: profiles,
-	}))
+	}})
+	s.client = rmspb.NewRackManagerClient(dial(t, ts.addr, nil))
 	return f
 }
 
