@@ -63,8 +63,8 @@ func TestSummarise(t *testing.T) {
 // A batch of 40 failing nodes with the longest ids and oversized
 // addresses still answers a message of a few KiB: the first ten failures,
 // then how many more; no node's error is longer than maxNodeError. The
-// firmware batches refuse each node for its firmware (they dial nothing
-// before a job runs), and start no job.
+// firmware batches refuse each node for its address, as every batch does,
+// and start no job.
 // addressReason starts the failure of a node whose BMC address is no IP
 // address or host name.
 const addressReason = ": bmc_endpoint ip_address"
@@ -112,27 +112,27 @@ func TestBatchMessagesAreBounded(t *testing.T) {
 			return r.GetStats().GetFailedNodes(), r.GetMessage(), r.GetNodeResults(), err
 		}},
 		{"BatchUpdateFirmware", "BatchUpdateFirmware: firmware update started for 0 of 40 nodes; failed: node_id=",
-			": no firmware targets", func() (uint32, string, []*rmspb.NodeOperationResult, error) {
+			addressReason, func() (uint32, string, []*rmspb.NodeOperationResult, error) {
 				resp, err := fwClient.BatchUpdateFirmware(rpcContext(t), &rmspb.BatchUpdateFirmwareRequest{Nodes: nodeSet(nodes...),
 					FirmwareTargets: map[int32]*rmspb.FirmwareTargetList{
 						int32(rmspb.NodeType_SWITCH_GB200_NVIDIA): {Targets: []*rmspb.FirmwareTarget{{Target: "bmc", Filename: "bmc.fwpkg"}}}}})
 				r := resp.GetResponse()
-				noJobs("BatchUpdateFirmware", r, resp.GetJobs(), "no firmware targets for node type compute_gb200_nvidia")
+				noJobs("BatchUpdateFirmware", r, resp.GetJobs(), "is neither an IP address nor a valid host name")
 				return r.GetStats().GetFailedNodes(), r.GetMessage(), r.GetNodeResults(), err
 			}},
 		{"ApplyStoredFirmwareObject", "ApplyStoredFirmwareObject: firmware update started for 0 of 40 nodes; failed: node_id=",
-			": firmware object DGXGB200_fuzz", func() (uint32, string, []*rmspb.NodeOperationResult, error) {
+			addressReason, func() (uint32, string, []*rmspb.NodeOperationResult, error) {
 				resp, err := fwClient.ApplyStoredFirmwareObject(rpcContext(t), &rmspb.ApplyStoredFirmwareObjectRequest{Nodes: nodeSet(nodes...),
 					ObjectId: fuzzObjects.ready, FirmwareType: "dev"})
 				r := resp.GetResponse()
-				noJobs("ApplyStoredFirmwareObject", r, resp.GetJobs(), "firmware object "+fuzzObjects.ready+" has no dev firmware for node type compute_gb200_nvidia")
+				noJobs("ApplyStoredFirmwareObject", r, resp.GetJobs(), "is neither an IP address nor a valid host name")
 				return r.GetStats().GetFailedNodes(), r.GetMessage(), r.GetNodeResults(), err
 			}},
 		{"ApplyFirmwareObject", "ApplyFirmwareObject: firmware update started for 0 of 40 nodes; failed: node_id=",
-			": firmware object DGXGB200_small", func() (uint32, string, []*rmspb.NodeOperationResult, error) {
+			addressReason, func() (uint32, string, []*rmspb.NodeOperationResult, error) {
 				resp, err := fwClient.ApplyFirmwareObject(rpcContext(t), &rmspb.ApplyFirmwareObjectRequest{Nodes: nodeSet(nodes...), ConfigJson: smallManifest})
 				r := resp.GetResponse()
-				noJobs("ApplyFirmwareObject", r, resp.GetJobs(), "firmware object DGXGB200_small has no prod firmware for node type compute_gb200_nvidia")
+				noJobs("ApplyFirmwareObject", r, resp.GetJobs(), "is neither an IP address nor a valid host name")
 				return r.GetStats().GetFailedNodes(), r.GetMessage(), r.GetNodeResults(), err
 			}},
 	}

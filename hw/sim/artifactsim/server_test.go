@@ -264,6 +264,15 @@ func TestClose_EndsHeldAndStalledRequests(t *testing.T) {
 	if err := s.WaitHeld(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
+	// Both requests must be in the server before it closes: one arriving
+	// after Close is answered 503, which proves nothing about stalls.
+	for s.InFlight() < 2 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the stalled request never reached the server")
+		case <-time.After(time.Millisecond):
+		}
+	}
 	s.Close()
 	wg.Wait()
 	if errs[1] == nil {
