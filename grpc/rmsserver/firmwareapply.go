@@ -90,6 +90,7 @@ func (m *rackManager) ApplyStoredFirmwareObject(ctx context.Context, req *rmspb.
 	if err != nil {
 		return nil, err
 	}
+	//lint:ignore SA1019 the deprecated global component filter is still honoured, as upstream does
 	filters, err := componentFilters(req.GetComponentFilters(), req.GetNodeDescriptorComponentFilters(), req.GetComponents())
 	if err != nil {
 		return nil, err
