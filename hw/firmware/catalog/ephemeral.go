@@ -60,8 +60,8 @@ func (s *Service) Stage(ctx context.Context, m *manifest.Manifest, names []strin
 	if err := os.MkdirAll(root, 0o750); err != nil {
 		return "", fmt.Errorf("catalog: create %s: %w", root, err)
 	}
-	dir, err := os.MkdirTemp(root, m.ID+"-"+uuid.NewString()+"-")
-	if err != nil {
+	dir := filepath.Join(root, m.ID+"-"+uuid.NewString())
+	if err := os.Mkdir(dir, 0o750); err != nil {
 		return "", fmt.Errorf("catalog: create the temporary cache of %s: %w", m.ID, err)
 	}
 	errs := make([]error, len(arts))
