@@ -135,9 +135,9 @@ func (m *rackManager) refusedFirmwareBatch(b firmwareBatch, refused *messages.Re
 // sealEmptyParent fails a parent no child was admitted to, naming the
 // first failures, so that polling it ends.
 func (m *rackManager) sealEmptyParent(ctx context.Context, id, operation string, results []nodeResult) {
-	msg := "No firmware update was started: " + summarise(failureList(results, "node_id=%s: %v"), "; ")
-	if len(failureList(results, "%s%v")) == 0 {
-		msg = "No firmware update was started: the request selected no firmware for any node"
+	msg := "No firmware update was started: the request selected no firmware for any node"
+	if failed := failureList(results, "node_id=%s: %v"); len(failed) > 0 {
+		msg = "No firmware update was started: " + summarise(failed, "; ")
 	}
 	out := messages.Failed(messages.NewFailure(messages.ErrorInvalidArgument, clip(msg, maxMessage)))
 	if _, err := m.deps.Jobs.Seal(context.WithoutCancel(ctx), id, out); err != nil {

@@ -70,6 +70,4 @@ type Timing struct {
 type Deps struct {
 	Nodes  *nodeops.Runner
 	Timing Timing
-	// Now is the clock of result timestamps (time.Now when nil).
-	Now func() time.Time
 }

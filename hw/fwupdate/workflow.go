@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/rmsd/rmsd/messages"
 )
@@ -35,9 +34,6 @@ var errNoTargets = errors.New("firmware update plan has no targets")
 // shutdown does not abandon a node powered off half-way (a hard stop
 // still does).
 func (p Plan) Workflow(d Deps) messages.Workflow {
-	if d.Now == nil {
-		d.Now = time.Now
-	}
 	return messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
 		r := &run{plan: p, deps: d, t: d.Timing.withDefaults(p.Node.Type.Kind()), job: job}
 		r.execute(ctx)
