@@ -19,8 +19,8 @@ import (
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/sim"
-	"github.com/rmsd/rmsd/hw/switchadmin"
 	"github.com/rmsd/rmsd/hw/sshsftp"
+	"github.com/rmsd/rmsd/hw/switchadmin"
 )
 
 // adminRack is rmsd wired as `rmsd --simulate` for the switch
