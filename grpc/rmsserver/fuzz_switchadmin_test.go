@@ -40,17 +40,21 @@ func FuzzSwitchAdmin(f *testing.F) {
 	fuzzTarget(f, "FuzzSwitchAdmin")
 }
 
+// nodeBatchReply is a reply that wraps a NodeBatchResponse.
+type nodeBatchReply interface {
+	GetResponse() *rmspb.NodeBatchResponse
+}
+
 // switchAdminJobs returns the parent a switch administration reply names
 // and its children, for settle to cancel and wait for.
 func (fx *fuzzFixture) switchAdminJobs(t *testing.T, reply proto.Message) (parent string, children []string) {
-	type batchReply interface{ GetResponse() *rmspb.NodeBatchResponse }
 	switch reply.(type) {
 	case *rmspb.UpdateSwitchSystemPasswordResponse, *rmspb.BatchResetSwitchFactoryDefaultResponse,
 		*rmspb.BatchResetSwitchSdnFactoryDefaultResponse:
 	default:
 		return "", nil
 	}
-	parent = reply.(batchReply).GetResponse().GetJobId()
+	parent = reply.(nodeBatchReply).GetResponse().GetJobId()
 	if parent == "" {
 		return "", nil
 	}

@@ -68,7 +68,7 @@ func replyProblem(reply proto.Message) string {
 	case *rmspb.ExecuteColdRebootResponse:
 		return batchProblem(r.GetResponse())
 	case *rmspb.UpdateSwitchSystemPasswordResponse, *rmspb.BatchResetSwitchFactoryDefaultResponse, *rmspb.BatchResetSwitchSdnFactoryDefaultResponse:
-		return batchProblem(r.(interface{ GetResponse() *rmspb.NodeBatchResponse }).GetResponse())
+		return batchProblem(r.(nodeBatchReply).GetResponse())
 	case *rmspb.GetNodeDeviceInfoResponse:
 		return statusProblem(r.GetStatus(), r.GetMessage())
 	case *rmspb.ListNodeDeviceInfoByNodeTypeResponse:
