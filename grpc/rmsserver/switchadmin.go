@@ -20,8 +20,9 @@ const (
 )
 
 // switchNodes decodes the nodes of a switch batch request and checks the
-// request's domain; ok is false when the caller gets resp (no nodes) or err.
-func (m *rackManager) switchNodes(set *rmspb.NodeSet, domain string, what string) (nodes []hw.Node, resp *rmspb.NodeBatchResponse, err error) {
+// request's domain; a request without nodes is answered with resp, a
+// malformed one with err.
+func (m *rackManager) switchNodes(set *rmspb.NodeSet, domain, what string) (nodes []hw.Node, resp *rmspb.NodeBatchResponse, err error) {
 	if len(set.GetNodes()) == 0 {
 		return nil, noNodesResponse(), nil
 	}
