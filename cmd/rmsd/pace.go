@@ -6,6 +6,7 @@ import (
 	"github.com/rmsd/rmsd/hw/fwupdate"
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/redfish"
+	"github.com/rmsd/rmsd/hw/switchadmin"
 )
 
 // pace scales how often rmsd polls devices while it waits on them (a
@@ -57,3 +58,13 @@ func (p pace) switchReboot() platform.SwitchRebootTiming {
 
 // liveness is the paced probe interval of BMC reboot and power waits.
 func (p pace) liveness() time.Duration { return p.probe(redfish.DefaultLivenessInterval) }
+
+// switchAdmin is the switch password and factory reset jobs' timing: the
+// probes that must see a reset switch go down paced as reboot probes, the
+// other polls as task polls, upstream's timeouts.
+func (p pace) switchAdmin() switchadmin.Timing {
+	return switchadmin.Timing{
+		ResetPoll: p.probe(switchadmin.DefaultResetPoll), LoginRetry: p.of(switchadmin.DefaultLoginRetry),
+		SDNPoll: p.of(switchadmin.DefaultSDNPoll),
+	}
+}

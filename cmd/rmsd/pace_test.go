@@ -22,6 +22,12 @@ func TestPaceFollowsTheSimulatorOnly(t *testing.T) {
 	if got := sim.liveness(); got != 37500*time.Microsecond {
 		t.Errorf("simulated reboot probe %v, want 15 s × 0.01 / 4", got)
 	}
+	if got := sim.switchAdmin(); got.ResetPoll != 12500*time.Microsecond || got.SDNPoll != 50*time.Millisecond || got.ResetTimeout != 0 {
+		t.Errorf("simulated switch reset timing %+v: probes paced, timeouts upstream's", got)
+	}
+	if got := real.switchAdmin(); got.ResetPoll != 5*time.Second || got.LoginRetry != 5*time.Second {
+		t.Errorf("against hardware the switch reset timing is %+v, want upstream's 5 s", got)
+	}
 	if got := paceFor(true, 1e-9).of(time.Second); got != time.Millisecond {
 		t.Errorf("a tiny time scale polls every %v, want the 1 ms floor", got)
 	}

@@ -134,6 +134,8 @@ func (fx *fuzzFixture) settle(t *testing.T, reply proto.Message) {
 		parent, started = r.GetResponse().GetJobId(), firmwareJobIDs(r.GetJobs())
 	case *rmspb.ApplyFirmwareObjectResponse:
 		parent, started = r.GetResponse().GetJobId(), firmwareJobIDs(r.GetJobs())
+	default:
+		parent, started = fx.switchAdminJobs(t, reply)
 	}
 	var wait []string
 	for _, id := range started {

@@ -67,6 +67,8 @@ func replyProblem(reply proto.Message) string {
 		return batchProblem(r.GetResponse())
 	case *rmspb.ExecuteColdRebootResponse:
 		return batchProblem(r.GetResponse())
+	case *rmspb.UpdateSwitchSystemPasswordResponse, *rmspb.BatchResetSwitchFactoryDefaultResponse, *rmspb.BatchResetSwitchSdnFactoryDefaultResponse:
+		return batchProblem(r.(nodeBatchReply).GetResponse())
 	case *rmspb.GetNodeDeviceInfoResponse:
 		return statusProblem(r.GetStatus(), r.GetMessage())
 	case *rmspb.ListNodeDeviceInfoByNodeTypeResponse:

@@ -48,6 +48,8 @@ func (s *Switch) nvueHandler() http.Handler {
 	route("GET /nvue_v1/system/image/files", s.getImageFiles)
 	route("POST /nvue_v1/system/image/files/{file}", s.postImageInstall)
 	route("POST /nvue_v1/system/factory-default", s.postFactoryReset)
+	route("POST /nvue_v1/sdn/factory-default", s.postSDNFactoryReset)
+	route("GET /nvue_v1/cluster/apps/{app}", s.getClusterApp)
 	route("POST /nvue_v1/revision", s.postRevision)
 	route("GET /nvue_v1/revision/{rev}", s.getRevision)
 	route("PATCH /nvue_v1/revision/{rev}", s.patchRevision)

@@ -58,6 +58,7 @@ type Switch struct {
 	location       map[string]json.RawMessage // chassis-location overrides; empty: key left out
 	nvueConns      int
 	nvueRequests   int // NVUE requests that reached a live switch
+	cluster        cluster
 
 	// lifecycle
 	started  bool

@@ -1,0 +1,43 @@
+package nvue
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// SDNFactoryReset starts @reset (force) on /nvue_v1/sdn/factory-default,
+// the scale-up fabric's own factory default, and returns the action id. Only
+// a switch whose cluster is enabled (the fabric's primary) carries it out.
+func (c *Client) SDNFactoryReset(ctx context.Context) (string, error) {
+	return c.postAction(ctx, "/nvue_v1/sdn/factory-default", "reset", map[string]any{"force": true})
+}
+
+// ClusterApp is GET /nvue_v1/cluster/apps/<app>: the app's status ("ok",
+// "not ok", "stopped"), why, and its control-plane state
+// (CONTROL_PLANE_STATE_CONFIGURED, _UNCONFIGURED, _STOPPED).
+type ClusterApp struct {
+	Status       string
+	Reason       string
+	ControlPlane string
+}
+
+// ClusterApp reads a cluster app; an app that is not installed is
+// ErrNotFound.
+func (c *Client) ClusterApp(ctx context.Context, app string) (ClusterApp, error) {
+	var m map[string]any
+	if err := c.getJSON(ctx, "/nvue_v1/cluster/apps/"+url.PathEscape(app), &m); err != nil {
+		return ClusterApp{}, fmt.Errorf("read cluster app %s: %w", app, err)
+	}
+	a := ClusterApp{}
+	a.Status, _ = m["status"].(string)
+	a.Reason, _ = m["reason"].(string)
+	for _, k := range []string{"addition-info", "additional-info"} {
+		if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
+			a.ControlPlane = strings.TrimSpace(s)
+			break
+		}
+	}
+	return a, nil
+}
