@@ -15,6 +15,7 @@ import (
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/sshsftp"
+	"github.com/rmsd/rmsd/hw/switchimage"
 )
 
 // hardware holds the southbound clients the daemon shares between RPCs and
@@ -26,6 +27,8 @@ type hardware struct {
 	runner *nodeops.Runner
 	// firmware is the timing of firmware jobs.
 	firmware fwupdate.Timing
+	// switchImage is the timing of switch system image jobs.
+	switchImage switchimage.Timing
 }
 
 // newHardware builds the southbound clients; p paces their device waits
@@ -55,7 +58,8 @@ func newHardware(cfg *config.Config, p pace, log logging.Logger) (*hardware, err
 	ssh.Logger = log.Component("ssh")
 	deps := platform.Deps{Redfish: pool, NVUE: nvPool, SSH: ssh, SwitchReboot: p.switchReboot(), Logger: log.Component("platform")}
 	return &hardware{pool: pool, nvue: nvPool, runner: nodeops.New(deps, r.MaxConcurrentBMCRequests),
-		firmware: p.firmwareTiming(seconds(r.TaskPollIntervalSeconds), seconds(r.TaskTimeoutSeconds))}, nil
+		firmware:    p.firmwareTiming(seconds(r.TaskPollIntervalSeconds), seconds(r.TaskTimeoutSeconds)),
+		switchImage: p.switchImageTiming()}, nil
 }
 
 // Close drops the idle connections of both pools.

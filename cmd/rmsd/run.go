@@ -151,6 +151,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		Racks: registry, Nodes: d.hw.runner,
 		Catalog: d.catalog.svc, FirmwareDir: cfg.Workflows.FirmwareDir,
 		FirmwareTiming:    d.hw.firmware,
+		SwitchImageTiming: d.hw.switchImage,
 		InventoryProfiles: profileAPs(cfg.Workflows.ExpectedInventoryProfiles),
 	}
 	d.server = rmsserver.New(serverOpts)

@@ -9,6 +9,7 @@ import (
 	"github.com/rmsd/rmsd/hw/fwupdate"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/racks"
+	"github.com/rmsd/rmsd/hw/switchimage"
 	"github.com/rmsd/rmsd/messages"
 	"github.com/rmsd/rmsd/store"
 )
@@ -34,6 +35,9 @@ type Deps struct {
 	// FirmwareTiming tunes the waits of firmware update jobs (zero fields
 	// take upstream's defaults).
 	FirmwareTiming fwupdate.Timing
+	// SwitchImageTiming tunes the waits of switch system image jobs (zero
+	// fields take upstream's defaults).
+	SwitchImageTiming switchimage.Timing
 	// InventoryProfiles are [workflows.expected_inventory_profiles]: the
 	// firmware inventory ids each profile requires, by profile name.
 	InventoryProfiles map[string][]string
