@@ -373,3 +373,28 @@ func TestApplySwitchSystemImageRemovesItsCache(t *testing.T) {
 		t.Errorf("ephemeral apply wrote history %v %v", hist, err)
 	}
 }
+
+// A job cancelled while it waits for the switch is Failed with status
+// "cancelled", naming the stage.
+func TestSwitchSystemImageJobCancelledDuringTheWait(t *testing.T) {
+	f := startFirmwareRack(t, nil)
+	sw := f.ofKind(hw.KindSwitch)[0]
+	f.setBuild(t, olderBuild, "", sw)
+	f.nvos(t, sw.ID).LongImageReboots(time.Minute)
+	file := f.stageImageFile(t, "nvos-amd64-25.11.1042.bin", 4096)
+	resp := f.updateImage(t, file, sw)
+	child := resp.GetJobs()[0].GetJobId()
+	eventuallyRPC(t, "the steady-state wait", func() bool {
+		st, err := f.client.GetSwitchSystemImageJobStatus(rpcContext(t), &rmspb.GetSwitchSystemImageJobStatusRequest{JobId: child})
+		return err == nil && strings.Contains(st.GetMessage(), "window 1 of 3")
+	})
+	if _, err := f.engine.Cancel(rpcContext(t), child); err != nil {
+		t.Fatal(err)
+	}
+	st := f.waitImageJob(t, child)
+	res := parseImageResult(t, st.GetResultJson())
+	if st.GetState() != "failed" || res.Status != "cancelled" ||
+		st.GetErrorMessage() != "switch system image job cancelled during wait_for_target_steady_state" {
+		t.Errorf("job %s %q: %s %s", st.GetState(), st.GetErrorMessage(), res.Status, res.stageStatuses())
+	}
+}
