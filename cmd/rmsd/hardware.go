@@ -16,6 +16,7 @@ import (
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/sshsftp"
 	"github.com/rmsd/rmsd/hw/switchadmin"
+	"github.com/rmsd/rmsd/hw/switchimage"
 )
 
 // hardware holds the southbound clients the daemon shares between RPCs and
@@ -29,6 +30,8 @@ type hardware struct {
 	firmware fwupdate.Timing
 	// switchAdmin is the timing of switch password and reset jobs.
 	switchAdmin switchadmin.Timing
+	// switchImage is the timing of switch system image jobs.
+	switchImage switchimage.Timing
 }
 
 // newHardware builds the southbound clients; p paces their device waits
@@ -59,7 +62,8 @@ func newHardware(cfg *config.Config, p pace, log logging.Logger) (*hardware, err
 	deps := platform.Deps{Redfish: pool, NVUE: nvPool, SSH: ssh, SwitchReboot: p.switchReboot(), Logger: log.Component("platform")}
 	return &hardware{pool: pool, nvue: nvPool, runner: nodeops.New(deps, r.MaxConcurrentBMCRequests),
 		firmware:    p.firmwareTiming(seconds(r.TaskPollIntervalSeconds), seconds(r.TaskTimeoutSeconds)),
-		switchAdmin: p.switchAdmin()}, nil
+		switchAdmin: p.switchAdmin(),
+		switchImage: p.switchImageTiming()}, nil
 }
 
 // Close drops the idle connections of both pools.

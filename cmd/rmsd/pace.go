@@ -7,6 +7,7 @@ import (
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/switchadmin"
+	"github.com/rmsd/rmsd/hw/switchimage"
 )
 
 // pace scales how often rmsd polls devices while it waits on them (a
@@ -54,6 +55,18 @@ func (p pace) firmwareTiming(taskPoll, taskTimeout time.Duration) fwupdate.Timin
 // switchReboot is the paced probe interval of switch reboot waits.
 func (p pace) switchReboot() platform.SwitchRebootTiming {
 	return platform.SwitchRebootTiming{ProbeInterval: p.probe(platform.DefaultSwitchProbeInterval)}
+}
+
+// switchImageTiming is the switch system image jobs' timing: upstream's
+// action polls, settle delay and partition reads, paced; the partition
+// reads probe, since the switch's reboot lies between them. The stage
+// bounds and steady-state windows stay upstream's.
+func (p pace) switchImageTiming() switchimage.Timing {
+	return switchimage.Timing{
+		ActionPollInterval: p.of(switchimage.DefaultActionPollInterval),
+		SteadyDelay:        p.of(switchimage.DefaultSteadyDelay),
+		SteadyInterval:     p.probe(switchimage.DefaultSteadyInterval),
+	}
 }
 
 // liveness is the paced probe interval of BMC reboot and power waits.

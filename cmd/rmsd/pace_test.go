@@ -35,3 +35,17 @@ func TestPaceFollowsTheSimulatorOnly(t *testing.T) {
 		t.Errorf("a slowed-down simulator polls every %v, want upstream's pace", got)
 	}
 }
+
+func TestPaceScalesSwitchImagePollsNotBounds(t *testing.T) {
+	real := paceFor(false, 0.01).switchImageTiming()
+	if real.ActionPollInterval != 5*time.Second || real.SteadyDelay != 30*time.Second || real.SteadyInterval != 10*time.Second {
+		t.Errorf("against hardware the switch image waits are %+v, want upstream's 5 s, 30 s and 10 s", real)
+	}
+	sim := paceFor(true, 0.01).switchImageTiming()
+	if sim.ActionPollInterval != 50*time.Millisecond || sim.SteadyDelay != 300*time.Millisecond || sim.SteadyInterval != 25*time.Millisecond {
+		t.Errorf("simulated switch image waits %+v, want 5 s and 30 s × 0.01 and 10 s × 0.01 / 4", sim)
+	}
+	if sim.HandoffTimeout != 0 || sim.UninstallTimeout != 0 || sim.SteadyWindows != nil {
+		t.Errorf("simulated switch image bounds were changed: %+v", sim)
+	}
+}

@@ -152,6 +152,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		Catalog: d.catalog.svc, FirmwareDir: cfg.Workflows.FirmwareDir,
 		FirmwareTiming:    d.hw.firmware,
 		SwitchAdminTiming: d.hw.switchAdmin,
+		SwitchImageTiming: d.hw.switchImage,
 		InventoryProfiles: profileAPs(cfg.Workflows.ExpectedInventoryProfiles),
 	}
 	d.server = rmsserver.New(serverOpts)

@@ -10,6 +10,7 @@ import (
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/hw/switchadmin"
+	"github.com/rmsd/rmsd/hw/switchimage"
 	"github.com/rmsd/rmsd/messages"
 	"github.com/rmsd/rmsd/store"
 )
@@ -38,6 +39,9 @@ type Deps struct {
 	// SwitchAdminTiming tunes the waits of switch password and factory
 	// reset jobs (zero fields take upstream's defaults).
 	SwitchAdminTiming switchadmin.Timing
+	// SwitchImageTiming tunes the waits of switch system image jobs (zero
+	// fields take upstream's defaults).
+	SwitchImageTiming switchimage.Timing
 	// InventoryProfiles are [workflows.expected_inventory_profiles]: the
 	// firmware inventory ids each profile requires, by profile name.
 	InventoryProfiles map[string][]string

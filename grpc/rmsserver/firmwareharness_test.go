@@ -99,6 +99,7 @@ func startFirmwareRackWith(t *testing.T, profiles map[string][]string, artOpts a
 	ts := startServer(t, Options{Logger: log, Deps: Deps{
 		Racks: s.racks, Nodes: s.runner, Jobs: s.engine, Catalog: f.catalog,
 		FirmwareDir: f.dir, FirmwareTiming: fastFirmwareTiming, InventoryProfiles: profiles,
+		SwitchImageTiming: fastSwitchImageTiming,
 	}})
 	s.client = rmspb.NewRackManagerClient(dial(t, ts.addr, nil))
 	return f

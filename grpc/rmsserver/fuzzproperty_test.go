@@ -16,7 +16,8 @@ func answerProblem(method string, reply proto.Message, err error) string {
 	if err != nil {
 		st, ok := status.FromError(err)
 		readded := st.Code() == codes.AlreadyExists && method == rmspb.RackManager_AddFirmwareObject_FullMethodName
-		unavailable := st.Code() == codes.FailedPrecondition && method == rmspb.RackManager_ApplyStoredFirmwareObject_FullMethodName
+		unavailable := st.Code() == codes.FailedPrecondition && (method == rmspb.RackManager_ApplyStoredFirmwareObject_FullMethodName ||
+			method == rmspb.RackManager_ApplyStoredSwitchSystemImage_FullMethodName)
 		switch {
 		case !ok:
 			return fmt.Sprintf("not a gRPC status: %v", err)
@@ -146,6 +147,9 @@ func replyProblem(reply proto.Message) string {
 			}
 		}
 		return ""
+	}
+	if p, ok := switchImageReplyProblem(reply); ok {
+		return p
 	}
 	return fmt.Sprintf("no property for %T", reply)
 }

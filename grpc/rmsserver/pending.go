@@ -6,9 +6,6 @@ package rmsserver
 // fails if an implemented RPC is still listed, or a listed one is implemented,
 // or a name here matches no RPC.
 var pendingRPCs = map[string]bool{
-	"/rack_manager.RackManager/UpdateSwitchSystemImage":                   true,
-	"/rack_manager.RackManager/ApplySwitchSystemImage":                    true,
-	"/rack_manager.RackManager/ApplyStoredSwitchSystemImage":              true,
 	"/rack_manager.RackManager/ListSwitchFirmware":                        true,
 	"/rack_manager.RackManager/PushSwitchFirmware":                        true,
 	"/rack_manager.RackManager/ConfigureScaleUpFabricManager":             true,

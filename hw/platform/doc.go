@@ -2,7 +2,9 @@
 // the capabilities it has: compute trays (Redfish), power shelves (Redfish,
 // LiteOn/PMC or Delta style) and NVLink switch trays (BMC Redfish for power,
 // NVUE for device info and firmware listing, SSH/SFTP staging plus NVUE
-// install and power cycle for firmware update).
+// install and power cycle for firmware update; SFTP staging under
+// /host/nos-images plus NVUE image actions for NVOS system images, see
+// SwitchImager).
 //
 // A Device holds no state between calls beyond its clients: a firmware
 // task is the device's own (Redfish task, NVUE action), so the adapter

@@ -58,6 +58,11 @@ func (s *Switch) postImageInstall(q *nvueReq) reply {
 		return errReply(http.StatusNotFound, "image file "+path+" not found")
 	}
 	build := "nvos-" + versionFromFile(file)
+	if s.imageFaults.installFailure != "" {
+		a := s.startActionLocked(q.now, s.cfg.ImageInstallDuration, "Installing image "+file, "", nil)
+		a.failMsg = s.imageFaults.installFailure
+		return actionAccepted(a)
+	}
 	a := s.startActionLocked(q.now, s.cfg.ImageInstallDuration, "Installing image "+file,
 		"Image installed, system is offline during reboot",
 		func(end time.Time) string {
@@ -67,9 +72,9 @@ func (s *Switch) postImageInstall(q *nvueReq) reply {
 			other := s.otherLocked()
 			s.partitions[other-1] = build
 			s.next = other
-			s.rebootLocked(end.Add(s.cfg.scale(s.cfg.RebootDelay)), func() {
+			s.imageRebootLocked(end.Add(s.cfg.scale(s.cfg.RebootDelay)), func() {
 				s.current = s.next
-				if s.cfg.ExpirePasswordOnInstall {
+				if s.cfg.ExpirePasswordOnInstall || s.imageFaults.expireAdmin {
 					s.users["admin"] = &user{password: "admin", expired: true}
 				}
 			})

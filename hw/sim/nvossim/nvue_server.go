@@ -328,7 +328,11 @@ func (s *Switch) getAction(q *nvueReq) reply {
 	if err != nil || !ok {
 		return errReply(http.StatusNotFound, "no such action "+q.r.PathValue("id"))
 	}
-	return reply{http.StatusOK, a.view(q.now)}
+	view := a.view(q.now)
+	if a.finished {
+		s.startDeferredRebootsLocked(q.now)
+	}
+	return reply{http.StatusOK, view}
 }
 
 // decodePassword accepts the base64 form RMS sends.

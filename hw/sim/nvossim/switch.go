@@ -50,6 +50,7 @@ type Switch struct {
 	actionFailure  string
 	actionSlowness float64
 	rebootInstalls bool
+	imageFaults    imageFaults
 	revisionFail   string
 	responseDelay  time.Duration
 	stallAfter     int64 // -1: uploads not stalled

@@ -1,0 +1,438 @@
+package rmsserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/firmware/catalog"
+	"github.com/rmsd/rmsd/hw/firmware/manifest"
+	"github.com/rmsd/rmsd/hw/firmware/selector"
+	"github.com/rmsd/rmsd/hw/nvue"
+	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/hw/switchimage"
+	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store"
+)
+
+// The switch system image RPCs install one NVOS image on caller-supplied
+// switches: UpdateSwitchSystemImage from a file under firmware_dir,
+// ApplyStoredSwitchSystemImage from an available catalog object's cache
+// (recorded in the apply history), ApplySwitchSystemImage from a manifest
+// given inline, its image downloaded into a temporary cache that the
+// parent's cleanup removes. Each ends the same way as the firmware
+// batches: one parent job and one child per switch (hw/switchimage),
+// admitted in one engine request; one result per node in request order
+// and one jobs[] entry per child, echoing the caller's node_id.
+
+// imageSource is the image a batch installs.
+type imageSource struct {
+	path   string // absolute local path
+	name   string // file name on the switch
+	target string // build id, nvos-X.Y.Z
+}
+
+// imageNode is one node of a switch image batch.
+type imageNode struct {
+	node hw.Node
+	// err refuses the node before admission (no child job).
+	err error
+}
+
+// imageBatch is a switch image batch ready to be admitted.
+type imageBatch struct {
+	operation string
+	rackID    string
+	image     imageSource
+	onie      bool
+	nodes     []imageNode
+	cleanup   *messages.CleanupPlan
+}
+
+// imageBatchResult is what the RPC answers.
+type imageBatchResult struct {
+	response *rmspb.NodeBatchResponse
+	jobs     []*rmspb.SwitchSystemImageUpdateJobInfo
+	started  []hw.Node
+	parentID string
+}
+
+// newImageBatch checks each node: only a switch tray with a host endpoint
+// takes an NVOS image.
+func newImageBatch(operation, rackID string, nodes []hw.Node, image imageSource, onie bool) imageBatch {
+	b := imageBatch{operation: operation, rackID: rackID, image: image, onie: onie}
+	for _, n := range nodes {
+		if n.RackID == "" {
+			n.RackID = rackID
+		}
+		b.nodes = append(b.nodes, imageNode{node: n, err: switchImageProblem(n)})
+	}
+	if b.rackID == "" {
+		b.rackID = commonRack(nodes)
+	}
+	return b
+}
+
+// switchImageProblem is why n cannot take an NVOS image, or nil.
+func switchImageProblem(n hw.Node) error {
+	if err := errors.Join(identityProblem(n), addressProblem(n)); err != nil {
+		return err
+	}
+	if n.Type.Kind() != hw.KindSwitch {
+		return fmt.Errorf("node %s is not an NVLink switch tray: only switches take NVOS system images", hw.QuoteShort(n.ID))
+	}
+	if n.Host == nil || n.Host.Host() == "" {
+		return errors.New("host_endpoint is required to install an NVOS system image")
+	}
+	return nil
+}
+
+// ready reports whether some node of b can start.
+func (b imageBatch) ready() bool {
+	for _, in := range b.nodes {
+		if in.err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// startImageBatch admits the batch: a parent of type switch system image
+// update and one child per node that can start. A parent no child was
+// admitted to is sealed Failed at once. The error is the engine's
+// failure, already a gRPC status.
+func (m *rackManager) startImageBatch(ctx context.Context, b imageBatch) (imageBatchResult, error) {
+	deps := switchimage.Deps{Nodes: m.deps.Nodes, Timing: m.deps.SwitchImageTiming}
+	var targets []messages.BatchTarget
+	for _, in := range b.nodes {
+		if in.err != nil {
+			continue
+		}
+		p := switchimage.Plan{Node: in.node, File: b.image.path, ImageName: b.image.name, Target: b.image.target, AllowONIERecovery: b.onie}
+		targets = append(targets, messages.BatchTarget{RackID: in.node.RackID, NodeID: in.node.ID, Description: "Queued", Workflow: p.Workflow(deps)})
+	}
+	parent := messages.JobSpec{ID: newJobID(), Type: messages.TypeSwitchSystemImageUpdate, RackID: b.rackID}
+	rep, err := m.deps.Jobs.CreateBatch(ctx, parent, targets, b.cleanup)
+	var refused *messages.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		m.log.Warn().Str("operation", b.operation).Str("rack_id", b.rackID).Str("reason", refused.Message).Msg("switch image batch refused")
+		return imageBatchResult{response: failImageBatch(b, fmt.Errorf("switch system image update not started: %s", refused.Message))}, nil
+	case err != nil:
+		m.cancelUnanswered(ctx, parent.ID, err)
+		return imageBatchResult{}, engineError(err)
+	}
+	out := imageBatchResult{parentID: rep.Parent.ID}
+	admitted := make(map[nodeKey]string, len(rep.Admitted))
+	for _, s := range rep.Admitted {
+		admitted[nodeKey{s.RackID, s.NodeID}] = s.ID
+	}
+	rejected := map[nodeKey][]string{}
+	for _, r := range rep.Rejected {
+		k := nodeKey{r.RackID, r.NodeID}
+		rejected[k] = append(rejected[k], r.Message)
+	}
+	results := make([]nodeResult, len(b.nodes))
+	for i, in := range b.nodes {
+		results[i] = nodeResult{nodeID: in.node.ID, err: in.err}
+		if in.err != nil {
+			continue
+		}
+		k := nodeKey{in.node.RackID, in.node.ID}
+		if id, ok := admitted[k]; ok {
+			delete(admitted, k) // a node named twice is admitted once
+			out.jobs = append(out.jobs, &rmspb.SwitchSystemImageUpdateJobInfo{NodeId: in.node.ID, JobId: id})
+			out.started = append(out.started, in.node)
+			continue
+		}
+		msg := "not admitted"
+		if q := rejected[k]; len(q) > 0 {
+			msg, rejected[k] = q[0], q[1:]
+		}
+		results[i].err = errors.New(msg)
+	}
+	out.response = batchResponse(results, imageBatchMessage(b.operation, len(out.started)))
+	out.response.JobId = rep.Parent.ID
+	if len(out.started) == 0 {
+		msg := "no switch system image jobs created: " + summarise(failureList(results, "node_id=%s: %v"), "; ")
+		f := messages.Failed(messages.NewFailure(messages.ErrorInvalidArgument, clip(msg, maxMessage)))
+		if _, err := m.deps.Jobs.Seal(context.WithoutCancel(ctx), rep.Parent.ID, f); err != nil {
+			m.log.Error().Str("job_id", rep.Parent.ID).Str("operation", b.operation).Err(err).Msg("could not seal a switch image parent without children")
+		}
+	}
+	m.log.Info().Str("operation", b.operation).Str("job_id", rep.Parent.ID).Str("rack_id", b.rackID).Str("image", b.image.name).
+		Int("nodes", len(b.nodes)).Int("started", len(out.started)).Msg("switch image batch admitted")
+	return out, nil
+}
+
+// imageBatchMessage words a switch image batch reply.
+func imageBatchMessage(operation string, started int) batchMessage {
+	return func(results []nodeResult, st *rmspb.NodeOperationStats) string {
+		msg := fmt.Sprintf("%s: switch system image update started for %d of %d nodes", operation, started, st.GetTotalNodes())
+		if st.GetFailedNodes() == 0 {
+			return msg + ". Use GetSwitchSystemImageJobStatus with response.job_id to track progress."
+		}
+		return msg + "; failed: " + summarise(failureList(results, "node_id=%s: %v"), "; ")
+	}
+}
+
+// failImageBatch answers a batch none of whose nodes starts: each fails
+// with its own reason, or err.
+func failImageBatch(b imageBatch, err error) *rmspb.NodeBatchResponse {
+	results := make([]nodeResult, len(b.nodes))
+	for i, in := range b.nodes {
+		results[i] = nodeResult{nodeID: in.node.ID, err: in.err}
+		if results[i].err == nil {
+			results[i].err = err
+		}
+	}
+	return batchResponse(results, func([]nodeResult, *rmspb.NodeOperationStats) string {
+		return clip(fmt.Sprintf("%s: no switch system image update started: %v", b.operation, err), maxMessage)
+	})
+}
+
+// errImage refuses an image before any job.
+var errImage = errors.New("switch system image refused")
+
+// imageTarget is the build id a switch reports once it runs name: from
+// the single X.Y.Z in the file name, else from version when it is one.
+func imageTarget(name, version string) (string, error) {
+	if id, err := nvue.BuildIDFromFile(name); err == nil {
+		return id, nil
+	}
+	if buildVersion.MatchString(strings.TrimSpace(version)) {
+		return "nvos-" + strings.TrimSpace(version), nil
+	}
+	return "", fmt.Errorf("%w: image file %s: the file name must contain exactly one version X.Y.Z (the build id nvos-X.Y.Z the switch reports)", errImage, hw.QuoteShort(name))
+}
+
+var buildVersion = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+
+// checkImageFile refuses a local image that is not an NVOS image: smaller
+// than platform.MinSystemImageSize.
+func checkImageFile(path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errImage, err)
+	}
+	if info.Size() < platform.MinSystemImageSize {
+		return fmt.Errorf("%w: image file %s has %d bytes; an NVOS image has at least %d",
+			errImage, hw.QuoteShort(filepath.Base(path)), info.Size(), platform.MinSystemImageSize)
+	}
+	return nil
+}
+
+// directImage resolves UpdateSwitchSystemImage's image: local_file_path
+// confined to firmware_dir, a regular file of at least 1 KiB, staged as
+// image_filename (its own base name when empty).
+func (m *rackManager) directImage(req *rmspb.UpdateSwitchSystemImageRequest) (imageSource, error) {
+	local := strings.TrimSpace(req.GetLocalFilePath())
+	if local == "" {
+		return imageSource{}, fmt.Errorf("%w: local_file_path is required", errImage)
+	}
+	path, err := firmwareFile(m.deps.FirmwareDir, local)
+	if err != nil {
+		return imageSource{}, fmt.Errorf("%w: local_file_path: %v", errImage, err)
+	}
+	name := strings.TrimSpace(req.GetImageFilename())
+	if name == "" {
+		name = filepath.Base(path)
+	}
+	if !platform.ValidImageName(name) {
+		return imageSource{}, fmt.Errorf("%w: image_filename %s: only [A-Za-z0-9._-], no leading dot", errImage, hw.QuoteShort(name))
+	}
+	target, err := imageTarget(name, "")
+	if err != nil {
+		return imageSource{}, err
+	}
+	if err := checkImageFile(path); err != nil {
+		return imageSource{}, err
+	}
+	return imageSource{path: path, name: name, target: target}, nil
+}
+
+// UpdateSwitchSystemImage installs an NVOS image from firmware_dir on
+// caller-supplied switches. An image refused (outside firmware_dir,
+// missing, under 1 KiB, no version in its name) fails every node in band
+// and starts nothing.
+func (m *rackManager) UpdateSwitchSystemImage(ctx context.Context, req *rmspb.UpdateSwitchSystemImageRequest) (*rmspb.UpdateSwitchSystemImageResponse, error) {
+	if len(req.GetNodes().GetNodes()) == 0 {
+		return &rmspb.UpdateSwitchSystemImageResponse{Response: noNodesResponse()}, nil
+	}
+	nodes, err := nodesFromProto(req.GetNodes())
+	if err != nil {
+		return nil, err
+	}
+	if m.deps.Nodes == nil || m.deps.Jobs == nil {
+		return nil, errUnavailable("switch system image update")
+	}
+	const op = "UpdateSwitchSystemImage"
+	image, err := m.directImage(req)
+	b := newImageBatch(op, "", nodes, image, req.GetAllowOnieRecovery())
+	if err != nil {
+		return &rmspb.UpdateSwitchSystemImageResponse{Response: failImageBatch(b, err)}, nil
+	}
+	res, err := m.startImageBatch(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	return &rmspb.UpdateSwitchSystemImageResponse{Response: res.response, Jobs: res.jobs}, nil
+}
+
+// pickImage is the NVOS image of md for a request's software_type (""
+// means prod), with a downloadable file.
+func pickImage(objectID string, md manifest.Metadata, softwareType string) (manifest.SwitchSystemImage, error) {
+	channel := selector.Channel(softwareType)
+	var have []string
+	for _, img := range md.SwitchSystemImages {
+		if img.ImageFileName == "" {
+			continue
+		}
+		if img.SoftwareType == channel {
+			return img, nil
+		}
+		have = append(have, img.SoftwareType)
+	}
+	sort.Strings(have)
+	msg := fmt.Sprintf("firmware object %s has no NVOS image for software_type %s", hw.QuoteShort(objectID), hw.QuoteShort(channel))
+	if len(have) > 0 {
+		msg += " (it has " + strings.Join(have, ", ") + ")"
+	}
+	return manifest.SwitchSystemImage{}, status.Error(codes.InvalidArgument, msg)
+}
+
+// ApplyStoredSwitchSystemImage installs the NVOS image of an available
+// catalog object (object_id, or the default of hardware_type) on
+// caller-supplied switches, and records the apply in the history once a
+// child job is started.
+func (m *rackManager) ApplyStoredSwitchSystemImage(ctx context.Context, req *rmspb.ApplyStoredSwitchSystemImageRequest) (*rmspb.ApplyStoredSwitchSystemImageResponse, error) {
+	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"object_id", req.GetObjectId()}); err != nil {
+		return nil, err
+	}
+	if len(req.GetNodes().GetNodes()) == 0 {
+		return &rmspb.ApplyStoredSwitchSystemImageResponse{Response: noNodesResponse(), ObjectId: req.GetObjectId()}, nil
+	}
+	nodes, err := nodesFromProto(req.GetNodes())
+	if err != nil {
+		return nil, err
+	}
+	if m.deps.Catalog == nil || m.deps.Nodes == nil || m.deps.Jobs == nil {
+		return nil, errUnavailable("switch system image apply")
+	}
+	obj, err := m.deps.Catalog.ForApply(ctx, req.GetObjectId(), req.GetHardwareType())
+	if err != nil {
+		return nil, catalogStatus(err)
+	}
+	img, err := pickImage(obj.ID, obj.Metadata, req.GetSoftwareType())
+	if err != nil {
+		return nil, err
+	}
+	const op = "ApplyStoredSwitchSystemImage"
+	source := imageSource{path: filepath.Join(obj.Dir, img.ImageFileName), name: img.ImageFileName}
+	source.target, err = imageTarget(img.ImageFileName, img.Version)
+	if err == nil {
+		err = checkImageFile(source.path)
+	}
+	b := newImageBatch(op, req.GetRackId(), nodes, source, req.GetAllowOnieRecovery())
+	reply := &rmspb.ApplyStoredSwitchSystemImageResponse{ObjectId: obj.ID, ImageFilename: img.ImageFileName}
+	if err != nil {
+		reply.Response = failImageBatch(b, err)
+		return reply, nil
+	}
+	res, err := m.startImageBatch(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.started) > 0 {
+		rack := b.rackID
+		if rack == "" {
+			rack = res.started[0].RackID
+		}
+		m.recordApply(ctx, store.ApplyRecord{ObjectID: obj.ID, RackID: rack, NodeIDs: nodeIDs(res.started),
+			FirmwareType: selector.Channel(req.GetSoftwareType()), HardwareType: obj.HardwareType, JobID: res.parentID,
+			Operation: op})
+	}
+	reply.Response, reply.Jobs = res.response, res.jobs
+	return reply, nil
+}
+
+// ApplySwitchSystemImage installs the NVOS image of a manifest given
+// inline: it downloads that image only, verified, into a temporary cache
+// the parent's cleanup removes once every child is terminal, then starts
+// the updates as ApplyStoredSwitchSystemImage does. Nothing is stored.
+func (m *rackManager) ApplySwitchSystemImage(ctx context.Context, req *rmspb.ApplySwitchSystemImageRequest) (*rmspb.ApplySwitchSystemImageResponse, error) {
+	if err := checkIDs(idField{"rack_id", req.GetRackId()}); err != nil {
+		return nil, err
+	}
+	if len(req.GetNodes().GetNodes()) == 0 {
+		return &rmspb.ApplySwitchSystemImageResponse{Response: noNodesResponse()}, nil
+	}
+	nodes, err := nodesFromProto(req.GetNodes())
+	if err != nil {
+		return nil, err
+	}
+	if m.deps.Catalog == nil || m.deps.Nodes == nil || m.deps.Jobs == nil {
+		return nil, errUnavailable("switch system image apply")
+	}
+	man, err := m.deps.Catalog.Parse(req.GetConfigJson())
+	if err != nil {
+		return nil, catalogStatus(err)
+	}
+	img, err := pickImage(man.ID, man.Metadata(), req.GetSoftwareType())
+	if err != nil {
+		return nil, err
+	}
+	const op = "ApplySwitchSystemImage"
+	reply := &rmspb.ApplySwitchSystemImageResponse{ObjectId: man.ID, ImageFilename: img.ImageFileName}
+	source := imageSource{name: img.ImageFileName}
+	source.target, err = imageTarget(img.ImageFileName, img.Version)
+	b := newImageBatch(op, req.GetRackId(), nodes, source, req.GetAllowOnieRecovery())
+	if err != nil {
+		reply.Response = failImageBatch(b, err)
+		return reply, nil
+	}
+	if !b.ready() { // every node refused: nothing to fetch
+		reply.Response = failImageBatch(b, errors.New("no switch to update"))
+		return reply, nil
+	}
+	dir, err := m.deps.Catalog.Stage(ctx, man, []string{img.ImageFileName}, hw.NewSecret(req.GetAccessToken()))
+	switch {
+	case errors.Is(err, catalog.ErrInvalid), errors.Is(err, catalog.ErrClosed), ctx.Err() != nil:
+		return nil, catalogStatus(err)
+	case err != nil:
+		m.log.Warn().Str("object_id", man.ID).Err(err).Msg("ApplySwitchSystemImage: download failed")
+		reply.Response = failImageBatch(b, fmt.Errorf("NVOS image not downloaded: %w", err))
+		return reply, nil
+	}
+	b.image.path = filepath.Join(dir, img.ImageFileName)
+	b.cleanup = &messages.CleanupPlan{Dir: dir}
+	var res imageBatchResult
+	if err = checkImageFile(b.image.path); err != nil {
+		reply.Response = failImageBatch(b, err)
+	} else {
+		res, err = m.startImageBatch(ctx, b)
+	}
+	if err != nil || res.parentID == "" {
+		if rmErr := os.RemoveAll(dir); rmErr != nil {
+			m.log.Warn().Str("path", dir).Err(rmErr).Msg("temporary NVOS image cache not removed")
+		}
+	}
+	switch {
+	case errors.Is(err, errImage):
+		return reply, nil
+	case err != nil:
+		return nil, err
+	}
+	reply.Response, reply.Jobs = res.response, res.jobs
+	return reply, nil
+}
