@@ -151,8 +151,17 @@ func replyProblem(reply proto.Message) string {
 	if p, ok := switchImageReplyProblem(reply); ok {
 		return p
 	}
+	for _, check := range moreReplyProblems {
+		if problem, ok := check(reply); ok {
+			return problem
+		}
+	}
 	return fmt.Sprintf("no property for %T", reply)
 }
+
+// moreReplyProblems are replyProblem cases kept in the file of their fuzz
+// family: each says whether it knows the reply, and its problem.
+var moreReplyProblems []func(reply proto.Message) (problem string, known bool)
 
 // objectProblem checks a firmware object of a reply: present, with an id
 // and its times, and with metadata.

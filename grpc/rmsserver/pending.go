@@ -6,8 +6,6 @@ package rmsserver
 // fails if an implemented RPC is still listed, or a listed one is implemented,
 // or a name here matches no RPC.
 var pendingRPCs = map[string]bool{
-	"/rack_manager.RackManager/ListSwitchFirmware":                        true,
-	"/rack_manager.RackManager/PushSwitchFirmware":                        true,
 	"/rack_manager.RackManager/ConfigureScaleUpFabricManager":             true,
 	"/rack_manager.RackManager/GetScaleUpFabricStatus":                    true,
 	"/rack_manager.RackManager/InspectScaleUpFabrics":                     true,
@@ -17,7 +15,6 @@ var pendingRPCs = map[string]bool{
 	"/rack_manager.RackManager/SetScaleUpFabricTelemetryInterfaceState":   true,
 	"/rack_manager.RackManager/ConfigureSwitchCertificate":                true,
 	"/rack_manager.RackManager/BatchDisableSwitchMtls":                    true,
-	"/rack_manager.RackManager/ListSwitchSystemImages":                    true,
 	"/rack_manager.RackManager/BatchCollectSwitchSpdmAttestationEvidence": true,
 	"/rack_manager_v2.RackManagerV2/ConfigureScaleUpFabricManager":        true,
 	"/rack_manager_v2.RackManagerV2/StartSystemValidation":                true,

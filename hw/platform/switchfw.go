@@ -56,11 +56,16 @@ func switchFirmwareTarget(u FirmwareUpdate) (component, dir, name string, err er
 	if u.Body == nil {
 		return "", "", "", fmt.Errorf("%w: no package body", ErrInvalidFirmwareUpdate)
 	}
-	dirName := component
-	if strings.HasPrefix(dirName, "cpld") {
-		dirName = "cpld"
+	return component, stagingDir(component), name, nil
+}
+
+// stagingDir is where NVOS looks for files of component (lower case):
+// /host/fw-images/<component>, every cpld<N> sharing cpld.
+func stagingDir(component string) string {
+	if strings.HasPrefix(component, "cpld") {
+		component = "cpld"
 	}
-	return component, fwImageDir + "/" + dirName, name, nil
+	return fwImageDir + "/" + component
 }
 
 // StartFirmwareUpdate stages u on the switch host (mkdir -p, rm -f, SFTP
@@ -88,7 +93,7 @@ func (s *switchDevice) StartFirmwareUpdate(ctx context.Context, u FirmwareUpdate
 // stage uploads u's body to <dir>/<name> on the switch host over one SSH
 // connection, after making the directory and removing an older copy.
 func (s *switchDevice) stage(ctx context.Context, u FirmwareUpdate, dir, name string) error {
-	c, err := sshsftp.Dial(ctx, s.cfg.Host, s.ssh)
+	c, err := s.dialHost(ctx)
 	if err != nil {
 		return fmt.Errorf("stage %s: %w", name, err)
 	}
@@ -107,6 +112,12 @@ func (s *switchDevice) stage(ctx context.Context, u FirmwareUpdate, dir, name st
 		return fmt.Errorf("stage %s: %w", name, err)
 	}
 	return nil
+}
+
+// dialHost opens one SSH connection to the switch host, with the
+// platform's SSH options (port, host key policy, timeouts).
+func (s *switchDevice) dialHost(ctx context.Context) (*sshsftp.Client, error) {
+	return sshsftp.Dial(ctx, s.cfg.Host, s.ssh)
 }
 
 // FirmwareTask reads NVUE action id. An action that hands off to a reboot
