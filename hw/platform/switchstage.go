@@ -75,11 +75,11 @@ type SwitchImages struct {
 	// for an empty one.
 	Partitions [2]string
 	// Files are the image files staged under /host/nos-images, sorted.
-	Files []StagedImage
+	Files []ImageFile
 }
 
-// StagedImage is an NVOS image file staged on a switch.
-type StagedImage struct {
+// ImageFile is an NVOS image file staged on a switch.
+type ImageFile struct {
 	Name string
 	// BuildID is the build id the file installs (nvos-X.Y.Z), "" when its
 	// name does not hold exactly one X.Y.Z.
@@ -188,10 +188,10 @@ func (s *switchDevice) SwitchImages(ctx context.Context) (SwitchImages, error) {
 		return SwitchImages{}, fmt.Errorf("%s: %w", s.cfg.ID, err)
 	}
 	out := SwitchImages{Current: st.Current, Next: st.Next, Partitions: [2]string{st.Partition1, st.Partition2},
-		Files: make([]StagedImage, 0, len(files))}
+		Files: make([]ImageFile, 0, len(files))}
 	for _, f := range files {
 		build, _ := nvue.BuildIDFromFile(f) // a name without one version has no build id
-		out.Files = append(out.Files, StagedImage{Name: f, BuildID: build})
+		out.Files = append(out.Files, ImageFile{Name: f, BuildID: build})
 	}
 	return out, nil
 }
