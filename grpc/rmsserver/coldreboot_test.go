@@ -92,7 +92,7 @@ func TestColdRebootRunsToCompletionAndHoldsTheRack(t *testing.T) {
 		t.Fatalf("running description = %q", running.GetStateDescription())
 	}
 
-	if err := s.engine.Wait(rpcContext(t), r.GetJobId()); err != nil {
+	if err := s.engine.Wait(waitContext(t), r.GetJobId()); err != nil {
 		t.Fatal(err)
 	}
 	done := s.jobStatus(t, r.GetJobId())
@@ -131,7 +131,7 @@ func TestColdRebootFailsFastWhenAShelfNeverComesBack(t *testing.T) {
 		t.Fatalf("ExecuteColdReboot = %v, %v", resp, err)
 	}
 	id := resp.GetResponse().GetJobId()
-	if err := s.engine.Wait(rpcContext(t), id); err != nil {
+	if err := s.engine.Wait(waitContext(t), id); err != nil {
 		t.Fatal(err)
 	}
 	job := s.jobStatus(t, id)
@@ -206,7 +206,7 @@ func TestColdRebootAdmissionIsAllOrNothing(t *testing.T) {
 		t.Fatalf("%d holds after a refused cold reboot, want only the blocker's (%v)", l.HeldNodes, err)
 	}
 	close(release)
-	if err := s.engine.Wait(rpcContext(t), blocker.ID); err != nil {
+	if err := s.engine.Wait(waitContext(t), blocker.ID); err != nil {
 		t.Fatal(err)
 	}
 
@@ -254,7 +254,7 @@ func TestColdRebootAdmittedWithoutAnAnswerIsCancelled(t *testing.T) {
 	default:
 		t.Fatal("the engine admitted no cold reboot")
 	}
-	if err := s.engine.Wait(rpcContext(t), coordinator); err != nil {
+	if err := s.engine.Wait(waitContext(t), coordinator); err != nil {
 		t.Fatal(err)
 	}
 	if job := s.jobStatus(t, coordinator); job.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED ||

@@ -42,7 +42,7 @@ type firmwareRack struct {
 // rack's flashes and reboots take milliseconds too.
 var fastFirmwareTiming = fwupdate.Timing{
 	PollInterval: 5 * time.Millisecond, VersionCheckDelay: time.Millisecond,
-	VersionCheckInterval: 20 * time.Millisecond, VersionCheckAttempts: 50,
+	VersionCheckInterval: 20 * time.Millisecond, VersionCheckAttempts: 1500, // 30 s: bounds, never paces
 }
 
 func startFirmwareRack(t *testing.T, profiles map[string][]string) *firmwareRack {
@@ -162,7 +162,7 @@ func (f *firmwareRack) holdNode(t *testing.T, n hw.Node) string {
 func fastRunner(t *testing.T, fleet *sim.Fleet) *nodeops.Runner {
 	t.Helper()
 	pool := redfish.NewPool(redfish.Options{RequestTimeout: 10 * time.Second, TaskPollInterval: 5 * time.Millisecond,
-		LivenessInterval: 5 * time.Millisecond, LivenessTimeout: 20 * time.Second})
+		LivenessInterval: 5 * time.Millisecond, LivenessTimeout: time.Minute})
 	t.Cleanup(pool.Close)
 	nv, err := nvue.NewPool(nvue.Options{Port: fleet.NVUEPort()})
 	if err != nil {
@@ -172,14 +172,18 @@ func fastRunner(t *testing.T, fleet *sim.Fleet) *nodeops.Runner {
 	return nodeops.New(platform.Deps{
 		Redfish: pool, NVUE: nv, Logger: zerolog.Nop(),
 		SSH:          sshsftp.Options{Port: fleet.SSHPort(), HostKey: sshsftp.AcceptAnyHostKey()},
-		SwitchReboot: platform.SwitchRebootTiming{ProbeInterval: 5 * time.Millisecond, InstallTimeout: 20 * time.Second, PowerCycleTimeout: 20 * time.Second},
+		SwitchReboot: platform.SwitchRebootTiming{ProbeInterval: 5 * time.Millisecond, InstallTimeout: time.Minute, PowerCycleTimeout: time.Minute},
 	}, 64)
 }
 
-// eventuallyRPC polls cond until it holds, failing after catalogWait.
+// firmwareWait bounds the waits of the firmware tests: a whole rack's
+// update takes seconds, but a loaded machine may stretch it many times.
+const firmwareWait = 2 * time.Minute
+
+// eventuallyRPC polls cond until it holds, failing after firmwareWait.
 func eventuallyRPC(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(catalogWait)
+	deadline := time.Now().Add(firmwareWait)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

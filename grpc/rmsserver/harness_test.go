@@ -114,6 +114,15 @@ func rpcContext(t *testing.T) context.Context {
 	return ctx
 }
 
+// waitContext bounds a wait for a job to end: a runbook that takes
+// seconds may take many times that on a loaded machine.
+func waitContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // newTestEngine starts a real job engine in its own actor system, closed
 // when the test ends (after the server, which is stopped first).
 func newTestEngine(t testing.TB) *actors.Engine {

@@ -53,7 +53,7 @@ func (f *jobFixture) create(t *testing.T, spec messages.JobSpec, wf messages.Wor
 
 func (f *jobFixture) wait(t *testing.T, ids ...string) {
 	t.Helper()
-	if err := f.engine.Wait(rpcContext(t), ids...); err != nil {
+	if err := f.engine.Wait(waitContext(t), ids...); err != nil {
 		t.Fatal(err)
 	}
 }
