@@ -2,7 +2,6 @@ package rmsserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
@@ -51,98 +50,30 @@ type firmwareBatchResult struct {
 	parentID string
 }
 
-// nodeKey is a node's identity within the engine.
-type nodeKey struct{ rack, node string }
-
-// startFirmwareBatch admits the batch. A parent to which no child was
-// admitted is sealed Failed at once (its cleanup then runs). The error is
-// the engine's failure, already a gRPC status; the cleanup directory is
-// then the caller's to remove.
+// startFirmwareBatch admits the batch (admitBatch) and words its reply.
+// The error is the engine's failure, already a gRPC status; the cleanup
+// directory is then the caller's to remove, as it is when parentID is "".
 func (m *rackManager) startFirmwareBatch(ctx context.Context, b firmwareBatch) (firmwareBatchResult, error) {
-	var targets []messages.BatchTarget
-	for _, nu := range b.nodes {
-		if nu.err != nil || nu.unselected {
-			continue
-		}
-		targets = append(targets, messages.BatchTarget{
-			RackID: nu.node.RackID, NodeID: nu.node.ID, Description: "Queued",
-			Workflow: nu.plan.Workflow(m.firmwareDeps()),
-		})
-	}
-	parent := messages.JobSpec{ID: newJobID(), Type: messages.TypeFirmwareUpdate, RackID: b.rackID}
-	rep, err := m.deps.Jobs.CreateBatch(ctx, parent, targets, b.cleanup)
-	var refused *messages.RefusedError
-	switch {
-	case errors.As(err, &refused):
-		return m.refusedFirmwareBatch(b, refused), nil
-	case err != nil:
-		m.cancelUnanswered(ctx, parent.ID, err)
-		return firmwareBatchResult{}, engineError(err)
-	}
-	out := firmwareBatchResult{parentID: rep.Parent.ID}
-	admitted := make(map[nodeKey]string, len(rep.Admitted))
-	for _, s := range rep.Admitted {
-		admitted[nodeKey{s.RackID, s.NodeID}] = s.ID
-	}
-	rejected := map[nodeKey][]string{}
-	for _, r := range rep.Rejected {
-		k := nodeKey{r.RackID, r.NodeID}
-		rejected[k] = append(rejected[k], r.Message)
-	}
-	results := make([]nodeResult, len(b.nodes))
+	nodes := make([]batchNode, len(b.nodes))
 	for i, nu := range b.nodes {
-		results[i] = nodeResult{nodeID: nu.node.ID, err: nu.err}
-		if nu.err != nil || nu.unselected {
-			continue
+		nodes[i] = batchNode{node: nu.node, err: nu.err, skip: nu.unselected}
+		if nu.err == nil && !nu.unselected {
+			nodes[i].wf = nu.plan.Workflow(m.firmwareDeps())
 		}
-		k := nodeKey{nu.node.RackID, nu.node.ID}
-		if id, ok := admitted[k]; ok {
-			delete(admitted, k) // a node named twice is admitted once
-			out.jobs = append(out.jobs, &rmspb.NodeFirmwareJobInfo{NodeId: nu.node.ID, JobId: id})
-			out.started = append(out.started, nu.node)
-			continue
-		}
-		msg := "not admitted"
-		if q := rejected[k]; len(q) > 0 {
-			msg, rejected[k] = q[0], q[1:]
-		}
-		results[i].err = errors.New(msg)
 	}
-	out.response = batchResponse(results, firmwareBatchMessage(b.operation, len(out.started)))
-	out.response.JobId = rep.Parent.ID
-	if len(out.started) == 0 {
-		m.sealEmptyParent(ctx, rep.Parent.ID, b.operation, results)
+	a, err := m.admitBatch(ctx, b.operation, messages.TypeFirmwareUpdate, b.rackID, nodes, b.cleanup)
+	if err != nil {
+		return firmwareBatchResult{}, err
 	}
-	m.log.Info().Str("operation", b.operation).Str("job_id", rep.Parent.ID).Str("rack_id", b.rackID).
-		Int("nodes", len(b.nodes)).Int("started", len(out.started)).Msg("firmware batch admitted")
+	out := firmwareBatchResult{parentID: a.parentID, started: a.started}
+	for i, id := range a.jobIDs {
+		if id != "" {
+			out.jobs = append(out.jobs, &rmspb.NodeFirmwareJobInfo{NodeId: b.nodes[i].node.ID, JobId: id})
+		}
+	}
+	out.response = batchResponse(a.results, firmwareBatchMessage(b.operation, len(a.started)))
+	out.response.JobId = a.parentID
 	return out, nil
-}
-
-// refusedFirmwareBatch answers a batch whose parent the engine refused
-// (at capacity, shutting down): every node fails with the reason.
-func (m *rackManager) refusedFirmwareBatch(b firmwareBatch, refused *messages.RefusedError) firmwareBatchResult {
-	results := make([]nodeResult, len(b.nodes))
-	for i, nu := range b.nodes {
-		results[i] = nodeResult{nodeID: nu.node.ID, err: nu.err}
-		if results[i].err == nil {
-			results[i].err = fmt.Errorf("firmware update not started: %s", refused.Message)
-		}
-	}
-	m.log.Warn().Str("operation", b.operation).Str("rack_id", b.rackID).Str("reason", refused.Message).Msg("firmware batch refused")
-	return firmwareBatchResult{response: batchResponse(results, firmwareBatchMessage(b.operation, 0))}
-}
-
-// sealEmptyParent fails a parent no child was admitted to, naming the
-// first failures, so that polling it ends.
-func (m *rackManager) sealEmptyParent(ctx context.Context, id, operation string, results []nodeResult) {
-	msg := "No firmware update was started: the request selected no firmware for any node"
-	if failed := failureList(results, "node_id=%s: %v"); len(failed) > 0 {
-		msg = "No firmware update was started: " + summarise(failed, "; ")
-	}
-	out := messages.Failed(messages.NewFailure(messages.ErrorInvalidArgument, clip(msg, maxMessage)))
-	if _, err := m.deps.Jobs.Seal(context.WithoutCancel(ctx), id, out); err != nil {
-		m.log.Error().Str("job_id", id).Str("operation", operation).Err(err).Msg("could not seal a firmware batch parent without children")
-	}
 }
 
 // firmwareBatchMessage words a firmware batch reply.

@@ -165,7 +165,7 @@ func (a *adminRack) loginWorks(t *testing.T, n hw.Node, user, password string) b
 func (a *adminRack) assertNeverShown(t *testing.T, secret string, jobs ...*rmspb.JobStatus) {
 	t.Helper()
 	logs := a.logs.String()
-	for _, proof := range []string{`"switch batch admitted"`, `"nvue request"`} {
+	for _, proof := range []string{`"batch admitted"`, `"nvue request"`} {
 		if !strings.Contains(logs, proof) {
 			t.Fatalf("the logs were not captured: no %s line", proof)
 		}

@@ -43,60 +43,25 @@ func switchTarget(n hw.Node) error {
 	return nil
 }
 
-// startSwitchBatch admits b and answers one result per node, in request
-// order. A parent no child was admitted to is sealed Failed at once.
+// startSwitchBatch admits b (admitBatch) and answers one result per node,
+// in request order.
 func (m *rackManager) startSwitchBatch(ctx context.Context, b switchBatch) (*rmspb.NodeBatchResponse, error) {
-	results, run := admitNodes(b.nodes, switchTarget)
-	targets := make([]messages.BatchTarget, 0, len(run))
-	for _, i := range run {
-		n := b.nodes[i]
-		targets = append(targets, messages.BatchTarget{RackID: n.RackID, NodeID: n.ID, Description: "Queued", Workflow: b.workflow(n)})
-	}
-	parent := messages.JobSpec{ID: newJobID(), Type: b.jobType, RackID: commonRack(b.nodes)}
-	rep, err := m.deps.Jobs.CreateBatch(ctx, parent, targets, nil)
-	var refused *messages.RefusedError
-	switch {
-	case errors.As(err, &refused):
-		for _, i := range run {
-			results[i].err = fmt.Errorf("%s not started: %s", b.jobType.BatchNoun(), refused.Message)
+	nodes := make([]batchNode, len(b.nodes))
+	for i, n := range b.nodes {
+		nodes[i] = batchNode{node: n, err: errors.Join(identityProblem(n), addressProblem(n))}
+		if nodes[i].err == nil {
+			nodes[i].err = switchTarget(n)
 		}
-		m.log.Warn().Str("operation", b.operation).Str("reason", refused.Message).Msg("switch batch refused")
-		return batchResponse(results, switchBatchMessage(b.jobType, 0)), nil
-	case err != nil:
-		m.cancelUnanswered(ctx, parent.ID, err)
-		return nil, engineError(err)
-	}
-	admitted := make(map[nodeKey]bool, len(rep.Admitted))
-	for _, s := range rep.Admitted {
-		admitted[nodeKey{s.RackID, s.NodeID}] = true
-	}
-	rejected := map[nodeKey]string{}
-	for _, r := range rep.Rejected {
-		rejected[nodeKey{r.RackID, r.NodeID}] = r.Message
-	}
-	started := 0
-	for _, i := range run {
-		k := nodeKey{b.nodes[i].RackID, b.nodes[i].ID}
-		if admitted[k] {
-			started++
-			continue
-		}
-		results[i].err = errors.New("not admitted")
-		if msg, ok := rejected[k]; ok {
-			results[i].err = errors.New(msg)
+		if nodes[i].err == nil {
+			nodes[i].wf = b.workflow(n)
 		}
 	}
-	resp := batchResponse(results, switchBatchMessage(b.jobType, started))
-	resp.JobId = rep.Parent.ID
-	if started == 0 {
-		msg := fmt.Sprintf("No %s was started: %s", b.jobType.BatchNoun(), summarise(failureList(results, "node_id=%s: %v"), "; "))
-		out := messages.Failed(messages.NewFailure(messages.ErrorInvalidArgument, clip(msg, maxMessage)))
-		if _, err := m.deps.Jobs.Seal(context.WithoutCancel(ctx), rep.Parent.ID, out); err != nil {
-			m.log.Error().Str("job_id", rep.Parent.ID).Str("operation", b.operation).Err(err).Msg("could not seal a switch batch parent without children")
-		}
+	a, err := m.admitBatch(ctx, b.operation, b.jobType, commonRack(b.nodes), nodes, nil)
+	if err != nil {
+		return nil, err
 	}
-	m.log.Info().Str("operation", b.operation).Str("job_id", rep.Parent.ID).Int("nodes", len(b.nodes)).
-		Int("started", started).Msg("switch batch admitted")
+	resp := batchResponse(a.results, switchBatchMessage(b.jobType, len(a.started)))
+	resp.JobId = a.parentID
 	return resp, nil
 }
 

@@ -107,71 +107,31 @@ func (b imageBatch) ready() bool {
 	return false
 }
 
-// startImageBatch admits the batch: a parent of type switch system image
-// update and one child per node that can start. A parent no child was
-// admitted to is sealed Failed at once. The error is the engine's
-// failure, already a gRPC status.
+// startImageBatch admits the batch (admitBatch): a parent of type switch
+// system image update and one child per node that can start, and words
+// its reply. The error is the engine's failure, already a gRPC status.
 func (m *rackManager) startImageBatch(ctx context.Context, b imageBatch) (imageBatchResult, error) {
 	deps := switchimage.Deps{Nodes: m.deps.Nodes, Timing: m.deps.SwitchImageTiming}
-	var targets []messages.BatchTarget
-	for _, in := range b.nodes {
-		if in.err != nil {
-			continue
-		}
-		p := switchimage.Plan{Node: in.node, File: b.image.path, ImageName: b.image.name, Target: b.image.target, AllowONIERecovery: b.onie}
-		targets = append(targets, messages.BatchTarget{RackID: in.node.RackID, NodeID: in.node.ID, Description: "Queued", Workflow: p.Workflow(deps)})
-	}
-	parent := messages.JobSpec{ID: newJobID(), Type: messages.TypeSwitchSystemImageUpdate, RackID: b.rackID}
-	rep, err := m.deps.Jobs.CreateBatch(ctx, parent, targets, b.cleanup)
-	var refused *messages.RefusedError
-	switch {
-	case errors.As(err, &refused):
-		m.log.Warn().Str("operation", b.operation).Str("rack_id", b.rackID).Str("reason", refused.Message).Msg("switch image batch refused")
-		return imageBatchResult{response: failImageBatch(b, fmt.Errorf("switch system image update not started: %s", refused.Message))}, nil
-	case err != nil:
-		m.cancelUnanswered(ctx, parent.ID, err)
-		return imageBatchResult{}, engineError(err)
-	}
-	out := imageBatchResult{parentID: rep.Parent.ID}
-	admitted := make(map[nodeKey]string, len(rep.Admitted))
-	for _, s := range rep.Admitted {
-		admitted[nodeKey{s.RackID, s.NodeID}] = s.ID
-	}
-	rejected := map[nodeKey][]string{}
-	for _, r := range rep.Rejected {
-		k := nodeKey{r.RackID, r.NodeID}
-		rejected[k] = append(rejected[k], r.Message)
-	}
-	results := make([]nodeResult, len(b.nodes))
+	nodes := make([]batchNode, len(b.nodes))
 	for i, in := range b.nodes {
-		results[i] = nodeResult{nodeID: in.node.ID, err: in.err}
-		if in.err != nil {
-			continue
-		}
-		k := nodeKey{in.node.RackID, in.node.ID}
-		if id, ok := admitted[k]; ok {
-			delete(admitted, k) // a node named twice is admitted once
-			out.jobs = append(out.jobs, &rmspb.SwitchSystemImageUpdateJobInfo{NodeId: in.node.ID, JobId: id})
-			out.started = append(out.started, in.node)
-			continue
-		}
-		msg := "not admitted"
-		if q := rejected[k]; len(q) > 0 {
-			msg, rejected[k] = q[0], q[1:]
-		}
-		results[i].err = errors.New(msg)
-	}
-	out.response = batchResponse(results, imageBatchMessage(b.operation, len(out.started)))
-	out.response.JobId = rep.Parent.ID
-	if len(out.started) == 0 {
-		msg := "no switch system image jobs created: " + summarise(failureList(results, "node_id=%s: %v"), "; ")
-		f := messages.Failed(messages.NewFailure(messages.ErrorInvalidArgument, clip(msg, maxMessage)))
-		if _, err := m.deps.Jobs.Seal(context.WithoutCancel(ctx), rep.Parent.ID, f); err != nil {
-			m.log.Error().Str("job_id", rep.Parent.ID).Str("operation", b.operation).Err(err).Msg("could not seal a switch image parent without children")
+		nodes[i] = batchNode{node: in.node, err: in.err}
+		if in.err == nil {
+			p := switchimage.Plan{Node: in.node, File: b.image.path, ImageName: b.image.name, Target: b.image.target, AllowONIERecovery: b.onie}
+			nodes[i].wf = p.Workflow(deps)
 		}
 	}
-	m.log.Info().Str("operation", b.operation).Str("job_id", rep.Parent.ID).Str("rack_id", b.rackID).Str("image", b.image.name).
-		Int("nodes", len(b.nodes)).Int("started", len(out.started)).Msg("switch image batch admitted")
+	a, err := m.admitBatch(ctx, b.operation, messages.TypeSwitchSystemImageUpdate, b.rackID, nodes, b.cleanup)
+	if err != nil {
+		return imageBatchResult{}, err
+	}
+	out := imageBatchResult{parentID: a.parentID, started: a.started}
+	for i, id := range a.jobIDs {
+		if id != "" {
+			out.jobs = append(out.jobs, &rmspb.SwitchSystemImageUpdateJobInfo{NodeId: b.nodes[i].node.ID, JobId: id})
+		}
+	}
+	out.response = batchResponse(a.results, imageBatchMessage(b.operation, len(a.started)))
+	out.response.JobId = a.parentID
 	return out, nil
 }
 
