@@ -65,15 +65,11 @@ func (m *rackManager) startFirmwareBatch(ctx context.Context, b firmwareBatch) (
 	if err != nil {
 		return firmwareBatchResult{}, err
 	}
-	out := firmwareBatchResult{parentID: a.parentID, started: a.started}
-	for i, id := range a.jobIDs {
-		if id != "" {
-			out.jobs = append(out.jobs, &rmspb.NodeFirmwareJobInfo{NodeId: b.nodes[i].node.ID, JobId: id})
-		}
-	}
-	out.response = batchResponse(a.results, firmwareBatchMessage(b.operation, len(a.started)))
-	out.response.JobId = a.parentID
-	return out, nil
+	return firmwareBatchResult{parentID: a.parentID, started: a.started,
+		response: a.response(func(started int) batchMessage { return firmwareBatchMessage(b.operation, started) }),
+		jobs: jobInfos(a, nodes, func(node, job string) *rmspb.NodeFirmwareJobInfo {
+			return &rmspb.NodeFirmwareJobInfo{NodeId: node, JobId: job}
+		})}, nil
 }
 
 // firmwareBatchMessage words a firmware batch reply.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/messages"
 )
@@ -122,3 +123,23 @@ func (m *rackManager) sealEmptyParent(ctx context.Context, id, operation string,
 
 // nodeKey is a node's identity within the engine.
 type nodeKey struct{ rack, node string }
+
+// response is the batch's NodeBatchResponse, worded by message, with the
+// parent's job id.
+func (a admission) response(message func(started int) batchMessage) *rmspb.NodeBatchResponse {
+	resp := batchResponse(a.results, message(len(a.started)))
+	resp.JobId = a.parentID
+	return resp
+}
+
+// jobInfos lists the children as an RPC's jobs[] entries, in request
+// order, each with the caller's node_id.
+func jobInfos[T any](a admission, nodes []batchNode, entry func(nodeID, jobID string) T) []T {
+	var out []T
+	for i, id := range a.jobIDs {
+		if id != "" {
+			out = append(out, entry(nodes[i].node.ID, id))
+		}
+	}
+	return out
+}

@@ -60,9 +60,7 @@ func (m *rackManager) startSwitchBatch(ctx context.Context, b switchBatch) (*rms
 	if err != nil {
 		return nil, err
 	}
-	resp := batchResponse(a.results, switchBatchMessage(b.jobType, len(a.started)))
-	resp.JobId = a.parentID
-	return resp, nil
+	return a.response(func(started int) batchMessage { return switchBatchMessage(b.jobType, started) }), nil
 }
 
 // switchBatchMessage words a switch batch reply.

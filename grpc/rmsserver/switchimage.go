@@ -124,15 +124,11 @@ func (m *rackManager) startImageBatch(ctx context.Context, b imageBatch) (imageB
 	if err != nil {
 		return imageBatchResult{}, err
 	}
-	out := imageBatchResult{parentID: a.parentID, started: a.started}
-	for i, id := range a.jobIDs {
-		if id != "" {
-			out.jobs = append(out.jobs, &rmspb.SwitchSystemImageUpdateJobInfo{NodeId: b.nodes[i].node.ID, JobId: id})
-		}
-	}
-	out.response = batchResponse(a.results, imageBatchMessage(b.operation, len(a.started)))
-	out.response.JobId = a.parentID
-	return out, nil
+	return imageBatchResult{parentID: a.parentID, started: a.started,
+		response: a.response(func(started int) batchMessage { return imageBatchMessage(b.operation, started) }),
+		jobs: jobInfos(a, nodes, func(node, job string) *rmspb.SwitchSystemImageUpdateJobInfo {
+			return &rmspb.SwitchSystemImageUpdateJobInfo{NodeId: node, JobId: job}
+		})}, nil
 }
 
 // imageBatchMessage words a switch image batch reply.
