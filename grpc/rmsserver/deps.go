@@ -9,6 +9,7 @@ import (
 	"github.com/rmsd/rmsd/hw/fwupdate"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/racks"
+	"github.com/rmsd/rmsd/hw/spdm"
 	"github.com/rmsd/rmsd/hw/switchadmin"
 	"github.com/rmsd/rmsd/hw/switchimage"
 	"github.com/rmsd/rmsd/messages"
@@ -42,6 +43,9 @@ type Deps struct {
 	// SwitchImageTiming tunes the waits of switch system image jobs (zero
 	// fields take upstream's defaults).
 	SwitchImageTiming switchimage.Timing
+	// SpdmTiming bounds SPDM evidence collection (zero fields take the
+	// defaults: a 15 min batch deadline).
+	SpdmTiming spdm.Timing
 	// InventoryProfiles are [workflows.expected_inventory_profiles]: the
 	// firmware inventory ids each profile requires, by profile name.
 	InventoryProfiles map[string][]string

@@ -39,6 +39,13 @@ func startSimRack(t *testing.T) *simRack {
 // startSimRackWith starts one simulated rack with opts.
 func startSimRackWith(t *testing.T, opts sim.Options) *simRack {
 	t.Helper()
+	return startSimRackDeps(t, opts, nil)
+}
+
+// startSimRackDeps is startSimRackWith whose server dependencies tune
+// changes before the server starts (nil: none).
+func startSimRackDeps(t *testing.T, opts sim.Options, tune func(*Deps)) *simRack {
+	t.Helper()
 	fleet, err := sim.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -71,9 +78,11 @@ func startSimRackWith(t *testing.T, opts sim.Options) *simRack {
 		}
 	}
 	s.engine = newTestEngine(t) // closed before the fleet, after the server
-	s.client = rmspb.NewRackManagerClient(startTestServer(t, Deps{
-		Racks: reg, Nodes: runner, Jobs: s.engine,
-	}))
+	deps := Deps{Racks: reg, Nodes: runner, Jobs: s.engine}
+	if tune != nil {
+		tune(&deps)
+	}
+	s.client = rmspb.NewRackManagerClient(startTestServer(t, deps))
 	return s
 }
 
