@@ -46,6 +46,16 @@ func switchTarget(n hw.Node) error {
 // startSwitchBatch admits b and answers one result per node, in request
 // order. A parent no child was admitted to is sealed Failed at once.
 func (m *rackManager) startSwitchBatch(ctx context.Context, b switchBatch) (*rmspb.NodeBatchResponse, error) {
+	resp, _, err := m.admitSwitchBatch(ctx, b)
+	return resp, err
+}
+
+// switchChild is one admitted child of a switch batch.
+type switchChild struct{ nodeID, jobID string }
+
+// admitSwitchBatch is startSwitchBatch that also returns the admitted
+// children, in request order.
+func (m *rackManager) admitSwitchBatch(ctx context.Context, b switchBatch) (*rmspb.NodeBatchResponse, []switchChild, error) {
 	results, run := admitNodes(b.nodes, switchTarget)
 	targets := make([]messages.BatchTarget, 0, len(run))
 	for _, i := range run {
@@ -61,15 +71,16 @@ func (m *rackManager) startSwitchBatch(ctx context.Context, b switchBatch) (*rms
 			results[i].err = fmt.Errorf("%s not started: %s", b.jobType.BatchNoun(), refused.Message)
 		}
 		m.log.Warn().Str("operation", b.operation).Str("reason", refused.Message).Msg("switch batch refused")
-		return batchResponse(results, switchBatchMessage(b.jobType, 0)), nil
+		return batchResponse(results, switchBatchMessage(b.jobType, 0)), nil, nil
 	case err != nil:
 		m.cancelUnanswered(ctx, parent.ID, err)
-		return nil, engineError(err)
+		return nil, nil, engineError(err)
 	}
-	admitted := make(map[nodeKey]bool, len(rep.Admitted))
+	admitted := make(map[nodeKey]string, len(rep.Admitted))
 	for _, s := range rep.Admitted {
-		admitted[nodeKey{s.RackID, s.NodeID}] = true
+		admitted[nodeKey{s.RackID, s.NodeID}] = s.ID
 	}
+	var children []switchChild
 	rejected := map[nodeKey]string{}
 	for _, r := range rep.Rejected {
 		rejected[nodeKey{r.RackID, r.NodeID}] = r.Message
@@ -77,8 +88,9 @@ func (m *rackManager) startSwitchBatch(ctx context.Context, b switchBatch) (*rms
 	started := 0
 	for _, i := range run {
 		k := nodeKey{b.nodes[i].RackID, b.nodes[i].ID}
-		if admitted[k] {
+		if id, ok := admitted[k]; ok {
 			started++
+			children = append(children, switchChild{nodeID: b.nodes[i].ID, jobID: id})
 			continue
 		}
 		results[i].err = errors.New("not admitted")
@@ -97,7 +109,7 @@ func (m *rackManager) startSwitchBatch(ctx context.Context, b switchBatch) (*rms
 	}
 	m.log.Info().Str("operation", b.operation).Str("job_id", rep.Parent.ID).Int("nodes", len(b.nodes)).
 		Int("started", started).Msg("switch batch admitted")
-	return resp, nil
+	return resp, children, nil
 }
 
 // switchBatchMessage words a switch batch reply.

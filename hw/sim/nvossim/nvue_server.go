@@ -56,6 +56,7 @@ func (s *Switch) nvueHandler() http.Handler {
 	route("DELETE /nvue_v1/revision/{rev}", s.deleteRevision)
 	route("GET /nvue_v1/system/aaa/user/{user}", s.getUser)
 	route("PATCH /nvue_v1/system/aaa/user/{user}", s.patchUser)
+	s.tlsRoutes(route)
 	route("PATCH /nvue_v1/", s.patchGeneric)
 	route("/", func(q *nvueReq) reply { return errReply(http.StatusNotFound, "no such resource "+q.r.URL.Path) })
 	return mux

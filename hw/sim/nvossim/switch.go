@@ -60,6 +60,7 @@ type Switch struct {
 	nvueConns      int
 	nvueRequests   int // NVUE requests that reached a live switch
 	cluster        cluster
+	tls            tlsState
 
 	// lifecycle
 	started  bool
