@@ -117,7 +117,11 @@ func switchBatchMessage(t messages.JobType, started int) batchMessage {
 	return func(results []nodeResult, st *rmspb.NodeOperationStats) string {
 		msg := fmt.Sprintf("Started %d of %d %s", started, st.GetTotalNodes(), t.BatchNounPlural())
 		if st.GetFailedNodes() == 0 {
-			return msg + ". Use GetJobStatus with response.job_id to track progress."
+			poll := "GetJobStatus"
+			if t == messages.TypeSwitchCertificate {
+				poll = "GetConfigureSwitchCertificateJobStatus"
+			}
+			return msg + ". Use " + poll + " with response.job_id to track progress."
 		}
 		return msg + "; failed: " + summarise(failureList(results, "node_id=%s: %v"), "; ")
 	}

@@ -159,7 +159,8 @@ func TestConfigureSwitchCertificate_InsecureSwitchUnsetsInstead(t *testing.T) {
 	a.nvos(t, sw[0]).BindTLS("api", "old-cert", "old-ca")
 	resp, err := a.client.ConfigureSwitchCertificate(rpcContext(t), &rmspb.ConfigureSwitchCertificateRequest{
 		Nodes: nodeSet(sw[0]), Services: bindServices[:1]})
-	if err != nil || len(resp.GetJobs()) != 1 {
+	if err != nil || len(resp.GetJobs()) != 1 || resp.GetResponse().GetMessage() !=
+		"Started 1 of 1 switch certificate installs. Use GetConfigureSwitchCertificateJobStatus with response.job_id to track progress." {
 		t.Fatalf("response = %v, %v", resp, err)
 	}
 	states := a.waitJobs(t, resp.GetResponse().GetJobId())
