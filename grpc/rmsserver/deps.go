@@ -11,6 +11,7 @@ import (
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/hw/spdm"
 	"github.com/rmsd/rmsd/hw/switchadmin"
+	"github.com/rmsd/rmsd/hw/switchcert"
 	"github.com/rmsd/rmsd/hw/switchimage"
 	"github.com/rmsd/rmsd/messages"
 	"github.com/rmsd/rmsd/store"
@@ -46,9 +47,27 @@ type Deps struct {
 	// SpdmTiming bounds SPDM evidence collection (zero fields take the
 	// defaults: a 15 min batch deadline).
 	SpdmTiming spdm.Timing
+	// SwitchCert is where switch certificate jobs find their material and
+	// how they run.
+	SwitchCert SwitchCertConfig
 	// InventoryProfiles are [workflows.expected_inventory_profiles]: the
 	// firmware inventory ids each profile requires, by profile name.
 	InventoryProfiles map[string][]string
+}
+
+// SwitchCertConfig is the [switches] configuration of the switch mTLS
+// RPCs.
+type SwitchCertConfig struct {
+	// CertRoot is switch_cert_root: <CertRoot>/<domain>/{ca.pem,
+	// client.pem, client.key} is installed on switches.
+	CertRoot string
+	// DefaultDomain is default_switch_domain, for requests without one.
+	DefaultDomain string
+	// Insecure is insecure_switch: ConfigureSwitchCertificate then moves
+	// services back to plain TLS instead.
+	Insecure bool
+	// Pacing tunes the jobs' pauses (zero fields take upstream's).
+	Pacing switchcert.Deps
 }
 
 // FirmwareCatalog is what the firmware object RPCs ask of the catalog

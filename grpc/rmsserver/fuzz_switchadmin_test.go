@@ -50,7 +50,8 @@ type nodeBatchReply interface {
 func (fx *fuzzFixture) switchAdminJobs(t *testing.T, reply proto.Message) (parent string, children []string) {
 	switch reply.(type) {
 	case *rmspb.UpdateSwitchSystemPasswordResponse, *rmspb.BatchResetSwitchFactoryDefaultResponse,
-		*rmspb.BatchResetSwitchSdnFactoryDefaultResponse:
+		*rmspb.BatchResetSwitchSdnFactoryDefaultResponse, *rmspb.ConfigureSwitchCertificateResponse,
+		*rmspb.BatchDisableSwitchMtlsResponse:
 	default:
 		return "", nil
 	}

@@ -42,6 +42,13 @@ var fastAdminTiming = switchadmin.Timing{
 
 func startAdminRack(t *testing.T, timing switchadmin.Timing) *adminRack {
 	t.Helper()
+	return startAdminRackWith(t, timing, nil)
+}
+
+// startAdminRackWith is startAdminRack whose server dependencies more
+// completes.
+func startAdminRackWith(t *testing.T, timing switchadmin.Timing, more func(*Deps)) *adminRack {
+	t.Helper()
 	logs := &syncBuffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -91,8 +98,11 @@ func startAdminRack(t *testing.T, timing switchadmin.Timing) *adminRack {
 		s.engine.Close()
 		sys.Shutdown()
 	})
-	ts := startServer(t, Options{Logger: zerolog.New(logs).Level(zerolog.DebugLevel), Deps: Deps{
-		Nodes: s.runner, Jobs: s.engine, SwitchAdminTiming: timing}})
+	deps := Deps{Nodes: s.runner, Jobs: s.engine, SwitchAdminTiming: timing}
+	if more != nil {
+		more(&deps)
+	}
+	ts := startServer(t, Options{Logger: zerolog.New(logs).Level(zerolog.DebugLevel), Deps: deps})
 	s.client = rmspb.NewRackManagerClient(dial(t, ts.addr, nil))
 	return &adminRack{simRack: s, logs: logs}
 }

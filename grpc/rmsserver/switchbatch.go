@@ -46,6 +46,16 @@ func switchTarget(n hw.Node) error {
 // startSwitchBatch admits b (admitBatch) and answers one result per node,
 // in request order.
 func (m *rackManager) startSwitchBatch(ctx context.Context, b switchBatch) (*rmspb.NodeBatchResponse, error) {
+	resp, _, err := m.admitSwitchBatch(ctx, b)
+	return resp, err
+}
+
+// switchChild is one admitted child of a switch batch.
+type switchChild struct{ nodeID, jobID string }
+
+// admitSwitchBatch is startSwitchBatch that also returns the admitted
+// children, in request order.
+func (m *rackManager) admitSwitchBatch(ctx context.Context, b switchBatch) (*rmspb.NodeBatchResponse, []switchChild, error) {
 	nodes := make([]batchNode, len(b.nodes))
 	for i, n := range b.nodes {
 		nodes[i] = batchNode{node: n, err: errors.Join(identityProblem(n), addressProblem(n))}
@@ -58,9 +68,10 @@ func (m *rackManager) startSwitchBatch(ctx context.Context, b switchBatch) (*rms
 	}
 	a, err := m.admitBatch(ctx, b.operation, b.jobType, commonRack(b.nodes), nodes, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return a.response(func(started int) batchMessage { return switchBatchMessage(b.jobType, started) }), nil
+	children := jobInfos(a, nodes, func(node, job string) switchChild { return switchChild{nodeID: node, jobID: job} })
+	return a.response(func(started int) batchMessage { return switchBatchMessage(b.jobType, started) }), children, nil
 }
 
 // switchBatchMessage words a switch batch reply.
@@ -68,7 +79,11 @@ func switchBatchMessage(t messages.JobType, started int) batchMessage {
 	return func(results []nodeResult, st *rmspb.NodeOperationStats) string {
 		msg := fmt.Sprintf("Started %d of %d %s", started, st.GetTotalNodes(), t.BatchNounPlural())
 		if st.GetFailedNodes() == 0 {
-			return msg + ". Use GetJobStatus with response.job_id to track progress."
+			poll := "GetJobStatus"
+			if t == messages.TypeSwitchCertificate {
+				poll = "GetConfigureSwitchCertificateJobStatus"
+			}
+			return msg + ". Use " + poll + " with response.job_id to track progress."
 		}
 		return msg + "; failed: " + summarise(failureList(results, "node_id=%s: %v"), "; ")
 	}

@@ -71,6 +71,10 @@ func (s *Switch) finishRevision(r *revision) {
 	case len(r.passwords) == 0 && len(r.patches) == 0:
 		r.state, r.issue = "failed", noDiffIssue
 	default:
+		if issue := s.applyTLSPatchesLocked(r); issue != "" {
+			r.state, r.issue = "invalid", issue
+			return
+		}
 		for name, pw := range r.passwords {
 			s.users[name] = &user{password: pw}
 		}

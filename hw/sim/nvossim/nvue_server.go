@@ -60,6 +60,7 @@ func (s *Switch) nvueHandler() http.Handler {
 	route("POST /nvue_v1/system/security/spdm/{comp}", s.postSpdmGenerate)
 	route("GET /nvue_v1/system/security/spdm/{comp}/measurements", s.getSpdmMeasurements)
 	route("GET /nvue_v1/system/security/spdm/{comp}/certificates", s.getSpdmCertificates)
+	s.tlsRoutes(route)
 	route("PATCH /nvue_v1/", s.patchGeneric)
 	route("/", func(q *nvueReq) reply { return errReply(http.StatusNotFound, "no such resource "+q.r.URL.Path) })
 	return mux

@@ -61,6 +61,7 @@ type Switch struct {
 	nvueRequests   int // NVUE requests that reached a live switch
 	cluster        cluster
 	spdm           spdmState
+	tls            tlsState
 
 	// lifecycle
 	started  bool

@@ -1,0 +1,329 @@
+package switchcert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/messages"
+)
+
+// CertDir is where material is copied on a switch, one directory per run.
+const CertDir = "/home/admin/certs"
+
+// ConfigurePlan installs Material on Node and binds Services to it.
+type ConfigurePlan struct {
+	Node     hw.Node
+	Services []string
+	Material Material
+	// TestHello asks for a post-install connection test.
+	TestHello bool
+}
+
+// Configure stages, in order.
+const (
+	stPrepare = iota
+	stCopyCA
+	stCopyCert
+	stCopyKey
+	stImport
+	stBind
+	stVerify
+	stHello
+)
+
+var configureStages = []string{"prepare_remote_dir", "sftp_copy_ca_pem", "sftp_copy_client_pem", "sftp_copy_client_key",
+	"import_material", "bind_services", "verify_services", "test_hello"}
+
+// configureRun is one execution of a ConfigurePlan.
+type configureRun struct {
+	plan        ConfigurePlan
+	d           Deps
+	runID       string
+	dir         string
+	caID, crtID string
+}
+
+// nonID is what an id may not hold.
+var nonID = regexp.MustCompile(`[^A-Za-z0-9-]`)
+
+// RunID words t as upstream names a run: UTC %Y-%m-%d_%H-%M-%S_%3f.
+func RunID(t time.Time) string {
+	t = t.UTC()
+	return fmt.Sprintf("%s_%03d", t.Format("2006-01-02_15-04-05"), t.Nanosecond()/int(time.Millisecond))
+}
+
+// Workflow returns the job workflow of the plan.
+func (p ConfigurePlan) Workflow(d Deps) messages.Workflow {
+	d = d.withDefaults()
+	return messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
+		r := &configureRun{plan: p, d: d, runID: RunID(d.Now())}
+		r.dir = CertDir + "/" + r.runID
+		dom := nonID.ReplaceAllString(p.Material.Domain, "-")
+		r.caID, r.crtID = "rms-"+dom+"-ca-"+r.runID, "rms-"+dom+"-cert-"+r.runID
+		r.execute(ctx, job)
+	})
+}
+
+func (r *configureRun) fields(status, errMsg string) map[string]any {
+	f := map[string]any{"status": status, "rack_id": r.plan.Node.RackID, "node_id": r.plan.Node.ID,
+		"domain": r.plan.Material.Domain, "services": r.plan.Services, "run_id": r.runID, "remote_dir": r.dir,
+		"ca_certificate_id": r.caID, "certificate_id": r.crtID, "test_hello": r.plan.TestHello}
+	if errMsg != "" {
+		f["error_message"] = errMsg
+	}
+	return f
+}
+
+func (r *configureRun) execute(ctx context.Context, job messages.Reporter) {
+	tl := newTimeline(r.d.Now, configureStages)
+	key := r.plan.Material.Key
+	for i, name := range configureStages {
+		if i == stHello && !r.plan.TestHello {
+			tl.skip(i, "not requested")
+			continue
+		}
+		if ctx.Err() != nil {
+			r.cancelled(ctx, job, tl, "before "+name)
+			return
+		}
+		job.Progress(fmt.Sprintf("Switch certificate stage %d/%d: %s", i+1, len(configureStages), name))
+		tl.begin(i, name)
+		details, err := r.stage(ctx, i)
+		switch {
+		case err == nil:
+			tl.end(i, statusCompleted, name+": done", details)
+		case ctx.Err() != nil:
+			tl.end(i, statusFailed, "cancelled", details)
+			r.cancelled(ctx, job, tl, "during "+name)
+			return
+		default:
+			msg := scrub(fmt.Sprintf("switch certificate install on %s failed in stage %s: %v", r.plan.Node.ID, name, err), key)
+			tl.end(i, statusFailed, scrub(err.Error(), key), details)
+			_ = job.Fail(messages.Failure{Code: classify(err), Description: "Switch certificate install failed in stage " + name,
+				Message: msg, ResultJSON: scrub(tl.result(r.fields(statusFailed, msg)), key)})
+			return
+		}
+	}
+	_ = job.Complete("Switch certificate installed", scrub(tl.result(r.fields(statusCompleted, "")), key))
+}
+
+// cancelled records the job Failed with status "cancelled".
+func (r *configureRun) cancelled(ctx context.Context, job messages.Reporter, tl *timeline, where string) {
+	msg := "switch certificate job cancelled " + where
+	if errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
+		msg += ": rmsd is shutting down"
+	}
+	_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Switch certificate install cancelled",
+		Message: msg, ResultJSON: tl.result(r.fields(statusCancelled, msg))})
+}
+
+func (r *configureRun) op(ctx context.Context, f func(ctx context.Context, c platform.SwitchCertifier) error) error {
+	return r.d.step(ctx, r.plan.Node, f)
+}
+
+func (r *configureRun) stage(ctx context.Context, i int) (map[string]string, error) {
+	m := r.plan.Material
+	switch i {
+	case stPrepare:
+		return map[string]string{"dir": r.dir}, r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
+			return c.PrepareCertDir(ctx, CertDir, r.dir)
+		})
+	case stCopyCA:
+		return r.copy(ctx, caFile, m.CA, 0o644)
+	case stCopyCert:
+		return r.copy(ctx, certFile, m.Cert, 0o644)
+	case stCopyKey:
+		return r.copy(ctx, keyFile, []byte(m.Key.Reveal()), 0o400)
+	case stImport:
+		return r.importMaterial(ctx)
+	case stBind:
+		return r.bind(ctx)
+	case stVerify:
+		return r.verify(ctx)
+	default:
+		return r.hello(ctx)
+	}
+}
+
+func (r *configureRun) copy(ctx context.Context, name string, data []byte, mode os.FileMode) (map[string]string, error) {
+	path := r.dir + "/" + name
+	details := map[string]string{"path": path, "mode": fmt.Sprintf("%o", mode)}
+	return details, r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
+		return c.CopyCertFile(ctx, platform.CertFile{Path: path, Data: data, Mode: mode})
+	})
+}
+
+func (r *configureRun) importMaterial(ctx context.Context) (map[string]string, error) {
+	details := map[string]string{"ca_certificate_id": r.caID, "certificate_id": r.crtID}
+	err := r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
+		return c.ImportCACertificate(ctx, r.caID, "file://"+r.dir+"/"+caFile)
+	})
+	if err != nil {
+		return details, err
+	}
+	return details, r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
+		return c.ImportCertificate(ctx, r.crtID, "file://"+r.dir+"/"+certFile, "file://"+r.dir+"/"+keyFile)
+	})
+}
+
+// bindOrder is the plan's services in binding order: the NVUE API last,
+// since binding it changes how rmsd itself is answered.
+func (r *configureRun) bindOrder() []string {
+	out := slices.Clone(r.plan.Services)
+	slices.SortStableFunc(out, func(a, b string) int {
+		switch {
+		case a == b:
+			return 0
+		case a == ServiceNVUEAPI:
+			return 1
+		case b == ServiceNVUEAPI:
+			return -1
+		}
+		return 0
+	})
+	return out
+}
+
+func (r *configureRun) bind(ctx context.Context) (map[string]string, error) {
+	order := r.bindOrder()
+	details := map[string]string{}
+	for _, s := range order {
+		if app, ok := clusterApp[s]; ok {
+			details[s] = "not supported yet"
+			return details, fmt.Errorf("%w: binding %s (cluster app %s) to mTLS needs the NMX cluster apps, which rmsd does not drive yet; nothing was bound",
+				errNotSupported, s, app)
+		}
+	}
+	for _, s := range order {
+		svc := nvueService[s]
+		if err := r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
+			return c.BindServiceTLS(ctx, svc, r.crtID, r.caID)
+		}); err != nil {
+			return details, err
+		}
+		details[s] = "bound"
+	}
+	return details, nil
+}
+
+func (r *configureRun) verify(ctx context.Context) (map[string]string, error) {
+	details := map[string]string{}
+	var cert, ca map[string]any
+	err := r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) (err error) {
+		if cert, err = c.Certificate(ctx, r.crtID, false); err != nil {
+			return err
+		}
+		ca, err = c.Certificate(ctx, r.caID, true)
+		return err
+	})
+	if err != nil {
+		return details, err
+	}
+	_ = ca // its presence is the check
+	validTo, err := certValidTo(cert, r.d.Now())
+	if err != nil {
+		return details, fmt.Errorf("certificate %s: %w", r.crtID, err)
+	}
+	details["valid_to"] = validTo
+	installed := installedList(cert)
+	for _, s := range r.plan.Services {
+		svc := nvueService[s]
+		if !slices.Contains(installed, installedName[s]) {
+			return details, fmt.Errorf("certificate %s is not installed for %s (installed: %v)", r.crtID, installedName[s], installed)
+		}
+		var mtls map[string]any
+		if err := r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) (err error) {
+			mtls, err = c.ServiceMTLS(ctx, svc)
+			return err
+		}); err != nil {
+			return details, err
+		}
+		if got, _ := mtls["ca-certificate"].(string); got != r.caID {
+			return details, fmt.Errorf("%s mtls ca-certificate is %q, want %q", svc, got, r.caID)
+		}
+		details[s] = "verified"
+	}
+	return details, nil
+}
+
+// certValidTo finds valid-to (top level, or under operational or applied)
+// and checks it is an RFC 3339 time after now.
+func certValidTo(cert map[string]any, now time.Time) (string, error) {
+	for _, m := range []any{cert, cert["operational"], cert["applied"]} {
+		mm, _ := m.(map[string]any)
+		s, ok := mm["valid-to"].(string)
+		if !ok {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return s, fmt.Errorf("valid-to %q is not an RFC 3339 time", s)
+		}
+		if !t.After(now) {
+			return s, fmt.Errorf("expired: valid-to %s", s)
+		}
+		return s, nil
+	}
+	return "", errors.New("no valid-to")
+}
+
+// installedList reads "installed" as a list or the keys of a map.
+func installedList(cert map[string]any) []string {
+	var out []string
+	switch v := cert["installed"].(type) {
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+	case map[string]any:
+		for k := range v {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// hello checks that the NVUE API still answers after the binding, five
+// tries HelloRetry apart. rmsd has no gNMI client: a gNMI test is recorded
+// as not supported.
+func (r *configureRun) hello(ctx context.Context) (map[string]string, error) {
+	details := map[string]string{}
+	if slices.Contains(r.plan.Services, ServiceTelemetryInterface) {
+		details[ServiceTelemetryInterface] = "not supported yet (rmsd has no gNMI client)"
+	}
+	var err error
+	for try := 1; try <= 5; try++ {
+		details["nvue_tries"] = fmt.Sprint(try)
+		err = r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
+			p, ok := c.(platform.NVOSProber)
+			if !ok {
+				return fmt.Errorf("%w: no NVUE probe", hw.ErrUnsupported)
+			}
+			return p.ProbeNVOS(ctx)
+		})
+		if err == nil || try == 5 {
+			break
+		}
+		t := time.NewTimer(r.d.HelloRetry)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return details, ctx.Err()
+		}
+	}
+	if err == nil {
+		details[ServiceNVUEAPI] = "answered"
+	}
+	return details, err
+}

@@ -1,0 +1,110 @@
+package switchcert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/nodeops"
+	"github.com/rmsd/rmsd/hw/nvue"
+	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/hw/sshsftp"
+	"github.com/rmsd/rmsd/messages"
+)
+
+// Services whose mTLS state the jobs manage, by upstream's names.
+const (
+	ServiceNVUEAPI            = "nvue-api"
+	ServiceTelemetryInterface = "scale-up-fabric-telemetry-interface" // gNMI
+	ServiceFabricManager      = "scale-up-fabric-manager"             // nmx-controller
+	ServiceFabricTelemetry    = "scale-up-fabric-telemetry"           // nmx-telemetry
+)
+
+// nvueService is the /nvue_v1/system service behind a bindable service.
+var nvueService = map[string]string{ServiceNVUEAPI: "api", ServiceTelemetryInterface: "gnmi-server"}
+
+// installedName is how a certificate lists a service it is installed for.
+var installedName = map[string]string{ServiceNVUEAPI: "nvue-rest-api", ServiceTelemetryInterface: "gnmi-server"}
+
+// clusterApp is the NMX cluster app behind a fabric service.
+var clusterApp = map[string]string{ServiceFabricManager: "nmx-controller", ServiceFabricTelemetry: "nmx-telemetry"}
+
+// Deps are what the workflows need.
+type Deps struct {
+	// Nodes runs each device step.
+	Nodes *nodeops.Runner
+	// Now is the clock of timelines and run ids (time.Now when nil).
+	Now func() time.Time
+	// CLIPause is the pause between two NVOS CLI commands (300 ms when
+	// zero).
+	CLIPause time.Duration
+	// HelloRetry is the pause between the tries of the post-install NVUE
+	// test (6 s when zero); there are five tries.
+	HelloRetry time.Duration
+}
+
+func (d Deps) withDefaults() Deps {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.CLIPause <= 0 {
+		d.CLIPause = 300 * time.Millisecond
+	}
+	if d.HelloRetry <= 0 {
+		d.HelloRetry = 6 * time.Second
+	}
+	return d
+}
+
+// step runs one device step on n's switch adapter through the node runner.
+func (d Deps) step(ctx context.Context, n hw.Node, f func(ctx context.Context, c platform.SwitchCertifier) error) error {
+	return d.Nodes.One(ctx, n, func(ctx context.Context, _ int, dev platform.Device) error {
+		c, ok := dev.(platform.SwitchCertifier)
+		if !ok {
+			return fmt.Errorf("%s: %w: not an NVOS switch", n.ID, hw.ErrUnsupported)
+		}
+		return f(ctx, c)
+	})
+}
+
+// errNotSupported marks a service rmsd cannot bind yet.
+var errNotSupported = errors.New("switchcert: not supported yet")
+
+// classify maps why a workflow stopped to the job error callers see.
+func classify(err error) messages.JobError {
+	switch {
+	case errors.Is(err, nvue.ErrUnauthorized), errors.Is(err, sshsftp.ErrAuth):
+		return messages.ErrorUnauthenticated
+	case errors.Is(err, nvue.ErrTimeout), errors.Is(err, sshsftp.ErrTimeout), errors.Is(err, sshsftp.ErrStalled),
+		errors.Is(err, context.DeadlineExceeded):
+		return messages.ErrorTimeout
+	case errors.Is(err, errNotSupported), errors.Is(err, hw.ErrUnsupported):
+		return messages.ErrorInvalidArgument
+	case errors.Is(err, nvue.ErrInvalidResponse):
+		return messages.ErrorInvalidResponse
+	case errors.Is(err, nvue.ErrServer):
+		return messages.ErrorServerError
+	case errors.Is(err, nvue.ErrTransport), errors.Is(err, sshsftp.ErrConnect), errors.Is(err, nvue.ErrNotFound):
+		return messages.ErrorClientError
+	default:
+		return messages.ErrorOther
+	}
+}
+
+// scrub hides key (and each of its lines) wherever a device may have
+// echoed it into s.
+func scrub(s string, key hw.Secret) string {
+	if key.IsZero() {
+		return s
+	}
+	s = strings.ReplaceAll(s, key.Reveal(), "[REDACTED]")
+	for _, line := range strings.Split(key.Reveal(), "\n") {
+		if line = strings.TrimSpace(line); len(line) >= 16 {
+			s = strings.ReplaceAll(s, line, "[REDACTED]")
+		}
+	}
+	return s
+}
