@@ -1,6 +1,8 @@
 package coldreboot
 
 import (
+	"github.com/rmsd/rmsd/hw/timeline"
+
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +44,15 @@ var stages = []stage{
 	{"wait_compute_boot", "11-12", "waiting for compute trays to boot", (*run).waitBoot},
 }
 
+// timelineStages are the runbook's stages as the timeline records them.
+func timelineStages() []timeline.Stage {
+	out := make([]timeline.Stage, len(stages))
+	for i, s := range stages {
+		out[i] = timeline.Stage{Name: s.name, Step: s.step}
+	}
+	return out
+}
+
 // run is one execution of a plan.
 type run struct {
 	plan Plan
@@ -69,16 +80,16 @@ func (p Plan) Workflow(deps Deps) messages.Workflow {
 }
 
 func (r *run) execute(ctx context.Context, job messages.Reporter) {
-	tl := newTimeline(r.deps.Now, stages)
+	tl := timeline.New(r.deps.Now, timelineStages())
 	for i, s := range stages {
 		if s.name == shieldedFrom {
 			ctx = messages.ShieldFromShutdown(ctx)
 		}
 		job.Progress(fmt.Sprintf("Rack reboot step %s: %s", s.step, s.message))
-		tl.begin(i, s.message)
+		tl.Begin(i, s.message)
 		details, err := s.run(r, ctx)
 		if err == nil {
-			tl.end(i, stageCompleted, s.message+": done", details)
+			tl.End(i, timeline.Completed, s.message+": done", details)
 			continue
 		}
 		if ctx.Err() != nil {
@@ -86,18 +97,18 @@ func (r *run) execute(ctx context.Context, job messages.Reporter) {
 			if errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
 				msg += ": rmsd is shutting down"
 			}
-			tl.end(i, stageFailed, msg, details)
+			tl.End(i, timeline.Failed, msg, details)
 			_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Rack reboot cancelled at step " + s.step,
-				Message: msg, ResultJSON: tl.result(r.plan.RackID, "cancelled", msg)})
+				Message: msg, ResultJSON: result(tl, r.plan.RackID, "cancelled", msg)})
 			return
 		}
 		msg := fmt.Sprintf("cold reboot stage %s failed: %v", s.name, err)
-		tl.end(i, stageFailed, err.Error(), details)
+		tl.End(i, timeline.Failed, err.Error(), details)
 		_ = job.Fail(messages.Failure{Code: classify(err), Description: "Rack reboot failed at step " + s.step + ": " + s.message,
-			Message: msg, ResultJSON: tl.result(r.plan.RackID, "failed", msg)})
+			Message: msg, ResultJSON: result(tl, r.plan.RackID, "failed", msg)})
 		return
 	}
-	_ = job.Complete("Cold reboot completed", tl.result(r.plan.RackID, "completed", ""))
+	_ = job.Complete("Cold reboot completed", result(tl, r.plan.RackID, "completed", ""))
 }
 
 // each runs op on nodes and returns the failures by node id.

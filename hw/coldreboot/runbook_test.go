@@ -1,6 +1,8 @@
 package coldreboot
 
 import (
+	"github.com/rmsd/rmsd/hw/timeline"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -175,7 +177,7 @@ func TestRunbookCyclesTheRackAndRecordsEveryStage(t *testing.T) {
 		t.Fatalf("result = %+v", doc)
 	}
 	for _, s := range doc.Stages {
-		if s.Status != stageCompleted {
+		if s.Status != timeline.Completed {
 			t.Errorf("stage %s is %s", s.Name, s.Status)
 		}
 	}
@@ -217,7 +219,7 @@ func TestRunbookFailsFastWhenAShelfNeverComesBack(t *testing.T) {
 		t.Fatalf("result = %+v", doc)
 	}
 	for _, s := range doc.Stages {
-		if (s.Name == "verify_nvos_ready" || s.Name == "power_on_compute" || s.Name == "wait_compute_boot") && s.Status != stageSkipped {
+		if (s.Name == "verify_nvos_ready" || s.Name == "power_on_compute" || s.Name == "wait_compute_boot") && s.Status != timeline.Skipped {
 			t.Fatalf("a stage after the failure is not marked skipped: %+v", s)
 		}
 	}

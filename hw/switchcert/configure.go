@@ -1,6 +1,8 @@
 package switchcert
 
 import (
+	"github.com/rmsd/rmsd/hw/timeline"
+
 	"context"
 	"errors"
 	"fmt"
@@ -82,11 +84,11 @@ func (r *configureRun) fields(status, errMsg string) map[string]any {
 }
 
 func (r *configureRun) execute(ctx context.Context, job messages.Reporter) {
-	tl := newTimeline(r.d.Now, configureStages)
+	tl := timeline.New(r.d.Now, timeline.Named(configureStages...))
 	key := r.plan.Material.Key
 	for i, name := range configureStages {
 		if i == stHello && !r.plan.TestHello {
-			tl.skip(i, "not requested")
+			tl.Skip(i, "not requested")
 			continue
 		}
 		if ctx.Err() != nil {
@@ -94,34 +96,34 @@ func (r *configureRun) execute(ctx context.Context, job messages.Reporter) {
 			return
 		}
 		job.Progress(fmt.Sprintf("Switch certificate stage %d/%d: %s", i+1, len(configureStages), name))
-		tl.begin(i, name)
+		tl.Begin(i, name)
 		details, err := r.stage(ctx, i)
 		switch {
 		case err == nil:
-			tl.end(i, statusCompleted, name+": done", details)
+			tl.End(i, statusCompleted, name+": done", details)
 		case ctx.Err() != nil:
-			tl.end(i, statusFailed, "cancelled", details)
+			tl.End(i, statusFailed, "cancelled", details)
 			r.cancelled(ctx, job, tl, "during "+name)
 			return
 		default:
 			msg := scrub(fmt.Sprintf("switch certificate install on %s failed in stage %s: %v", r.plan.Node.ID, name, err), key)
-			tl.end(i, statusFailed, scrub(err.Error(), key), details)
+			tl.End(i, statusFailed, scrub(err.Error(), key), details)
 			_ = job.Fail(messages.Failure{Code: classify(err), Description: "Switch certificate install failed in stage " + name,
-				Message: msg, ResultJSON: scrub(tl.result(r.fields(statusFailed, msg)), key)})
+				Message: msg, ResultJSON: scrub(result(tl, r.fields(statusFailed, msg)), key)})
 			return
 		}
 	}
-	_ = job.Complete("Switch certificate installed", scrub(tl.result(r.fields(statusCompleted, "")), key))
+	_ = job.Complete("Switch certificate installed", scrub(result(tl, r.fields(statusCompleted, "")), key))
 }
 
 // cancelled records the job Failed with status "cancelled".
-func (r *configureRun) cancelled(ctx context.Context, job messages.Reporter, tl *timeline, where string) {
+func (r *configureRun) cancelled(ctx context.Context, job messages.Reporter, tl *timeline.Timeline, where string) {
 	msg := "switch certificate job cancelled " + where
 	if errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
 		msg += ": rmsd is shutting down"
 	}
 	_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Switch certificate install cancelled",
-		Message: msg, ResultJSON: tl.result(r.fields(statusCancelled, msg))})
+		Message: msg, ResultJSON: result(tl, r.fields(statusCancelled, msg))})
 }
 
 func (r *configureRun) op(ctx context.Context, f func(ctx context.Context, c platform.SwitchCertifier) error) error {

@@ -1,6 +1,8 @@
 package switchcert
 
 import (
+	"github.com/rmsd/rmsd/hw/timeline"
+
 	"context"
 	"errors"
 	"fmt"
@@ -42,7 +44,7 @@ const (
 func (p DisablePlan) Workflow(d Deps) messages.Workflow {
 	d = d.withDefaults()
 	return messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
-		tl := newTimeline(d.Now, disableStages)
+		tl := timeline.New(d.Now, timeline.Named(disableStages...))
 		outcomes := map[string]string{}
 		fields := func(status, errMsg string) map[string]any {
 			f := map[string]any{"status": status, "rack_id": p.Node.RackID, "node_id": p.Node.ID, "services": outcomes}
@@ -58,7 +60,7 @@ func (p DisablePlan) Workflow(d Deps) messages.Workflow {
 				return
 			}
 			job.Progress(fmt.Sprintf("Switch mTLS disable stage %d/%d: %s", i+1, len(disableStages), name))
-			tl.begin(i, name)
+			tl.Begin(i, name)
 			var err error
 			details := map[string]string{}
 			switch i {
@@ -79,34 +81,34 @@ func (p DisablePlan) Workflow(d Deps) messages.Workflow {
 			}
 			switch {
 			case err == nil:
-				tl.end(i, statusCompleted, name+": done", details)
+				tl.End(i, statusCompleted, name+": done", details)
 			case ctx.Err() != nil:
-				tl.end(i, statusFailed, "cancelled", details)
+				tl.End(i, statusFailed, "cancelled", details)
 				p.cancelled(ctx, job, tl, fields, "during "+name)
 				return
 			default:
 				msg := fmt.Sprintf("switch mTLS disable on %s failed in stage %s: %v", p.Node.ID, name, err)
-				tl.end(i, statusFailed, err.Error(), details)
+				tl.End(i, statusFailed, err.Error(), details)
 				_ = job.Fail(messages.Failure{Code: classify(err), Description: "Switch mTLS disable failed in stage " + name,
-					Message: msg, ResultJSON: tl.result(fields(statusFailed, msg))})
+					Message: msg, ResultJSON: result(tl, fields(statusFailed, msg))})
 				return
 			}
 		}
 		if !changed {
-			_ = job.Complete("Switch mTLS already disabled", tl.result(fields(statusDisabled, "")))
+			_ = job.Complete("Switch mTLS already disabled", result(tl, fields(statusDisabled, "")))
 			return
 		}
-		_ = job.Complete("Switch mTLS disabled", tl.result(fields(statusCompleted, "")))
+		_ = job.Complete("Switch mTLS disabled", result(tl, fields(statusCompleted, "")))
 	})
 }
 
-func (p DisablePlan) cancelled(ctx context.Context, job messages.Reporter, tl *timeline, fields func(string, string) map[string]any, where string) {
+func (p DisablePlan) cancelled(ctx context.Context, job messages.Reporter, tl *timeline.Timeline, fields func(string, string) map[string]any, where string) {
 	msg := "switch mTLS disable job cancelled " + where
 	if errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
 		msg += ": rmsd is shutting down"
 	}
 	_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Switch mTLS disable cancelled",
-		Message: msg, ResultJSON: tl.result(fields(statusCancelled, msg))})
+		Message: msg, ResultJSON: result(tl, fields(statusCancelled, msg))})
 }
 
 // run runs commands over SSH, pause apart.

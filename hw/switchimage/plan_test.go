@@ -2,6 +2,7 @@ package switchimage
 
 import (
 	"encoding/json"
+	"github.com/rmsd/rmsd/hw/timeline"
 	"testing"
 	"time"
 )
@@ -30,10 +31,10 @@ func TestTimingDefaultsAreUpstreams(t *testing.T) {
 // Stages an early end never reached are skipped; the summary leads.
 func TestTimelineSkipsStagesNeverReached(t *testing.T) {
 	now := time.UnixMilli(1000)
-	tl := newTimeline(func() time.Time { return now }, []string{"a", "b", "c"})
-	tl.begin(0, "doing a")
+	tl := timeline.New(func() time.Time { return now }, timeline.Named("a", "b", "c"))
+	tl.Begin(0, "doing a")
 	now = now.Add(5 * time.Millisecond)
-	tl.end(0, statusFailed, "a broke", map[string]string{"k": "v"})
+	tl.End(0, statusFailed, "a broke", map[string]string{"k": "v"})
 	var doc struct {
 		Status       string `json:"status"`
 		CurrentStage string `json:"current_stage"`
@@ -42,7 +43,7 @@ func TestTimelineSkipsStagesNeverReached(t *testing.T) {
 			DurationMS            int64 `json:"duration_ms"`
 		} `json:"stages"`
 	}
-	if err := json.Unmarshal([]byte(tl.result(summary{Status: statusFailed})), &doc); err != nil {
+	if err := json.Unmarshal([]byte(result(tl, summary{Status: statusFailed})), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc.Status != "failed" || doc.CurrentStage != "a" || len(doc.Stages) != 3 || doc.Stages[0].DurationMS != 5 ||

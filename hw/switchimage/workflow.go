@@ -1,6 +1,8 @@
 package switchimage
 
 import (
+	"github.com/rmsd/rmsd/hw/timeline"
+
 	"context"
 	"errors"
 	"fmt"
@@ -78,45 +80,45 @@ func (r *run) execute(ctx context.Context) {
 	for i, s := range stages {
 		names[i] = s.name
 	}
-	tl := newTimeline(r.deps.Now, names)
+	tl := timeline.New(r.deps.Now, timeline.Named(names...))
 	for i, s := range stages {
 		if ctx.Err() != nil {
 			r.cancelled(ctx, tl, "before "+s.name)
 			return
 		}
 		r.job.Progress(fmt.Sprintf("Switch system image update stage %d/%d: %s", i+1, len(stages), s.message))
-		tl.begin(i, s.message)
+		tl.Begin(i, s.message)
 		details, err := s.run(r, ctx)
 		switch {
 		case errors.Is(err, errUpToDate):
-			tl.end(i, statusCompleted, fmt.Sprintf("already running %s on both partitions", r.plan.Target), details)
-			_ = r.job.Complete("Switch system image already up to date", tl.result(r.summary(statusUpToDate, "")))
+			tl.End(i, statusCompleted, fmt.Sprintf("already running %s on both partitions", r.plan.Target), details)
+			_ = r.job.Complete("Switch system image already up to date", result(tl, r.summary(statusUpToDate, "")))
 			return
 		case err == nil:
-			tl.end(i, statusCompleted, s.message+": done", details)
+			tl.End(i, statusCompleted, s.message+": done", details)
 		case ctx.Err() != nil:
-			tl.end(i, statusFailed, "cancelled", details)
+			tl.End(i, statusFailed, "cancelled", details)
 			r.cancelled(ctx, tl, "during "+s.name)
 			return
 		default:
 			msg := fmt.Sprintf("switch system image update of %s failed in stage %s: %v", r.plan.Node.ID, s.name, err)
-			tl.end(i, statusFailed, err.Error(), details)
+			tl.End(i, statusFailed, err.Error(), details)
 			_ = r.job.Fail(messages.Failure{Code: classify(err), Description: "Switch system image update failed in stage " + s.name,
-				Message: msg, ResultJSON: tl.result(r.summary(statusFailed, msg))})
+				Message: msg, ResultJSON: result(tl, r.summary(statusFailed, msg))})
 			return
 		}
 	}
-	_ = r.job.Complete("Switch system image update completed", tl.result(r.summary(statusCompleted, "")))
+	_ = r.job.Complete("Switch system image update completed", result(tl, r.summary(statusCompleted, "")))
 }
 
 // cancelled records the job Failed with status "cancelled".
-func (r *run) cancelled(ctx context.Context, tl *timeline, where string) {
+func (r *run) cancelled(ctx context.Context, tl *timeline.Timeline, where string) {
 	msg := "switch system image job cancelled " + where
 	if errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
 		msg += ": rmsd is shutting down"
 	}
 	_ = r.job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Switch system image update cancelled",
-		Message: msg, ResultJSON: tl.result(r.summary(statusCancelled, msg))})
+		Message: msg, ResultJSON: result(tl, r.summary(statusCancelled, msg))})
 }
 
 func (r *run) summary(status, errMsg string) summary {
