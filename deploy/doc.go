@@ -1,0 +1,6 @@
+// Package deploy holds rmsd's packaging: the container image recipe
+// (container/), the systemd unit (systemd/) and the Helm chart (helm/rmsd).
+// It has no Go code of its own; its tests check the invariants of those
+// files that no build here exercises (the image is never built in CI), and
+// render the chart when RMSD_HELM names a Helm command.
+package deploy
