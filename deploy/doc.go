@@ -2,5 +2,5 @@
 // (container/), the systemd unit (systemd/) and the Helm chart (helm/rmsd).
 // It has no Go code of its own; its tests check the invariants of those
 // files that no build here exercises (the image is never built in CI), and
-// render the chart when RMSD_HELM names a Helm command.
+// render the chart with the pinned Helm (.ci/helm.sh, or RMSD_HELM).
 package deploy
