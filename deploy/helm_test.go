@@ -52,7 +52,7 @@ func renderChart(t *testing.T, args ...string) map[string]object {
 	t.Helper()
 	helm := os.Getenv("RMSD_HELM")
 	if helm == "" {
-		helm = "../.ci/helm.sh"
+		helm = ".ci/helm.sh" // relative to the module root, like RMSD_HELM
 	}
 	if !filepath.IsAbs(helm) && strings.Contains(helm, "/") {
 		helm = filepath.Join("..", helm)
