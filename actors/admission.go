@@ -217,6 +217,7 @@ func (r *registry) admitJob(ctx actor.Context, m *messages.CreateJob) (*record, 
 	rec := r.insert(ctx, &spec, messages.StateQueued, false, res != nil && res.HoldRack)
 	rec.leaf = true
 	rec.wf, rec.cleanup = m.Workflow, m.Cleanup
+	r.observeAdmitted(rec)
 	var kids []*record
 	if res != nil {
 		desc := res.Description
@@ -268,6 +269,7 @@ func (r *registry) admitBatch(ctx actor.Context, m *messages.CreateBatch) (*reco
 	}
 	parent := r.insert(ctx, &spec, messages.StateRunning, false, false)
 	parent.cleanup = m.Cleanup
+	r.observeAdmitted(parent)
 	seen := make(map[lockKey]struct{}, len(m.Children))
 	admitted := make([]*record, 0, len(m.Children))
 	for _, t := range m.Children {
@@ -288,6 +290,7 @@ func (r *registry) admitBatch(ctx actor.Context, m *messages.CreateBatch) (*reco
 		rec := r.insert(ctx, &child, messages.StateQueued, false, false)
 		rec.leaf = true
 		rec.wf = t.Workflow
+		r.observeAdmitted(rec)
 		admitted = append(admitted, rec)
 	}
 	return parent, admitted, r.batchReply(parent)

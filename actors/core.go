@@ -48,7 +48,12 @@ type core struct {
 	registry atomic.Pointer[actor.PID]
 
 	onCleanup func(messages.CleanupReport)
-	removeDir func(path string) error // os.RemoveAll; replaced in tests
+	onJob     func(messages.JobObservation)
+	// trackedJobs and heldNodes are the registry's index sizes after its
+	// last turn (Engine.Load).
+	trackedJobs atomic.Int64
+	heldNodes   atomic.Int64
+	removeDir   func(path string) error // os.RemoveAll; replaced in tests
 	// awaitTerminal lets a cleanup goroutine wait for other jobs.
 	awaitTerminal func(ids []string, timeout time.Duration) bool
 }

@@ -47,6 +47,10 @@ type Options struct {
 	Logger zerolog.Logger
 	// OnCleanup, when set, receives the report of every cleanup plan.
 	OnCleanup func(messages.CleanupReport)
+	// OnJob, when set, is told of every job (reservation children aside)
+	// when it is admitted and when it is sealed. It runs on the registry's
+	// turn, so it must be cheap and never block: count, don't wait.
+	OnJob func(messages.JobObservation)
 }
 
 // Engine is the job engine: a JobRegistry actor (under a keeper that
@@ -100,6 +104,7 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 		log:        opts.Logger,
 		noRestart:  actor.NewOneForOneStrategy(0, 0, stopDecider),
 		onCleanup:  opts.OnCleanup,
+		onJob:      opts.OnJob,
 		removeDir:  os.RemoveAll,
 		dispatcher: newDispatcher(defaultWorkers()),
 	}

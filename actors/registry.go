@@ -57,6 +57,7 @@ func (r *registry) Receive(ctx actor.Context) {
 	}
 	defer r.recoverRequest(ctx, msg)
 	r.handle(ctx, msg)
+	r.publishLoad()
 }
 
 func (r *registry) handle(ctx actor.Context, msg any) {

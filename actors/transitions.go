@@ -101,6 +101,7 @@ func (r *registry) seal(ctx actor.Context, rec *record, out messages.Outcome) {
 	evs = append(evs, r.terminalEvents(rec, out)...)
 	r.applyAll(ctx, evs)
 	r.logSealed(rec, out)
+	r.observeSealed(rec, out)
 	for _, l := range released {
 		r.stopLock(ctx, l)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/adminserver"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
+	"github.com/rmsd/rmsd/messages"
 )
 
 // jobEngine is the daemon's view of the job engine.
@@ -26,6 +27,9 @@ type jobEngine interface {
 	// Drain cancels running jobs, waits for them until ctx ends and stops
 	// the engine.
 	Drain(ctx context.Context) error
+	// Load returns the job records kept and the nodes held, without
+	// waiting for the registry (the metrics read it).
+	Load() (tracked, held int)
 }
 
 // beginShutdownTimeout bounds the registry round trip of BeginShutdown.
@@ -40,7 +44,8 @@ type actorEngine struct {
 
 // startEngine starts the job engine configured by [workflows], with
 // protoactor's own logs routed into the "protoactor" component logger.
-func startEngine(cfg *config.Config, logger logging.Logger) (jobEngine, error) {
+// onJob, when set, is told of every job admitted and sealed (the metrics).
+func startEngine(cfg *config.Config, logger logging.Logger, onJob func(messages.JobObservation)) (jobEngine, error) {
 	w := cfg.Workflows
 	log := logger.Component("jobs")
 	sys := actor.NewActorSystem(logger.ActorSystemOption())
@@ -48,6 +53,7 @@ func startEngine(cfg *config.Config, logger logging.Logger) (jobEngine, error) {
 		MaxTrackedJobs: w.MaxTrackedJobs,
 		TerminalJobTTL: time.Duration(w.TerminalJobTTLSeconds) * time.Second,
 		Logger:         log,
+		OnJob:          onJob,
 	})
 	if err != nil {
 		sys.Shutdown()
@@ -61,6 +67,9 @@ func (a *actorEngine) Jobs() rmsserver.JobEngine { return a.engine }
 
 // Admin implements jobEngine.
 func (a *actorEngine) Admin() adminserver.Engine { return a.engine }
+
+// Load implements jobEngine.
+func (a *actorEngine) Load() (tracked, held int) { return a.engine.Load() }
 
 // BeginShutdown implements jobEngine.
 func (a *actorEngine) BeginShutdown() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rmsd/rmsd/cmd/internal/buildinfo"
 	"github.com/rmsd/rmsd/cmd/internal/logging"
+	"github.com/rmsd/rmsd/cmd/internal/metrics"
 	"github.com/rmsd/rmsd/cmd/internal/simrack"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
@@ -67,15 +68,18 @@ type daemon struct {
 	server  *rmsserver.Server
 	engine  jobEngine
 	admin   *adminService
-	hw      *hardware
-	fleet   *sim.Fleet
-	release *simrack.Release
-	served  chan error
+	metrics *metrics.Metrics
+	// metricsSrv serves metrics once every other listener is bound.
+	metricsSrv *metrics.Server
+	hw         *hardware
+	fleet      *sim.Fleet
+	release    *simrack.Release
+	served     chan error
 }
 
 // start brings the daemon up (configuration, logging, the store, the
-// firmware catalog, hardware clients, the simulation, the job engine, the
-// listener, the nodes file)
+// metrics, the firmware catalog, hardware clients, the simulation, the job
+// engine, the listeners (gRPC, admin, metrics), the nodes file)
 // and serves. On failure it closes whatever it had started. ctx bounds the
 // start only.
 func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
@@ -109,6 +113,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if d.store, err = openStore(ctx, cfg, opts.Environ, logger.Component("store")); err != nil {
 		return nil, err
 	}
+	d.metrics = newMetrics(cfg, serverOpts.TLS != nil, d.store.Info().Engine)
 	if d.catalog, err = openCatalog(ctx, cfg.Workflows, d.store, logger); err != nil {
 		return nil, err
 	}
@@ -126,7 +131,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger); err != nil {
 		return nil, err
 	}
-	if d.engine, err = startEngine(cfg, logger); err != nil {
+	if d.engine, err = startEngine(cfg, logger, d.metrics.ObserveJob); err != nil {
 		return nil, fmt.Errorf("start job engine: %w", err)
 	}
 	addr := net.JoinHostPort(cfg.Server.BindAddress, strconv.Itoa(cfg.Port))
@@ -134,6 +139,10 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	if d.admin, err = startAdmin(cfg.Admin, d.engine.Admin(), logger); err != nil {
+		return nil, err
+	}
+	d.metrics.Watch(metrics.Sources{Jobs: d.engine.Load, BMC: d.hw.runner.Load, DownloadBytes: d.catalog.dl.BytesReceived})
+	if err = d.startMetrics(logger); err != nil {
 		return nil, err
 	}
 	// Only with every listener bound may the nodes file change: a start that
@@ -146,6 +155,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 
 	version := buildinfo.Version()
 	serverOpts.Logger = logger.Component("grpc")
+	serverOpts.ObserveRPC = d.metrics.ObserveRPC
 	serverOpts.Deps = rmsserver.Deps{
 		Version: version, Jobs: d.engine.Jobs(),
 		Racks: registry, Nodes: d.hw.runner,
@@ -190,6 +200,7 @@ func transportOptions(cfg *config.Config, simulate bool, environ []string, log l
 
 // abandon closes what a failed start had started, last first.
 func (d *daemon) abandon() {
+	d.stopMetrics()
 	d.admin.stop()
 	if d.lis != nil {
 		_ = d.lis.Close()

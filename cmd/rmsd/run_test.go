@@ -48,7 +48,8 @@ func TestMain(m *testing.M) {
 const defaultSQLitePath = "rmsd.db"
 
 // withStorage gives a daemon a SQLite file and a firmware directory of its
-// own in temporary directories, unless environ already names them.
+// own in temporary directories, and a free metrics port, unless environ
+// already names them.
 func withStorage(t *testing.T, environ []string) []string {
 	t.Helper()
 	out := slices.Clone(environ)
@@ -59,6 +60,9 @@ func withStorage(t *testing.T, environ []string) []string {
 	}
 	if !slices.ContainsFunc(environ, func(kv string) bool { return strings.HasPrefix(kv, "RMS_WORKFLOWS__FIRMWARE_DIR=") }) {
 		out = append(out, "RMS_WORKFLOWS__FIRMWARE_DIR="+t.TempDir())
+	}
+	if !slices.ContainsFunc(environ, func(kv string) bool { return strings.HasPrefix(kv, "RMS_METRICS__PORT=") }) {
+		out = append(out, "RMS_METRICS__PORT=0")
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package rmsserver
 import (
 	"context"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -71,4 +72,43 @@ func rpcLevel(method string, code codes.Code) zerolog.Level {
 		return zerolog.DebugLevel
 	}
 	return zerolog.InfoLevel
+}
+
+// RPCObserver is told of every finished RPC: its service (e.g.
+// "rack_manager.RackManager"), method, gRPC code and duration. It runs on
+// the RPC's goroutine and must be cheap (a histogram observation).
+type RPCObserver func(service, method string, code codes.Code, elapsed time.Duration)
+
+// observeUnary reports every unary RPC to obs, with the code its caller
+// sees (a recovered panic included).
+func observeUnary(obs RPCObserver) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		start := time.Now()
+		resp, err := handler(ctx, req)
+		service, method := splitMethod(info.FullMethod)
+		obs(service, method, status.Code(err), time.Since(start))
+		return resp, err
+	}
+}
+
+// observeStream reports every streaming RPC (health watches, reflection)
+// to obs when it ends.
+func observeStream(obs RPCObserver) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		start := time.Now()
+		err := handler(srv, ss)
+		service, method := splitMethod(info.FullMethod)
+		obs(service, method, status.Code(err), time.Since(start))
+		return err
+	}
+}
+
+// splitMethod splits "/package.Service/Method" into its service and
+// method; a name without that shape is all method.
+func splitMethod(full string) (service, method string) {
+	full = strings.TrimPrefix(full, "/")
+	if i := strings.LastIndexByte(full, '/'); i >= 0 {
+		return full[:i], full[i+1:]
+	}
+	return "unknown", full
 }

@@ -2,11 +2,15 @@ package rmsserver
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
@@ -113,5 +117,62 @@ func TestStatusPollsAreLoggedAtDebug(t *testing.T) {
 	}
 	if l := rpcLines(t, &failing)[rmspb.RackManager_GetJobStatus_FullMethodName]; l == nil || l["level"] != "warn" || l["code"] != "Unavailable" {
 		t.Errorf("a status poll the server failed logged as %v, want a warn line with Unavailable", l)
+	}
+}
+
+// rpcRecord is one call of an RPCObserver.
+type rpcRecord struct {
+	service, method string
+	code            codes.Code
+}
+
+// TestObserverSeesEveryRPCWithItsCode: with ObserveRPC set, each RPC is
+// reported once, split into service and method, with the code its caller
+// got; the duration is never negative.
+func TestObserverSeesEveryRPCWithItsCode(t *testing.T) {
+	var mu sync.Mutex
+	var seen []rpcRecord
+	observe := func(service, method string, code codes.Code, elapsed time.Duration) {
+		if elapsed < 0 {
+			t.Errorf("%s/%s: negative duration %v", service, method, elapsed)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, rpcRecord{service, method, code})
+	}
+	ts := startServer(t, Options{Logger: zerolog.Nop(), ObserveRPC: observe, Deps: Deps{Version: "v1", Jobs: newTestEngine(t)}})
+	client := rmspb.NewRackManagerClient(dial(t, ts.addr, nil))
+	ctx := rpcContext(t)
+	if _, err := client.GetVersion(ctx, &rmspb.GetVersionRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.GetJobStatus(ctx, &rmspb.GetJobStatusRequest{}); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("GetJobStatus without an id: %v", err)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	want := []rpcRecord{
+		{"rack_manager.RackManager", "GetVersion", codes.OK},
+		{"rack_manager.RackManager", "GetJobStatus", codes.InvalidArgument},
+	}
+	if !slices.Equal(seen, want) {
+		t.Fatalf("observed %v, want %v", seen, want)
+	}
+}
+
+func TestSplitMethod(t *testing.T) {
+	tests := []struct {
+		give, wantService, wantMethod string
+	}{
+		{"/rack_manager.RackManager/GetVersion", "rack_manager.RackManager", "GetVersion"},
+		{"/grpc.health.v1.Health/Watch", "grpc.health.v1.Health", "Watch"},
+		{"odd", "unknown", "odd"},
+	}
+	for _, tt := range tests {
+		service, method := splitMethod(tt.give)
+		if service != tt.wantService || method != tt.wantMethod {
+			t.Errorf("splitMethod(%q) = %q, %q; want %q, %q", tt.give, service, method, tt.wantService, tt.wantMethod)
+		}
 	}
 }

@@ -26,6 +26,9 @@ type Options struct {
 	// knowledge. Callers decide (config.TLS.ChooseTransport) which is allowed.
 	TLS       *tls.Config
 	Keepalive KeepalivePolicy
+	// ObserveRPC, when set, is told of every finished RPC (the metrics);
+	// nil observes nothing.
+	ObserveRPC RPCObserver
 }
 
 // Server serves both RMS services, health and reflection on one listener.
@@ -49,9 +52,15 @@ func New(opts Options) *Server {
 	serverOpts := []grpc.ServerOption{
 		grpc.KeepaliveEnforcementPolicy(opts.Keepalive.Enforcement()),
 		grpc.KeepaliveParams(opts.Keepalive.Parameters()),
-		// Recovery runs innermost so the log line records the INTERNAL it produces.
-		grpc.ChainUnaryInterceptor(logUnary(opts.Logger), recoverUnary(opts.Logger)),
 	}
+	// Recovery runs innermost so the log line (and the observer, outermost)
+	// records the INTERNAL it produces.
+	unary := []grpc.UnaryServerInterceptor{logUnary(opts.Logger), recoverUnary(opts.Logger)}
+	if opts.ObserveRPC != nil {
+		unary = append([]grpc.UnaryServerInterceptor{observeUnary(opts.ObserveRPC)}, unary...)
+		serverOpts = append(serverOpts, grpc.ChainStreamInterceptor(observeStream(opts.ObserveRPC)))
+	}
+	serverOpts = append(serverOpts, grpc.ChainUnaryInterceptor(unary...))
 	if opts.TLS != nil {
 		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(opts.TLS)))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/platform"
@@ -23,6 +24,8 @@ type Runner struct {
 	deps  platform.Deps
 	slots chan struct{}
 	gates gates
+	// queued counts operations waiting for their device's gate or a slot.
+	queued atomic.Int64
 }
 
 // New returns a Runner building adapters from deps and running at most
@@ -57,6 +60,12 @@ func (r *Runner) Each(ctx context.Context, nodes []hw.Node, op Op) []error {
 	return errs
 }
 
+// Load returns the operations running now (each holding one of the
+// global slots) and those waiting for their device or a slot.
+func (r *Runner) Load() (inFlight, queued int) {
+	return len(r.slots), int(r.queued.Load())
+}
+
 // ErrPanic marks an operation that panicked.
 var ErrPanic = errors.New("nodeops: operation panicked")
 
@@ -80,14 +89,18 @@ func (r *Runner) run(ctx context.Context, i int, n hw.Node, op Op) (err error) {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("node %s: %w", n.ID, err)
 	}
+	r.queued.Add(1)
 	release, err := r.gates.acquire(ctx, key)
 	if err != nil {
+		r.queued.Add(-1)
 		return fmt.Errorf("node %s: %w", n.ID, err)
 	}
 	defer release()
 	select {
 	case r.slots <- struct{}{}:
+		r.queued.Add(-1)
 	case <-ctx.Done():
+		r.queued.Add(-1)
 		return fmt.Errorf("node %s: %w", n.ID, ctx.Err())
 	}
 	defer func() { <-r.slots }()

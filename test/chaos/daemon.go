@@ -43,6 +43,8 @@ drain_timeout_seconds = 20
 [admin]
 enabled = true
 port = 0
+[metrics]
+port = 0
 [simulator]
 racks = %d
 network = 88

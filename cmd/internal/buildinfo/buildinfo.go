@@ -4,6 +4,7 @@
 package buildinfo
 
 import (
+	"runtime"
 	"runtime/debug"
 	"strings"
 )
@@ -58,4 +59,32 @@ func format(info *debug.BuildInfo) string {
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// Build is the build's identity as the metrics label it: the version
+// (Version), the full VCS revision, the commit time and the Go toolchain.
+// Fields the binary does not carry are "unknown".
+type Build struct {
+	Version   string
+	Revision  string
+	Date      string
+	GoVersion string
+}
+
+// Read returns the running binary's Build.
+func Read() Build {
+	b := Build{Version: Version(), Revision: "unknown", Date: "unknown", GoVersion: runtime.Version()}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return b
+	}
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			b.Revision = s.Value
+		case "vcs.time":
+			b.Date = s.Value
+		}
+	}
+	return b
 }

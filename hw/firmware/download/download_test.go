@@ -52,6 +52,14 @@ func TestDownload_FetchesVerifiesAndKeepsArtifacts(t *testing.T) {
 		t.Errorf("%d completion lines; logs:\n%s", n, logs)
 	}
 
+	var total int64
+	for _, p := range published {
+		total += p.Size
+	}
+	if got := d.BytesReceived(); got != total {
+		t.Errorf("BytesReceived() = %d after the download, want %d", got, total)
+	}
+
 	// A second download finds everything cached and asks the server nothing.
 	asked := len(s.Requests())
 	results, err = d.Download(ctx, dir, arts, hw.Secret{})
@@ -65,6 +73,9 @@ func TestDownload_FetchesVerifiesAndKeepsArtifacts(t *testing.T) {
 	}
 	if n := len(s.Requests()); n != asked {
 		t.Errorf("%d more requests for cached artifacts", n-asked)
+	}
+	if got := d.BytesReceived(); got != total {
+		t.Errorf("BytesReceived() = %d after a cached download, want %d still", got, total)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 
@@ -20,6 +21,8 @@ type Downloader struct {
 	client *http.Client
 	slots  chan struct{} // one token per running transfer
 	log    zerolog.Logger
+	// received counts the bytes read from sources, verified or not.
+	received atomic.Int64
 }
 
 // New returns a Downloader.
@@ -27,6 +30,10 @@ func New(o Options) *Downloader {
 	o = o.withDefaults()
 	return &Downloader{opts: o, client: newClient(o), slots: make(chan struct{}, o.Concurrency), log: o.Logger}
 }
+
+// BytesReceived returns the bytes read from artifact sources since New,
+// over every transfer, including those that later failed verification.
+func (d *Downloader) BytesReceived() int64 { return d.received.Load() }
 
 // Close releases idle connections. Downloads still running are unaffected;
 // cancel their contexts to stop them.

@@ -107,7 +107,7 @@ func (d *Downloader) transfer(ctx context.Context, root *os.Root, a manifest.Art
 	}
 	ev.Msg("artifact download started")
 	h := sha256.New()
-	p := &progress{log: log, total: total, start: start}
+	p := &progress{log: log, total: total, start: start, received: &d.received}
 	n, err := io.Copy(io.MultiWriter(tempWriter{f}, h, p), io.LimitReader(&ctxReader{ctx: ctx, r: body}, limit+1))
 	if err != nil {
 		return n, copyError(ctx, err)

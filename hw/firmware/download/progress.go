@@ -1,6 +1,7 @@
 package download
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -18,10 +19,15 @@ type progress struct {
 	start   time.Time
 	written int64
 	logged  int64 // last percentage (or step) logged
+	// received, when set, counts the bytes across every transfer.
+	received *atomic.Int64
 }
 
 func (p *progress) Write(b []byte) (int, error) {
 	p.written += int64(len(b))
+	if p.received != nil {
+		p.received.Add(int64(len(b)))
+	}
 	if p.total > 0 {
 		pct := min(p.written*100/p.total, 100) / 10 * 10
 		if pct > p.logged {

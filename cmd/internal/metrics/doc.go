@@ -1,0 +1,16 @@
+// Package metrics is rmsd's Prometheus instrumentation: upstream RMS's
+// rms_* families (build and configuration info, per-RPC latency histograms,
+// workflow counters and in-flight gauges) and rmsd's own rmsd_* gauges
+// (the job registry's index, BMC operations, firmware download bytes), on
+// one registry served at /metrics.
+//
+// It only observes: the job engine, the gRPC server and the hardware
+// runners push into it through cheap callbacks (counters and histogram
+// observations), or it reads their atomic counters when scraped. A scrape
+// never sends a message to an actor, so it cannot stall the registry. No
+// label carries a job, rack or node id.
+//
+// Lifecycle: New before the job engine starts (its OnJob hook feeds the
+// workflow families), Watch once the sources exist, Listen after the gRPC
+// listener is bound, Server.Close at shutdown.
+package metrics

@@ -1,0 +1,80 @@
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/grpc/codes"
+)
+
+// Info is what the rms_api_version and rms_api_config families report.
+type Info struct {
+	BuildVersion, BuildDate, GitSHA, GoVersion string
+	// TLSMode is "mTLS" or "insecure".
+	TLSMode string
+	// PersistenceType is the store engine, "sqlite" or "postgres".
+	PersistenceType string
+	GRPCPort        int
+	FirmwareDir     string
+}
+
+// rpcBuckets are upstream's histogram buckets, in seconds.
+var rpcBuckets = []float64{0.01, 0.05, 0.1, 0.5, 1, 5, 10}
+
+// Metrics owns the registry and the families rmsd updates.
+type Metrics struct {
+	reg       *prometheus.Registry
+	rpc       *prometheus.HistogramVec
+	workflows *prometheus.CounterVec
+	inFlight  *prometheus.GaugeVec
+}
+
+// New registers the info families and the families the engine and the
+// gRPC server feed.
+func New(info Info) *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		rpc: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "rms_grpc_server_handling_seconds",
+			Help:    "Time to handle a gRPC request, by service, method and gRPC code.",
+			Buckets: rpcBuckets,
+		}, []string{"service", "method", "code"}),
+		workflows: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rms_workflows_counts_total",
+			Help: "Workflows by type and state: queued when created, completed or failed when they end (error_code none on success).",
+		}, []string{"workflow_type", "is_leaf", "workflow_state", "error_code"}),
+		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "rms_workflows_in_flight",
+			Help: "Workflows created and not yet completed or failed.",
+		}, []string{"workflow_type", "is_leaf"}),
+	}
+	version := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "rms_api_version",
+		Help: "Build information of the running rmsd (always 1).",
+		ConstLabels: prometheus.Labels{"build_version": info.BuildVersion, "build_date": info.BuildDate,
+			"git_sha": info.GitSHA, "go_version": info.GoVersion},
+	})
+	version.Set(1)
+	config := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "rms_api_config",
+		Help: "Configuration of the running rmsd (always 1).",
+		ConstLabels: prometheus.Labels{"tls_mode": info.TLSMode, "persistence_type": info.PersistenceType,
+			"grpc_port": strconv.Itoa(info.GRPCPort), "firmware_dir": info.FirmwareDir},
+	})
+	config.Set(1)
+	m.reg.MustRegister(version, config, m.rpc, m.workflows, m.inFlight)
+	return m
+}
+
+// ObserveRPC records one finished RPC; it is an rmsserver.RPCObserver.
+func (m *Metrics) ObserveRPC(service, method string, code codes.Code, elapsed time.Duration) {
+	m.rpc.WithLabelValues(service, method, code.String()).Observe(elapsed.Seconds())
+}
+
+// Handler serves the registry in the Prometheus exposition formats.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
