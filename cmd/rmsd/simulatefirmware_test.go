@@ -32,6 +32,10 @@ func TestSimulateRunsTheWholeFirmwareFlowOffline(t *testing.T) {
 	})
 }
 
+// simulateFirmwareFlow runs the flow at the default time scale, 0.01: a
+// power shelf's reboot lasts 0.45 s of wall-clock time, long enough for the
+// activation to see it on a loaded machine (a few milliseconds may pass
+// unseen, and the job would then wait its whole reboot timeout).
 func simulateFirmwareFlow(t *testing.T, environ []string, network int) {
 	dir := t.TempDir()
 	nodesFile := filepath.Join(dir, "nodes.json")
@@ -43,7 +47,7 @@ drain_delay_seconds = 0
 firmware_dir = %q
 [simulator]
 network = %d
-time_scale = 0.003
+time_scale = 0.01
 bmc_port = 0
 nvue_port = 0
 ssh_port = 0
