@@ -1,6 +1,8 @@
 package coldreboot
 
 import (
+	"github.com/rmsd/rmsd/hw/pause"
+
 	"github.com/rmsd/rmsd/hw/timeline"
 
 	"context"
@@ -156,7 +158,7 @@ func (r *run) computeOn(ctx context.Context) (map[string]string, error) {
 }
 
 func (r *run) waitBoot(ctx context.Context) (map[string]string, error) {
-	return map[string]string{"wait": r.t.ComputeBootWait.String()}, sleep(ctx, r.t.ComputeBootWait)
+	return map[string]string{"wait": r.t.ComputeBootWait.String()}, pause.For(ctx, r.t.ComputeBootWait)
 }
 
 // powerStates reads the power state of nodes; a node that cannot be read
@@ -267,7 +269,7 @@ func (r *run) verifyNVOSReady(ctx context.Context) (map[string]string, error) {
 			return map[string]string{"attempts": fmt.Sprint(attempt)},
 				fmt.Errorf("NVOS not ready on %s after %d attempts: %w", strings.Join(ids, ", "), attempt, lastErr)
 		}
-		if err := sleep(ctx, backoff); err != nil {
+		if err := pause.For(ctx, backoff); err != nil {
 			return nil, err
 		}
 		backoff *= 2
@@ -290,7 +292,7 @@ func (r *run) hello(ctx context.Context, switches []hw.Node) []error {
 // nothing pending or max has passed since the stage began.
 func (r *run) poll(ctx context.Context, what string, floor, max time.Duration, check func(ctx context.Context) ([]string, error)) (map[string]string, error) {
 	start := time.Now()
-	if err := sleep(ctx, floor); err != nil {
+	if err := pause.For(ctx, floor); err != nil {
 		return nil, err
 	}
 	polls := 0
@@ -312,7 +314,7 @@ func (r *run) poll(ctx context.Context, what string, floor, max time.Duration, c
 			return map[string]string{"polls": fmt.Sprint(polls)},
 				fmt.Errorf("%w: %s after %s: %s", errStageTimeout, what, max, strings.Join(pending, ", "))
 		}
-		if err := sleep(ctx, min(r.t.PollInterval, left)); err != nil {
+		if err := pause.For(ctx, min(r.t.PollInterval, left)); err != nil {
 			return nil, err
 		}
 	}
@@ -320,18 +322,3 @@ func (r *run) poll(ctx context.Context, what string, floor, max time.Duration, c
 
 // errStageTimeout marks a stage whose condition did not hold in time.
 var errStageTimeout = errors.New("timed out")
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}

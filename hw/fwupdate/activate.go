@@ -1,6 +1,8 @@
 package fwupdate
 
 import (
+	"github.com/rmsd/rmsd/hw/pause"
+
 	"context"
 	"errors"
 	"fmt"
@@ -63,7 +65,7 @@ func (r *run) verify(ctx context.Context) (string, *stepError) {
 	if err := ctx.Err(); err != nil {
 		return "", &stepError{phase: phaseVersionCheck, during: "before the post-activation version check", err: err}
 	}
-	if err := wait(ctx, r.t.VersionCheckDelay); err != nil {
+	if err := pause.For(ctx, r.t.VersionCheckDelay); err != nil {
 		return "", &stepError{phase: phaseVersionCheck, during: during, err: err}
 	}
 	var last error
@@ -90,7 +92,7 @@ func (r *run) verify(ctx context.Context) (string, *stepError) {
 		if ctx.Err() != nil || attempt >= r.t.VersionCheckAttempts {
 			break
 		}
-		if err := wait(ctx, r.t.VersionCheckInterval); err != nil {
+		if err := pause.For(ctx, r.t.VersionCheckInterval); err != nil {
 			break
 		}
 	}

@@ -1,6 +1,8 @@
 package fwupdate
 
 import (
+	"github.com/rmsd/rmsd/hw/pause"
+
 	"context"
 	"errors"
 	"fmt"
@@ -51,7 +53,7 @@ func (r *run) poll(ctx context.Context, t *Target, id string) *stepError {
 		default:
 			last, failingSince = st, time.Time{}
 		}
-		if wait(tctx, r.t.PollInterval) != nil {
+		if pause.For(tctx, r.t.PollInterval) != nil {
 			return fail(r.taskEnded(ctx, t, id, last))
 		}
 	}

@@ -1,7 +1,6 @@
 package fwupdate
 
 import (
-	"context"
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
@@ -55,20 +54,5 @@ func taskTimeout(kind hw.Kind) time.Duration {
 		return shelfTaskTimeout
 	default:
 		return switchTaskTimeout
-	}
-}
-
-// wait pauses for d or until ctx ends, whichever comes first.
-func wait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

@@ -1,6 +1,8 @@
 package platform
 
 import (
+	pausepkg "github.com/rmsd/rmsd/hw/pause"
+
 	"bytes"
 	"context"
 	"errors"
@@ -168,12 +170,8 @@ func (s *switchDevice) RunCLI(ctx context.Context, pause time.Duration, commands
 	out := make([]CommandOutcome, 0, len(commands))
 	for i, cmd := range commands {
 		if i > 0 && pause > 0 {
-			t := time.NewTimer(pause)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return out, ctx.Err()
+			if err := pausepkg.For(ctx, pause); err != nil {
+				return out, err
 			}
 		}
 		res, err := c.Run(ctx, cmd)

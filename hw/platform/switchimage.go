@@ -1,6 +1,8 @@
 package platform
 
 import (
+	"github.com/rmsd/rmsd/hw/pause"
+
 	"context"
 	"errors"
 	"fmt"
@@ -222,12 +224,7 @@ func (s *switchDevice) RecoverAdminPassword(ctx context.Context) error {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return fmt.Errorf("recover the admin password of %s: log in with the new password: %w", s.cfg.ID, err)
 		}
-		t := time.NewTimer(interval)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-		}
+		_ = pause.For(ctx, interval) // an ended ctx is seen at the top of the loop
 	}
 }
 

@@ -1,6 +1,8 @@
 package switchcert
 
 import (
+	"github.com/rmsd/rmsd/hw/pause"
+
 	"github.com/rmsd/rmsd/hw/timeline"
 
 	"context"
@@ -316,12 +318,8 @@ func (r *configureRun) hello(ctx context.Context) (map[string]string, error) {
 		if err == nil || try == 5 {
 			break
 		}
-		t := time.NewTimer(r.d.HelloRetry)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return details, ctx.Err()
+		if err := pause.For(ctx, r.d.HelloRetry); err != nil {
+			return details, err
 		}
 	}
 	if err == nil {

@@ -1,6 +1,8 @@
 package switchimage
 
 import (
+	"github.com/rmsd/rmsd/hw/pause"
+
 	"github.com/rmsd/rmsd/hw/timeline"
 
 	"context"
@@ -285,7 +287,7 @@ func (r *run) handoff(ctx context.Context) (map[string]string, error) {
 // admin user is the password an install expired: it is recovered once.
 func (r *run) steady(ctx context.Context) (map[string]string, error) {
 	details := map[string]string{}
-	if err := sleep(ctx, r.t.SteadyDelay); err != nil {
+	if err := pause.For(ctx, r.t.SteadyDelay); err != nil {
 		return details, err
 	}
 	reads := 0
@@ -371,20 +373,5 @@ func pauseFor(ctx context.Context, interval time.Duration, deadline time.Time) e
 	if left <= 0 {
 		return errTimeout
 	}
-	return sleep(ctx, min(interval, left))
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return pause.For(ctx, min(interval, left))
 }
