@@ -41,12 +41,12 @@ func Find(c manifest.Component, inv []platform.Firmware) (platform.Firmware, boo
 	}
 	names := map[string]bool{}
 	for _, n := range []string{c.Name, c.SourceComponent} {
-		if k := normalise(n); k != "" {
+		if k := manifest.Normalise(n); k != "" {
 			names[k] = true
 		}
 	}
 	for _, fw := range inv {
-		if names[normalise(fw.ID)] {
+		if names[manifest.Normalise(fw.ID)] {
 			return fw, true
 		}
 	}
@@ -87,7 +87,7 @@ var kindWords = map[string]kindRule{
 // wordsOf returns the rule of a component name: its kind's, or for a name
 // the table does not know, the name itself as the one word.
 func wordsOf(name string) kindRule {
-	n := normalise(name)
+	n := manifest.Normalise(name)
 	if r, ok := kindWords[n]; ok {
 		return r
 	}
@@ -136,18 +136,4 @@ func words(s string) []string {
 		}
 		return false
 	})
-}
-
-// normalise folds case and drops spaces, '-', '_' and '+', as the
-// manifest and selector packages compare component names.
-func normalise(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
-		switch r {
-		case ' ', '\t', '-', '_', '+':
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

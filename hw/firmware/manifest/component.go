@@ -46,7 +46,7 @@ var componentRules = map[string]componentRule{
 // ruleOf returns the rule of a raw component label; an unknown label keeps
 // its own (trimmed) spelling and has no target.
 func ruleOf(label string) componentRule {
-	if r, ok := componentRules[normalise(label)]; ok {
+	if r, ok := componentRules[Normalise(label)]; ok {
 		return r
 	}
 	return componentRule{name: strings.TrimSpace(label)}
@@ -57,4 +57,4 @@ func ruleOf(label string) componentRule {
 func isPowerShelfComponent(label string) bool { return ruleOf(label).name == "PowerShelfFW" }
 
 // isNVOS reports whether a software entry is a switch system image.
-func isNVOS(label string) bool { return normalise(label) == "nvos" }
+func isNVOS(label string) bool { return Normalise(label) == "nvos" }

@@ -25,7 +25,7 @@ func isPayload(l Location) bool {
 	if strings.TrimSpace(l.Location) == "" {
 		return false
 	}
-	switch normalise(l.Type) {
+	switch Normalise(l.Type) {
 	case "firmware":
 		return true
 	case "", "binary", "software", "image":

@@ -10,9 +10,11 @@ import (
 // including those nested under a compute SKU.
 const DeviceTypePowerShelf = "Power Shelf"
 
-// normalise folds case and drops spaces, hyphens, underscores and plus
-// signs: "VR-NVL72" → "vrnvl72", "BMC+FPGA+EROT" → "bmcfpgaerot".
-func normalise(s string) string {
+// Normalise folds case and drops spaces, hyphens, underscores and plus
+// signs: "VR-NVL72" → "vrnvl72", "BMC+FPGA+EROT" → "bmcfpgaerot". It is how
+// every component, SKU and filter name is compared (manifest, selector,
+// compare).
+func Normalise(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
 		switch r {
@@ -27,7 +29,7 @@ func normalise(s string) string {
 // familyOf reads the product family a ProductName names ("DGXGB200" →
 // GB200, "VR-NVL72" → VRNVL72), or "".
 func familyOf(productName string) hw.ProductFamily {
-	n := normalise(productName)
+	n := Normalise(productName)
 	switch {
 	case strings.Contains(n, "gb200"):
 		return hw.FamilyGB200
@@ -47,7 +49,7 @@ type route struct {
 
 // routeOf reads a board SKU's Type. ok is false for an unknown Type.
 func routeOf(skuType string, family hw.ProductFamily) (route, bool) {
-	switch normalise(skuType) {
+	switch Normalise(skuType) {
 	case "computenode":
 		return route{hw.KindCompute, family}, true
 	case "vrnvl72computenode":

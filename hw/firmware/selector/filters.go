@@ -1,7 +1,7 @@
 package selector
 
 import (
-	"strings"
+	"github.com/rmsd/rmsd/hw/firmware/manifest"
 
 	"github.com/rmsd/rmsd/hw"
 )
@@ -16,7 +16,7 @@ type filter struct {
 func newFilter(components []string) filter {
 	f := filter{names: map[string]bool{}}
 	for _, c := range components {
-		if n := normalise(c); n != "" {
+		if n := manifest.Normalise(c); n != "" {
 			f.names[n] = true
 		}
 	}
@@ -69,17 +69,4 @@ func (f Filters) forType(t hw.NodeType) (filter, bool) {
 		return filter{}, false
 	}
 	return filter{all: true}, true
-}
-
-// normalise folds case and drops spaces, '-', '_' and '+'.
-func normalise(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
-		switch r {
-		case ' ', '\t', '-', '_', '+':
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

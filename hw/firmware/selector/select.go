@@ -14,7 +14,7 @@ import (
 var inBandNICs = map[string]bool{"cx7": true, "cx8": true, "bf3nic": true, "bf3bfb": true}
 
 // IsInBandNIC reports whether a component is an in-band NIC component.
-func IsInBandNIC(name string) bool { return inBandNICs[normalise(name)] }
+func IsInBandNIC(name string) bool { return inBandNICs[manifest.Normalise(name)] }
 
 // Channel normalises a request's firmware_type: "" means "prod".
 func Channel(firmwareType string) string {
@@ -53,7 +53,7 @@ func Components(md manifest.Metadata, t hw.NodeType, f Filters, channel string) 
 
 // selects reports whether the filter picks component c.
 func (fl filter) selects(c manifest.Component) bool {
-	named := fl.names[normalise(c.Name)] || fl.names[normalise(c.SourceComponent)]
+	named := fl.names[manifest.Normalise(c.Name)] || fl.names[manifest.Normalise(c.SourceComponent)]
 	if IsInBandNIC(c.Name) {
 		return named
 	}
@@ -85,7 +85,7 @@ func Unmatched(md manifest.Metadata, t hw.NodeType, f Filters) []string {
 			continue
 		}
 		for _, c := range dc.Components {
-			seen[normalise(c.Name)], seen[normalise(c.SourceComponent)] = true, true
+			seen[manifest.Normalise(c.Name)], seen[manifest.Normalise(c.SourceComponent)] = true, true
 		}
 	}
 	var out []string

@@ -51,7 +51,7 @@ func ExpectedVersion(c manifest.Component) string {
 		return c.Version
 	}
 	for _, s := range c.Subcomponents {
-		if normalise(s.Name) == normalise(c.Name) {
+		if manifest.Normalise(s.Name) == manifest.Normalise(c.Name) {
 			return s.Version
 		}
 	}
