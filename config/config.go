@@ -5,7 +5,13 @@ package config
 const DefaultPath = "/etc/rms/config.toml"
 
 // Config is the whole configuration tree. The koanf tags are the TOML keys.
+//
+// Every field carries a doc comment: docs/config-reference.md is generated
+// from them (go generate ./config), and its test fails on a field without
+// one. A section or key marked "rmsd's own" is not upstream's.
 type Config struct {
+	// Port is the gRPC port serving both RackManager and RackManagerV2 (0
+	// picks a free port, logged at start).
 	Port      int       `koanf:"port"`
 	Server    Server    `koanf:"server"`
 	Metrics   Metrics   `koanf:"metrics"`
@@ -20,20 +26,25 @@ type Config struct {
 	Admin     Admin     `koanf:"admin"`
 }
 
-// Admin configures rmsd's own admin service (rmsd_admin.Admin): listing and
+// Admin configures the admin service (rmsd_admin.Admin): listing and
 // killing the job engine's actors, for operators and chaos tests. It is off
-// by default and only ever listens on a loopback address.
+// by default and only ever listens on a loopback address (rmsd's own
+// section).
 type Admin struct {
-	Enabled     bool   `koanf:"enabled"`
+	// Enabled serves the admin service beside the gRPC API.
+	Enabled bool `koanf:"enabled"`
+	// BindAddress is the admin listener's address; anything but a loopback
+	// address (127.0.0.0/8, ::1, localhost) is refused.
 	BindAddress string `koanf:"bind_address"`
-	// Port is the admin listener's port (0 picks a free one).
+	// Port is the admin listener's port, plaintext (0 picks a free one,
+	// logged at start); it must differ from port.
 	Port int `koanf:"port"`
 }
 
 // Server tunes the gRPC listener (rmsd's own section).
 type Server struct {
 	// BindAddress is the address the gRPC listener binds; upstream binds all
-	// interfaces.
+	// interfaces. The metrics listener binds it too.
 	BindAddress string `koanf:"bind_address"`
 	// DrainDelaySeconds is how long, after a shutdown signal, health reports
 	// NOT_SERVING while the listener still accepts connections, so that load
@@ -44,29 +55,58 @@ type Server struct {
 	ShutdownGraceSeconds int `koanf:"shutdown_grace_seconds"`
 }
 
-// Metrics configures the Prometheus listener.
+// Metrics configures the Prometheus listener (GET /metrics).
 type Metrics struct {
-	Port int  `koanf:"port"`
-	TLS  bool `koanf:"tls"`
+	// Port is the metrics listener's port, on [server] bind_address; it must
+	// differ from port (0 picks a free one). A port in use stops the start.
+	Port int `koanf:"port"`
+	// TLS serves metrics over TLS with the gRPC server certificate ([tls]
+	// cert and key, both needed); scrapers need no client certificate.
+	TLS bool `koanf:"tls"`
 }
 
 // TLS configures the northbound gRPC transport: mTLS when Cert, Key and CA
 // are set; plaintext only when Insecure is set and RMS_ALLOW_INSECURE=1.
 type TLS struct {
-	Cert     string `koanf:"cert"`
-	Key      string `koanf:"key"`
-	CA       string `koanf:"ca"`
-	Insecure bool   `koanf:"insecure"`
+	// Cert is the server certificate chain (PEM file); cert, key and ca are
+	// set together or not at all. Read once at start.
+	Cert string `koanf:"cert"`
+	// Key is the server certificate's private key (PEM file).
+	Key string `koanf:"key"`
+	// CA is the CA bundle (PEM file) that must have signed every client
+	// certificate: with cert and key, every connection is mTLS, TLS 1.3.
+	CA string `koanf:"ca"`
+	// Insecure serves plaintext gRPC (HTTP/2 with prior knowledge), for
+	// development only; it also needs RMS_ALLOW_INSECURE=1 in the
+	// environment and cannot be combined with cert, key and ca.
+	Insecure bool `koanf:"insecure"`
 }
 
 // Switches configures how rmsd reaches NVLink switches.
 type Switches struct {
-	SwitchCertRoot      string `koanf:"switch_cert_root"`
-	ClientTLSRoot       string `koanf:"client_tls_root"`
+	// SwitchCertRoot is the directory of the material ConfigureSwitchCertificate
+	// installs on switches: <switch_cert_root>/<domain>/{ca.pem, client.pem,
+	// client.key}. It must exist unless insecure_switch is set.
+	SwitchCertRoot string `koanf:"switch_cert_root"`
+	// ClientTLSRoot is the directory of rmsd's own client identity towards
+	// switches (NVUE mTLS): <client_tls_root>/<default_switch_domain>/{ca.pem,
+	// client.pem, client.key}. Unset (or insecure_switch) means NVUE over
+	// unverified HTTPS. Needs default_switch_domain.
+	ClientTLSRoot string `koanf:"client_tls_root"`
+	// DefaultSwitchDomain is the domain (a subdirectory name of both roots)
+	// used when a request names none.
 	DefaultSwitchDomain string `koanf:"default_switch_domain"`
-	DNSDomain           string `koanf:"dns_domain"`
-	InsecureSwitch      bool   `koanf:"insecure_switch"`
-	NMXGatewayID        string `koanf:"nmx_gateway_id"`
+	// DNSDomain is the TLS server name upstream expects from switches on
+	// outbound mTLS connections; accepted for compatibility, not used by the
+	// RPCs implemented so far.
+	DNSDomain string `koanf:"dns_domain"`
+	// InsecureSwitch drops mTLS towards switches: NVUE over unverified
+	// HTTPS, no certificate roots needed, and ConfigureSwitchCertificate
+	// runs the mTLS disable flow instead.
+	InsecureSwitch bool `koanf:"insecure_switch"`
+	// NMXGatewayID is the gateway id sent to the switches' fabric manager
+	// (NMX-C); must not be blank.
+	NMXGatewayID string `koanf:"nmx_gateway_id"`
 	// SSHPort is the switch SSH/SFTP port (rmsd's own key; upstream always
 	// dials 22).
 	SSHPort int `koanf:"ssh_port"`
@@ -75,19 +115,24 @@ type Switches struct {
 	// for SSH and NVUE).
 	NVUEPort int `koanf:"nvue_port"`
 	// SSHHostKeyPolicy is "accept-any" (upstream's behaviour) or
-	// "known-hosts", which checks host keys against SSHKnownHosts.
+	// "known-hosts", which checks host keys against ssh_known_hosts (rmsd's
+	// own key).
 	SSHHostKeyPolicy string `koanf:"ssh_host_key_policy"`
-	SSHKnownHosts    string `koanf:"ssh_known_hosts"`
+	// SSHKnownHosts is the OpenSSH known_hosts file of the known-hosts
+	// policy (rmsd's own key).
+	SSHKnownHosts string `koanf:"ssh_known_hosts"`
 }
 
 // Postgres configures the PostgreSQL store. A URL (or DATABASE_URL) means
 // rmsd keeps its state there; unset means the embedded SQLite store
 // ([storage]).
 type Postgres struct {
-	// DBURL is a postgres:// URL or a key=value connection string. It may
-	// hold a password: never log it.
-	DBURL     string `koanf:"db_url"`
-	DBPoolMax int    `koanf:"db_pool_max"`
+	// DBURL is a postgres:// URL or a key=value connection string; a
+	// non-empty DATABASE_URL overrides it. An unreachable server or a failed
+	// migration stops the start. It may hold a password: never logged.
+	DBURL string `koanf:"db_url"`
+	// DBPoolMax is the most connections open to PostgreSQL at once.
+	DBPoolMax int `koanf:"db_pool_max"`
 }
 
 // Storage configures the embedded store used when no PostgreSQL URL is set
@@ -101,17 +146,31 @@ type Storage struct {
 
 // Workflows configures the job engine and long-running workflows.
 type Workflows struct {
-	FirmwareDir              string `koanf:"firmware_dir"`
-	SFTPUploadTimeoutSeconds int    `koanf:"sftp_upload_timeout_seconds"`
-	SFTPStepTimeoutSeconds   int    `koanf:"sftp_step_timeout_seconds"`
-	MaxTrackedJobs           int    `koanf:"max_tracked_jobs"`
-	TerminalJobTTLSeconds    int    `koanf:"terminal_job_ttl_seconds"`
+	// FirmwareDir holds downloaded artifacts (objects/<object id>/,
+	// ephemeral/) and the files firmware and switch image requests name;
+	// request paths must lie inside it.
+	FirmwareDir string `koanf:"firmware_dir"`
+	// SFTPUploadTimeoutSeconds bounds one SFTP upload to a switch as a whole.
+	SFTPUploadTimeoutSeconds int `koanf:"sftp_upload_timeout_seconds"`
+	// SFTPStepTimeoutSeconds is the stall limit of one SFTP step (open,
+	// write, flush); at most sftp_upload_timeout_seconds.
+	SFTPStepTimeoutSeconds int `koanf:"sftp_step_timeout_seconds"`
+	// MaxTrackedJobs is the most job records kept at once, finished ones
+	// included; a job that would exceed it is refused at admission.
+	MaxTrackedJobs int `koanf:"max_tracked_jobs"`
+	// TerminalJobTTLSeconds is how long a finished job stays queryable
+	// before its record is dropped.
+	TerminalJobTTLSeconds int `koanf:"terminal_job_ttl_seconds"`
 	// DrainTimeoutSeconds bounds how long shutdown waits for running jobs
 	// after cancelling them (rmsd's own key).
 	DrainTimeoutSeconds int `koanf:"drain_timeout_seconds"`
 	// MaxArtifactBytes bounds every firmware artifact downloaded for a
 	// firmware object, checked while it streams (rmsd's own key).
-	MaxArtifactBytes          int64                       `koanf:"max_artifact_bytes"`
+	MaxArtifactBytes int64 `koanf:"max_artifact_bytes"`
+	// ExpectedInventoryProfiles maps a profile name (a node's
+	// inventory_profile attribute) to what its firmware inventory must
+	// list before a firmware job touches it: an array of AP names, or a
+	// table with ap_names and/or flint_devices = { cx7, cx8, bf3_nic }.
 	ExpectedInventoryProfiles map[string]InventoryProfile `koanf:"expected_inventory_profiles"`
 }
 
@@ -119,9 +178,11 @@ type Workflows struct {
 type Logging struct {
 	// LogLevel is a filter directive: a level ("info"), optionally followed
 	// by per-component overrides ("info,protoactor=warn,grpc=error").
-	LogLevel         string `koanf:"log_level"`
-	EnableTimestamps bool   `koanf:"enable_timestamps"`
-	// Format is "json" (default) or "console" (rmsd's own key).
+	LogLevel string `koanf:"log_level"`
+	// EnableTimestamps adds a timestamp to every log line.
+	EnableTimestamps bool `koanf:"enable_timestamps"`
+	// Format is "json" (one JSON object per line on stdout) or "console"
+	// (for humans) (rmsd's own key).
 	Format string `koanf:"format"`
 }
 
@@ -130,39 +191,52 @@ type Logging struct {
 type Redfish struct {
 	// VerifyCertificates turns on BMC certificate verification. Upstream
 	// never verifies BMC certificates, so the default is false.
-	VerifyCertificates      bool `koanf:"verify_certificates"`
-	ConnectTimeoutSeconds   int  `koanf:"connect_timeout_seconds"`
-	RequestTimeoutSeconds   int  `koanf:"request_timeout_seconds"`
-	UploadTimeoutSeconds    int  `koanf:"upload_timeout_seconds"`
-	TaskPollIntervalSeconds int  `koanf:"task_poll_interval_seconds"`
+	VerifyCertificates bool `koanf:"verify_certificates"`
+	// ConnectTimeoutSeconds bounds a TCP and TLS connect to a BMC.
+	ConnectTimeoutSeconds int `koanf:"connect_timeout_seconds"`
+	// RequestTimeoutSeconds bounds one Redfish request.
+	RequestTimeoutSeconds int `koanf:"request_timeout_seconds"`
+	// UploadTimeoutSeconds bounds one firmware package upload to a BMC.
+	UploadTimeoutSeconds int `koanf:"upload_timeout_seconds"`
+	// TaskPollIntervalSeconds is how often a firmware job reads its
+	// device's update task.
+	TaskPollIntervalSeconds int `koanf:"task_poll_interval_seconds"`
 	// TaskTimeoutSeconds bounds every firmware task; 0 (the default) takes
 	// upstream's bound by node kind: switch 3 h, compute 90 min, power
 	// shelf 60 min.
-	TaskTimeoutSeconds       int `koanf:"task_timeout_seconds"`
+	TaskTimeoutSeconds int `koanf:"task_timeout_seconds"`
+	// MaxConcurrentBMCRequests is the most BMC operations in flight at once
+	// across all requests; each BMC still sees one at a time.
 	MaxConcurrentBMCRequests int `koanf:"max_concurrent_requests"`
 }
 
 // Simulator configures the built-in rack simulator used by `rmsd --simulate`
 // and `rmssim` (rmsd's own section).
 type Simulator struct {
+	// Racks is how many GB200 NVL72 racks the simulator starts (1-200).
 	Racks int `koanf:"racks"`
 	// TimeScale multiplies every simulated duration: 1 is real time, 0.01
 	// makes a ten-minute firmware flash take six seconds.
 	TimeScale float64 `koanf:"time_scale"`
-	NodesFile string  `koanf:"nodes_file"`
+	// NodesFile is where the simulated inventory is written, a
+	// rack_manager.NodeSet in protobuf JSON with credentials.
+	NodesFile string `koanf:"nodes_file"`
 	// ReleaseFile is where the simulated firmware release's
 	// AddFirmwareObject request is written; empty means
-	// simulated-release.json beside NodesFile.
+	// simulated-release.json beside nodes_file.
 	ReleaseFile string `koanf:"release_file"`
 	// Network is the second octet of the simulated devices' loopback
 	// addresses: rack r's devices listen on 127.(network+r/256).(r%256).N.
 	Network int `koanf:"network"`
-	// BMCPort, NVUEPort and SSHPort are the ports every simulated BMC and
-	// NVOS host listens on (each device has its own address). 0 picks a
-	// free port per device.
-	BMCPort  int `koanf:"bmc_port"`
+	// BMCPort is the Redfish port of every simulated BMC (each device has
+	// its own address); 0 picks a free port per device.
+	BMCPort int `koanf:"bmc_port"`
+	// NVUEPort is the NVUE HTTPS port of every simulated NVOS host; 0 picks
+	// one free port all hosts share.
 	NVUEPort int `koanf:"nvue_port"`
-	SSHPort  int `koanf:"ssh_port"`
+	// SSHPort is the SSH/SFTP port of every simulated NVOS host; 0 picks
+	// one free port all hosts share.
+	SSHPort int `koanf:"ssh_port"`
 }
 
 // Default returns the built-in configuration: upstream's defaults plus

@@ -18,3 +18,5 @@
 // package holds no global state; callers pass sub-structs to whoever needs
 // them. It does not act on the configuration (no logging, no listening).
 package config
+
+//go:generate go run ./internal/configdoc -src . -o ../docs/config-reference.md
