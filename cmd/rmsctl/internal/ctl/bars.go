@@ -17,6 +17,9 @@ import (
 // barScale is a bar's total: progress in thousandths.
 const barScale = 1000
 
+// maxStatus is the most runes of state and description beside a bar.
+const maxStatus = 64
+
 // isTerminal says whether f is a terminal.
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
@@ -47,8 +50,12 @@ func (b *jobBar) status(decor.Statistics) string {
 	return b.text
 }
 
-// set moves the bar to fraction (never backwards) and its text.
+// set moves the bar to fraction (never backwards) and its text, cut to
+// maxStatus runes so the bar keeps its room on the line.
 func (b *jobBar) set(fraction float64, text string) {
+	if r := []rune(text); len(r) > maxStatus {
+		text = string(r[:maxStatus-1]) + "…"
+	}
 	b.mu.Lock()
 	b.text = text
 	cur := int64(fraction * barScale)
@@ -84,8 +91,9 @@ func (v *barsView) newBar(name string) *jobBar {
 	jb := &jobBar{}
 	jb.bar = v.progress.New(barScale,
 		mpb.BarStyle().Lbound("[").Filler("=").Tip(">").Padding("-").Rbound("]"),
-		mpb.PrependDecorators(decor.Name(name, decor.WC{W: 24, C: decor.DindentRight | decor.DextraSpace})),
-		mpb.AppendDecorators(decor.Percentage(decor.WC{W: 5}), decor.Any(jb.status, decor.WC{C: decor.DextraSpace})),
+		mpb.PrependDecorators(decor.Name(name, decor.WC{C: decor.DindentRight | decor.DextraSpace | decor.DSyncWidth})),
+		mpb.AppendDecorators(decor.Percentage(decor.WC{W: 5, C: decor.DextraSpace}),
+			decor.Any(jb.status, decor.WC{C: decor.DindentRight | decor.DextraSpace | decor.DSyncWidth})),
 	)
 	return jb
 }
@@ -97,7 +105,8 @@ func (v *barsView) update(states []*rmspb.JobStatus) error {
 	}
 	text := jobState(job.GetExecutionState()) + ": " + job.GetStateDescription()
 	if len(children) > 0 {
-		text = fmt.Sprintf("%s [%d/%d children finished]", text, finishedChildren(children), len(children))
+		text = fmt.Sprintf("%s, %d/%d children finished: %s", jobState(job.GetExecutionState()),
+			finishedChildren(children), len(children), job.GetStateDescription())
 	}
 	v.parent.set(parentFraction(job, children), text)
 	for _, c := range children {
@@ -107,11 +116,12 @@ func (v *barsView) update(states []*rmspb.JobStatus) error {
 			v.children[c.GetJobId()] = b
 			v.order = append(v.order, b)
 		}
-		text := jobState(c.GetExecutionState()) + ": " + c.GetStateDescription()
 		if c.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
-			text = jobState(c.GetExecutionState()) + ": " + failureText(c)
+			// Where it failed is unknown: the bar stays where it was.
+			b.set(0, jobState(c.GetExecutionState())+": "+failureText(c))
+			continue
 		}
-		b.set(leafFraction(c), text)
+		b.set(leafFraction(c), jobState(c.GetExecutionState())+": "+c.GetStateDescription())
 	}
 	return nil
 }
