@@ -148,7 +148,9 @@ func TestDeviceInfo(t *testing.T) {
 		t.Errorf("device-info get:\n%s", out)
 	}
 	list := jsonReply(t, ok(t, "-o", "json", "device-info", "list", "--rack", rack, "--type", "compute-gb200-nvidia"),
-		func() *rmspb.ListNodeDeviceInfoByNodeTypeResponse { return &rmspb.ListNodeDeviceInfoByNodeTypeResponse{} })
+		func() *rmspb.ListNodeDeviceInfoByNodeTypeResponse {
+			return &rmspb.ListNodeDeviceInfoByNodeTypeResponse{}
+		})
 	if len(list.GetNodeDeviceDetails()) != 18 || list.GetNodeDeviceDetails()[0].SlotNumber == nil {
 		t.Errorf("device-info list of the compute trays: %d entries, %v", len(list.GetNodeDeviceDetails()), list.GetMessage())
 	}
