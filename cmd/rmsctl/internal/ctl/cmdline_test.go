@@ -175,3 +175,19 @@ func moduleRoot(t *testing.T) string {
 		dir = parent
 	}
 }
+
+// A malformed nodes file is refused without quoting its content, which may
+// hold a password.
+func TestAMalformedNodesFileIsNotQuoted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nodes.json")
+	if err := os.WriteFile(path, []byte(`{"nodes":[{"node_id":"n1","bmc_endpoint":{"credentials":{"user_pass":{"password": hunter2-secret}}}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCtl(t, "--addr", "127.0.0.1:1", "power", "get", "-f", path)
+	if code != ExitUsage || !strings.Contains(errOut, "NodeSet") {
+		t.Errorf("a malformed nodes file: exit %d, %q; want a usage error naming the NodeSet", code, errOut)
+	}
+	if strings.Contains(errOut, "hunter2") {
+		t.Errorf("the error quotes the file's content: %q", errOut)
+	}
+}

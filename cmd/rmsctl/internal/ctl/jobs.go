@@ -54,6 +54,9 @@ func (a *app) jobsChildrenCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if len(resp.GetJobStates()) == 0 {
+				return failed("GetJobStatus %s: empty reply", args[0])
+			}
 			return a.emit(resp, func(w io.Writer) {
 				t := jobsHeader(w)
 				for _, j := range resp.GetJobStates()[1:] {

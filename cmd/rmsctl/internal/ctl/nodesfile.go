@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -26,10 +27,27 @@ func readProtoJSON(what, path string, into proto.Message) error {
 		return usageError("%s: %w", what, err)
 	}
 	if err := protojson.Unmarshal(data, into); err != nil {
-		return usageError("%s %s: not a %s in protobuf JSON: %w", what, path,
-			into.ProtoReflect().Descriptor().FullName(), err)
+		return usageError("%s %s: not a %s in protobuf JSON: %s", what, path,
+			into.ProtoReflect().Descriptor().FullName(), redactValues(err.Error()))
 	}
 	return nil
+}
+
+// positionInError splits a protojson error into its position and reason.
+var positionInError = regexp.MustCompile(`^(.*?\(line \d+:\d+\)):?\s*(.*)$`)
+
+// redactValues keeps a decoding error's position, and its reason only when
+// that names a field: protojson otherwise quotes the offending input, which
+// in a nodes file may be a password.
+func redactValues(msg string) string {
+	m := positionInError.FindStringSubmatch(msg)
+	if m == nil {
+		return "invalid content (not shown)"
+	}
+	if strings.HasPrefix(m[2], "unknown field") {
+		return m[1] + ": " + m[2]
+	}
+	return m[1] + ": invalid JSON there (not shown)"
 }
 
 // readNodeSet reads a rack_manager.NodeSet file.

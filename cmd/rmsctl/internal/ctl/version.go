@@ -16,12 +16,15 @@ func (a *app) versionCommand() *cobra.Command {
 		Short: "Print rmsctl's version and rmsd's (GetVersion)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.output == "text" {
+				fmt.Fprintf(a.streams.Out, "rmsctl %s\n", buildinfo.Version())
+			}
 			resp, err := call(cmd.Context(), a, "GetVersion", &rmspb.GetVersionRequest{}, rmspb.RackManagerClient.GetVersion)
 			if err != nil {
 				return err
 			}
 			return a.emit(resp, func(w io.Writer) {
-				fmt.Fprintf(w, "rmsctl %s\nrmsd   %s at %s\n", buildinfo.Version(), resp.GetVersion(), a.target.String())
+				fmt.Fprintf(w, "rmsd   %s at %s\n", resp.GetVersion(), a.target.String())
 			})
 		},
 	}
