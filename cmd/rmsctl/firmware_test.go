@@ -149,6 +149,19 @@ func TestFirmwareCatalogApplyAndWatch(t *testing.T) {
 		}
 	})
 
+	t.Run("watch under a terminal: interrupted", func(t *testing.T) {
+		// A compute tray's flash and activation outlast the watch: once its
+		// bar is drawn, SIGINT stops the watch (not the job).
+		job := startApply(t, id, simulatedNodesFile(t), "rack-001-compute-06")
+		out, code := watchInTerminalUntil(t, job, "rack-001/rack-001-compute-06")
+		if code != 130 || !strings.Contains(out, "interrupted") {
+			t.Errorf("an interrupted watch: exit %d, want 130 and a word about it:\n%q", code, out)
+		}
+		if out := ok(t, "jobs", "get", job); strings.Contains(out, "Failed") {
+			t.Errorf("interrupting the watch must leave the job alone:\n%s", out)
+		}
+	})
+
 	t.Run("set-default and delete", func(t *testing.T) {
 		if out := ok(t, "firmware", "objects", "set-default", id); !strings.Contains(out, id) || !strings.Contains(out, "yes  ") {
 			t.Errorf("objects set-default:\n%s", out)
@@ -189,6 +202,13 @@ func startApply(t *testing.T, object, nodesFile string, nodes ...string) string 
 // and returns everything it drew and its exit code.
 func watchInTerminal(t *testing.T, job string) (string, int) {
 	t.Helper()
+	return watchInTerminalUntil(t, job, "")
+}
+
+// watchInTerminalUntil is watchInTerminal that, when interruptOn is not
+// empty, sends SIGINT once the terminal shows it.
+func watchInTerminalUntil(t *testing.T, job, interruptOn string) (string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, rmsctlBinary, "--addr", daemonAddr, "jobs", "watch", job, "--interval", "100ms")
@@ -197,18 +217,42 @@ func watchInTerminal(t *testing.T, job string) (string, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	copied := make(chan error, 1)
+	defer tty.Close()
+	chunks := make(chan []byte)
+	readErr := make(chan error, 1)
 	go func() {
-		_, err := io.Copy(&out, tty)
-		copied <- err
+		defer close(chunks)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := tty.Read(buf)
+			if n > 0 {
+				chunks <- bytes.Clone(buf[:n])
+			}
+			if err != nil {
+				readErr <- err
+				return
+			}
+		}
 	}()
-	werr := cmd.Wait()
-	// The terminal reads EIO once the process and its output are gone.
-	if err := <-copied; err != nil && !errors.Is(err, os.ErrClosed) && !strings.Contains(err.Error(), "input/output error") {
+	var out bytes.Buffer
+	interrupted := interruptOn == ""
+	// Everything the process draws, until it exits and the terminal reads EIO.
+	for chunk := range chunks {
+		out.Write(chunk)
+		if !interrupted && strings.Contains(out.String(), interruptOn) {
+			interrupted = true
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := <-readErr; !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "input/output error") {
 		t.Errorf("reading the terminal: %v", err)
 	}
-	_ = tty.Close()
+	werr := cmd.Wait()
+	if !interrupted {
+		t.Errorf("the terminal never showed %q", interruptOn)
+	}
 	code := 0
 	var exit *exec.ExitError
 	if errors.As(werr, &exit) {

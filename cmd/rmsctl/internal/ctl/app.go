@@ -141,7 +141,7 @@ func call[Req, Resp any](ctx context.Context, a *app, rpc string, req Req,
 	resp, err := method(client, rctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return zero, &exitError{code: ExitUnreachable, err: fmt.Errorf("%s: interrupted", rpc)}
+			return zero, &exitError{code: ExitInterrupted, err: fmt.Errorf("%s: interrupted", rpc)}
 		}
 		return zero, rpcError(a, rpc, err)
 	}

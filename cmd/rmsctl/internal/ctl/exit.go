@@ -26,6 +26,8 @@ const (
 	// ExitRefused: rmsd refused the request with another gRPC error
 	// (INVALID_ARGUMENT, ALREADY_EXISTS, FAILED_PRECONDITION, ...).
 	ExitRefused = 5
+	// ExitInterrupted: SIGINT or SIGTERM stopped rmsctl while it waited.
+	ExitInterrupted = 130
 )
 
 // exitError is an error that carries the exit code it ends rmsctl with.

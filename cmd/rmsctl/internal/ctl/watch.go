@@ -9,9 +9,6 @@ import (
 	"github.com/rmsd/rmsd/grpc/rmspb"
 )
 
-// ExitInterrupted ends a run stopped by SIGINT or SIGTERM while it waited.
-const ExitInterrupted = 130
-
 // jobView shows a watched job: update receives every poll's states (the
 // job first, then its children), finish the last one.
 type jobView interface {
