@@ -26,6 +26,9 @@ func (a *app) deviceInfoGetCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var errs []error
 			t := newTable(a.streams.Out, "NODE", "CHASSIS_SN", "SLOT", "TRAY", "RESULT")
+			if a.output != "json" {
+				defer t.flush() // also what was read before an error
+			}
 			for _, id := range args {
 				resp, err := call(cmd.Context(), a, "GetNodeDeviceInfo", &rmspb.GetNodeDeviceInfoRequest{RackId: rack, NodeId: id}, rmspb.RackManagerClient.GetNodeDeviceInfo)
 				if err != nil {
@@ -40,9 +43,6 @@ func (a *app) deviceInfoGetCommand() *cobra.Command {
 					t.row(append(cells, code(resp.GetStatus())+": "+resp.GetMessage())...)
 				}
 				errs = append(errs, inBand("GetNodeDeviceInfo "+id, resp.GetStatus(), resp.GetMessage()))
-			}
-			if a.output != "json" {
-				t.flush()
 			}
 			return firstFailure(errs)
 		},

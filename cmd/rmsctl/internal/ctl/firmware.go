@@ -43,6 +43,9 @@ func (a *app) firmwareInventoryCommand() *cobra.Command {
 			}
 			var errs []error
 			t := newTable(a.streams.Out, "NODE", "NAME", "VERSION", "TARGET", "UPDATEABLE", "HEALTH")
+			if a.output != "json" {
+				defer t.flush() // also what was read before an error
+			}
 			for _, id := range args {
 				resp, err := call(cmd.Context(), a, "GetNodeFirmwareInventory", &rmspb.GetNodeFirmwareInventoryRequest{RackId: rack, NodeId: id}, rmspb.RackManagerClient.GetNodeFirmwareInventory)
 				if err != nil {
@@ -58,9 +61,6 @@ func (a *app) firmwareInventoryCommand() *cobra.Command {
 					}
 				}
 				errs = append(errs, inBand("GetNodeFirmwareInventory "+id, resp.GetStatus(), "node "+id+" could not be read (see rmsd's log)"))
-			}
-			if a.output != "json" {
-				t.flush()
 			}
 			return firstFailure(errs)
 		},

@@ -101,6 +101,9 @@ func (a *app) powerGetCommand() *cobra.Command {
 			}
 			var errs []error
 			t := newTable(a.streams.Out, "NODE", "POWER", "RESULT")
+			if a.output != "json" {
+				defer t.flush() // also what was read before an error
+			}
 			for _, id := range args {
 				resp, err := call(cmd.Context(), a, "GetPowerState", &rmspb.GetPowerStateRequest{RackId: sel.rack, NodeId: id}, rmspb.RackManagerClient.GetPowerState)
 				if err != nil {
@@ -114,9 +117,6 @@ func (a *app) powerGetCommand() *cobra.Command {
 					t.row(id, resp.GetPstate(), code(resp.GetStatus()))
 				}
 				errs = append(errs, inBand("GetPowerState "+id, resp.GetStatus(), "power state of "+id+" could not be read"))
-			}
-			if a.output != "json" {
-				t.flush()
 			}
 			return firstFailure(errs)
 		},
