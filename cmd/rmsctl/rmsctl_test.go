@@ -59,8 +59,9 @@ func TestNodesDeleteCreateUpdate(t *testing.T) {
 		t.Fatalf("%s not in the nodes file", node)
 	}
 
-	if out := ok(t, "nodes", "delete", "--rack", rack, node); !strings.Contains(out, "node "+node+" removed") {
-		t.Errorf("nodes delete printed %q", out)
+	deleted := jsonReply(t, ok(t, "-o", "json", "nodes", "delete", "--rack", rack, node), func() *rmspb.DeleteNodeResponse { return &rmspb.DeleteNodeResponse{} })
+	if deleted.GetResponse().GetMessage() != "node "+node+" removed" {
+		t.Errorf("nodes delete: %v", deleted)
 	}
 	if out := ok(t, "nodes", "list", "--rack", rack); strings.Contains(out, node) {
 		t.Errorf("%s still listed after its deletion", node)
@@ -146,6 +147,11 @@ func TestDeviceInfo(t *testing.T) {
 	out := ok(t, "device-info", "get", "--rack", rack, "rack-001-compute-01", "rack-001-switch-01")
 	if !strings.Contains(out, "rack-001-compute-01") || !strings.Contains(out, "rack-001-switch-01") || strings.Count(out, "SUCCESS") != 2 {
 		t.Errorf("device-info get:\n%s", out)
+	}
+	got := jsonLines(t, ok(t, "-o", "json", "device-info", "get", "--rack", rack, "rack-001-compute-02", "rack-001-powershelf-01"),
+		func() *rmspb.GetNodeDeviceInfoResponse { return &rmspb.GetNodeDeviceInfoResponse{} })
+	if len(got) != 2 || got[0].GetDeviceInfo().GetNodeId() != "rack-001-compute-02" || got[0].GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
+		t.Errorf("-o json device-info get: %v", got)
 	}
 	list := jsonReply(t, ok(t, "-o", "json", "device-info", "list", "--rack", rack, "--type", "compute-gb200-nvidia"),
 		func() *rmspb.ListNodeDeviceInfoByNodeTypeResponse {
