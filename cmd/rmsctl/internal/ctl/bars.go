@@ -1,0 +1,157 @@
+package ctl
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+)
+
+// barScale is a bar's total: progress in thousandths.
+const barScale = 1000
+
+// maxStatus is the most runes of state and description beside a bar.
+const maxStatus = 64
+
+// isTerminal says whether f is a terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// barsView draws the live terminal view: the job's bar on top (children
+// finished out of all), one bar per child below it, each with the job's
+// state and description.
+type barsView struct {
+	out      *os.File
+	progress *mpb.Progress
+	parent   *jobBar
+	children map[string]*jobBar
+	order    []*jobBar
+}
+
+// jobBar is one job's bar and the text beside it, which mpb's renderer
+// reads while the watcher writes it.
+type jobBar struct {
+	bar *mpb.Bar
+
+	mu   sync.Mutex
+	text string
+	at   int64
+}
+
+func (b *jobBar) status(decor.Statistics) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.text
+}
+
+// set moves the bar to fraction (never backwards) and its text, cut to
+// maxStatus runes so the bar keeps its room on the line.
+func (b *jobBar) set(fraction float64, text string) {
+	if r := []rune(text); len(r) > maxStatus {
+		text = string(r[:maxStatus-1]) + "…"
+	}
+	b.mu.Lock()
+	b.text = text
+	cur := int64(fraction * barScale)
+	if cur > barScale-1 {
+		cur = barScale - 1 // completion is finish's to declare
+	}
+	if cur > b.at {
+		b.at = cur
+	}
+	at := b.at
+	b.mu.Unlock()
+	b.bar.SetCurrent(at)
+}
+
+// end completes the bar (a completed job) or stops it where it is.
+func (b *jobBar) end(completed bool) {
+	if completed {
+		b.bar.SetCurrent(barScale)
+		return
+	}
+	b.bar.Abort(false)
+}
+
+func newBarsView(ctx context.Context, out *os.File) *barsView {
+	return &barsView{
+		out:      out,
+		progress: mpb.NewWithContext(ctx, mpb.WithOutput(out), mpb.WithRefreshRate(100*time.Millisecond)),
+		children: map[string]*jobBar{},
+	}
+}
+
+func (v *barsView) newBar(name string) *jobBar {
+	jb := &jobBar{}
+	jb.bar = v.progress.New(barScale,
+		mpb.BarStyle().Lbound("[").Filler("=").Tip(">").Padding("-").Rbound("]"),
+		mpb.PrependDecorators(decor.Name(name, decor.WC{C: decor.DindentRight | decor.DextraSpace | decor.DSyncWidth})),
+		mpb.AppendDecorators(decor.Percentage(decor.WC{W: 5, C: decor.DextraSpace}),
+			decor.Any(jb.status, decor.WC{C: decor.DindentRight | decor.DextraSpace | decor.DSyncWidth})),
+	)
+	return jb
+}
+
+func (v *barsView) update(states []*rmspb.JobStatus) error {
+	job, children := states[0], states[1:]
+	if v.parent == nil {
+		v.parent = v.newBar("job " + shortID(job.GetJobId()))
+	}
+	text := jobState(job.GetExecutionState()) + ": " + job.GetStateDescription()
+	if len(children) > 0 {
+		text = fmt.Sprintf("%s, %d/%d children finished: %s", jobState(job.GetExecutionState()),
+			finishedChildren(children), len(children), job.GetStateDescription())
+	}
+	v.parent.set(parentFraction(job, children), text)
+	for _, c := range children {
+		b := v.children[c.GetJobId()]
+		if b == nil {
+			b = v.newBar(label(c))
+			v.children[c.GetJobId()] = b
+			v.order = append(v.order, b)
+		}
+		if c.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
+			// Where it failed is unknown: the bar stays where it was.
+			b.set(0, jobState(c.GetExecutionState())+": "+failureText(c))
+			continue
+		}
+		b.set(leafFraction(c), jobState(c.GetExecutionState())+": "+c.GetStateDescription())
+	}
+	return nil
+}
+
+// finish completes the bars of completed jobs, stops the others, and waits
+// for the last frame.
+func (v *barsView) finish(final []*rmspb.JobStatus) {
+	completed := map[string]bool{}
+	for _, j := range final {
+		completed[j.GetJobId()] = j.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED
+	}
+	for id, b := range v.children {
+		b.end(completed[id])
+	}
+	if v.parent != nil && len(final) > 0 {
+		v.parent.end(completed[final[0].GetJobId()])
+	} else if v.parent != nil {
+		v.parent.end(false)
+	}
+	v.progress.Wait()
+	if len(final) > 0 {
+		j := final[0]
+		fmt.Fprintf(v.out, "job %s %s: %s\n", j.GetJobId(), jobState(j.GetExecutionState()), j.GetStateDescription())
+	}
+}
+
+// shortID keeps a bar's label narrow.
+func shortID(id string) string {
+	if len(id) > 13 {
+		return id[:8] + "…"
+	}
+	return id
+}

@@ -1,0 +1,81 @@
+package ctl
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+)
+
+// JobStatus has no percentage: how far a job is comes from its state, its
+// children and the stage its description names. The estimates below only
+// ever feed a progress bar, which never moves backwards (see bar).
+
+// stageOf matches the "stage N/M" of switch image and similar
+// descriptions ("Switch system image update stage 3/6: ...").
+var stageOf = regexp.MustCompile(`(?i)\bstage (\d+)\s*/\s*(\d+)`)
+
+// firmwarePhases are the descriptions a firmware child moves through
+// (hw/fwupdate), in order, with how far each one is.
+var firmwarePhases = []struct {
+	prefix   string
+	fraction float64
+}{
+	{"Uploading ", 0.2},
+	{"Polling firmware task ", 0.5},
+	{"Activating firmware ", 0.8},
+}
+
+// terminal says whether a job has ended.
+func terminal(s rmspb.JobExecutionState) bool {
+	return s == rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED || s == rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED
+}
+
+// leafFraction estimates how far a job without children is, 0 to 1.
+func leafFraction(j *rmspb.JobStatus) float64 {
+	switch j.GetExecutionState() {
+	case rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED, rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED:
+		return 1
+	case rmspb.JobExecutionState_JOB_EXECUTION_STATE_RUNNING:
+	default:
+		return 0
+	}
+	desc := j.GetStateDescription()
+	if m := stageOf.FindStringSubmatch(desc); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		total, _ := strconv.Atoi(m[2])
+		if total > 0 && n >= 1 && n <= total {
+			return float64(n-1) / float64(total)
+		}
+	}
+	for _, p := range firmwarePhases {
+		if strings.HasPrefix(desc, p.prefix) {
+			return p.fraction
+		}
+	}
+	return 0.05 // running, stage unknown
+}
+
+// finishedChildren counts the children (states[1:]) that have ended.
+func finishedChildren(children []*rmspb.JobStatus) int {
+	n := 0
+	for _, c := range children {
+		if terminal(c.GetExecutionState()) {
+			n++
+		}
+	}
+	return n
+}
+
+// parentFraction is the share of finished children, or the parent's own
+// estimate when it has none.
+func parentFraction(parent *rmspb.JobStatus, children []*rmspb.JobStatus) float64 {
+	if terminal(parent.GetExecutionState()) {
+		return 1
+	}
+	if len(children) == 0 {
+		return leafFraction(parent)
+	}
+	return float64(finishedChildren(children)) / float64(len(children))
+}
