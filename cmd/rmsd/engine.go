@@ -30,6 +30,8 @@ type jobEngine interface {
 	// Load returns the job records kept and the nodes held, without
 	// waiting for the registry (the metrics read it).
 	Load() (tracked, held int)
+	// RegistryMailboxDepth returns the job registry's mailbox backlog.
+	RegistryMailboxDepth() int
 }
 
 // beginShutdownTimeout bounds the registry round trip of BeginShutdown.
@@ -70,6 +72,9 @@ func (a *actorEngine) Admin() adminserver.Engine { return a.engine }
 
 // Load implements jobEngine.
 func (a *actorEngine) Load() (tracked, held int) { return a.engine.Load() }
+
+// RegistryMailboxDepth implements jobEngine.
+func (a *actorEngine) RegistryMailboxDepth() int { return a.engine.RegistryMailboxDepth() }
 
 // BeginShutdown implements jobEngine.
 func (a *actorEngine) BeginShutdown() {

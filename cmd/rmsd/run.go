@@ -141,7 +141,8 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if d.admin, err = startAdmin(cfg.Admin, d.engine.Admin(), logger); err != nil {
 		return nil, err
 	}
-	d.metrics.Watch(metrics.Sources{Jobs: d.engine.Load, BMC: d.hw.runner.Load, DownloadBytes: d.catalog.dl.BytesReceived})
+	d.metrics.Watch(metrics.Sources{Jobs: d.engine.Load, BMC: d.hw.runner.Load, DownloadBytes: d.catalog.dl.BytesReceived,
+		RegistryMailbox: d.engine.RegistryMailboxDepth})
 	if err = d.startMetrics(logger); err != nil {
 		return nil, err
 	}
