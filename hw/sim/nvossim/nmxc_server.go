@@ -267,4 +267,3 @@ func (s *Switch) DegradeFabric(component string, on bool) {
 	f.degraded[component] = on
 	s.log.Info().Str("component", component).Bool("on", on).Msg("fault: fabric component degraded")
 }
-

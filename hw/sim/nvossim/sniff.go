@@ -63,7 +63,9 @@ func (sniffCreds) ClientHandshake(context.Context, string, net.Conn) (net.Conn, 
 	return nil, nil, errors.New("nvossim: server-side credentials only")
 }
 
-func (sniffCreds) Info() credentials.ProtocolInfo { return credentials.ProtocolInfo{SecurityProtocol: "tls"} }
+func (sniffCreds) Info() credentials.ProtocolInfo {
+	return credentials.ProtocolInfo{SecurityProtocol: "tls"}
+}
 
 func (c sniffCreds) Clone() credentials.TransportCredentials { return sniffCreds{tls: c.tls.Clone()} }
 
