@@ -3,6 +3,7 @@ package rmsserver
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -355,5 +356,102 @@ func TestGetScaleUpFabricStatusReportsThePrimarysConfigAndEverySwitch(t *testing
 	if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || resp.GetFabricStatus() != nil ||
 		!strings.Contains(resp.GetErrorMessage(), "Unavailable") {
 		t.Fatalf("nmx-c unavailable: %v, %v", resp, err)
+	}
+}
+
+func TestInspectScaleUpFabricsObservesEachEnabledControllerAndResolvesMembers(t *testing.T) {
+	r := startFabricRack(t)
+	switches := r.ofKind(hw.KindSwitch)
+	computes := r.ofKind(hw.KindCompute)
+	ctx := fabricCtx(t)
+	inspect := func(sw, cp []hw.Node) *rmspb.InspectScaleUpFabricsResponse {
+		t.Helper()
+		req := &rmspb.InspectScaleUpFabricsRequest{Nodes: nodeSet(sw...)}
+		if cp != nil {
+			req.ComputeNodes = nodeSet(cp...)
+		}
+		resp, err := r.client.InspectScaleUpFabrics(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	// No enabled controller: an empty list, not an error.
+	if resp := inspect(switches, computes); resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || len(resp.GetFabrics()) != 0 {
+		t.Fatalf("no controller: %v", resp)
+	}
+	primary := switches[2]
+	r.nvos(t, primary.ID).EnableCluster(true)
+	resp := inspect(switches, computes)
+	if resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || len(resp.GetFabrics()) != 1 {
+		t.Fatalf("one controller: %v", resp)
+	}
+	f := resp.GetFabrics()[0]
+	normal := rmspb.ScaleUpFabricReportedStatus_SCALE_UP_FABRIC_REPORTED_STATUS_NORMAL
+	cs := f.GetComponentStatus()
+	if f.GetPrimarySwitchNodeId() != primary.ID || f.GetStatus() != normal ||
+		f.GetControlPlaneState() != rmspb.ScaleUpFabricControlPlaneState_SCALE_UP_FABRIC_CONTROL_PLANE_STATE_CONFIGURED ||
+		cs.GetController() != normal || cs.GetCompute() != normal || cs.GetSwitches() != normal || cs.GetLinks() != normal {
+		t.Fatalf("observation %v", f)
+	}
+	wantIDs := func(nodes []hw.Node) []string {
+		var ids []string
+		for _, n := range nodes {
+			ids = append(ids, n.ID)
+		}
+		slices.Sort(ids)
+		return ids
+	}
+	if !slices.Equal(f.GetSwitchNodeIds(), wantIDs(switches)) || !slices.Equal(f.GetComputeNodeIds(), wantIDs(computes)) {
+		t.Fatalf("members: switches %v, compute %v", f.GetSwitchNodeIds(), f.GetComputeNodeIds())
+	}
+
+	// Without the compute inventory the compute trays cannot be resolved:
+	// collection errors, UNKNOWN, the observation kept.
+	resp = inspect(switches, nil)
+	f = resp.GetFabrics()[0]
+	unknown := rmspb.ScaleUpFabricReportedStatus_SCALE_UP_FABRIC_REPORTED_STATUS_UNKNOWN
+	if resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || resp.GetErrorMessage() == "" || len(f.GetComputeNodeIds()) != 0 ||
+		len(f.GetInspectionErrors()) != len(computes) || f.GetStatus() != unknown || len(f.GetSwitchNodeIds()) != len(switches) {
+		t.Fatalf("no compute inventory: %v", resp)
+	}
+
+	// A down link is observed ABNORMAL; that is not a collection failure.
+	r.nvos(t, primary.ID).DegradeFabric("link", true)
+	resp = inspect(switches, computes)
+	f = resp.GetFabrics()[0]
+	abnormal := rmspb.ScaleUpFabricReportedStatus_SCALE_UP_FABRIC_REPORTED_STATUS_ABNORMAL
+	if resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || f.GetStatus() != abnormal || f.GetComponentStatus().GetLinks() != abnormal ||
+		f.GetComponentStatus().GetCompute() != normal {
+		t.Fatalf("down link: %v", resp)
+	}
+	r.nvos(t, primary.ID).DegradeFabric("link", false)
+
+	// A second controller, and the first one's NMX-C unreachable: both
+	// observations in inventory order, the failed reads as its errors.
+	r.nvos(t, switches[0].ID).EnableCluster(true)
+	r.nvos(t, primary.ID).NMXCUnavailable(-1)
+	resp = inspect(switches, computes)
+	if resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || len(resp.GetFabrics()) != 2 {
+		t.Fatalf("two controllers: %v", resp)
+	}
+	first, second := resp.GetFabrics()[0], resp.GetFabrics()[1]
+	if first.GetPrimarySwitchNodeId() != switches[0].ID || first.GetStatus() != normal || len(first.GetInspectionErrors()) != 0 {
+		t.Fatalf("healthy controller: %v", first)
+	}
+	if second.GetPrimarySwitchNodeId() != primary.ID || second.GetStatus() != unknown || len(second.GetInspectionErrors()) != 4 ||
+		second.GetControlPlaneState() != rmspb.ScaleUpFabricControlPlaneState_SCALE_UP_FABRIC_CONTROL_PLANE_STATE_UNKNOWN {
+		t.Fatalf("unreachable controller: %v", second)
+	}
+
+	// A compute tray in the switch inventory is a discovery error.
+	resp = inspect([]hw.Node{switches[0], computes[0]}, computes)
+	if resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || len(resp.GetDiscoveryErrors()) != 1 ||
+		resp.GetDiscoveryErrors()[0].GetNodeId() != computes[0].ID || len(resp.GetFabrics()) != 1 {
+		t.Fatalf("compute in the switch inventory: %v", resp)
+	}
+	// No switches at all.
+	if resp := inspect(nil, computes); resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || resp.GetErrorMessage() != noNodesMessage {
+		t.Fatalf("no switches: %v", resp)
 	}
 }

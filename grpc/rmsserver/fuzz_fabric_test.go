@@ -35,6 +35,8 @@ func init() {
 			rmspb.RackManagerClient.SetScaleUpFabricTelemetryInterfaceState, (*rackManager).SetScaleUpFabricTelemetryInterfaceState),
 		rpc(rmspb.RackManager_GetScaleUpFabricStatus_FullMethodName, &rmspb.GetScaleUpFabricStatusRequest{},
 			rmspb.RackManagerClient.GetScaleUpFabricStatus, (*rackManager).GetScaleUpFabricStatus),
+		rpc(rmspb.RackManager_InspectScaleUpFabrics_FullMethodName, &rmspb.InspectScaleUpFabricsRequest{},
+			rmspb.RackManagerClient.InspectScaleUpFabrics, (*rackManager).InspectScaleUpFabrics),
 	}})
 	moreReplyProblems = append(moreReplyProblems, fabricReplyProblem)
 }
@@ -67,6 +69,7 @@ func FuzzFabric(f *testing.F) {
 		&rmspb.BatchGetScaleUpFabricServiceStatusRequest{Nodes: nodeSet(rack[18], rack[18], rack[30])},
 		&rmspb.SetScaleUpFabricTelemetryInterfaceStateRequest{Node: NodeInfoToProto(rack[19]), Enable: true},
 		&rmspb.GetScaleUpFabricStatusRequest{Nodes: nodeSet(rack[18], rack[19]), Domain: &domain},
+		&rmspb.InspectScaleUpFabricsRequest{Nodes: nodeSet(rack[18], rack[19], rack[0]), ComputeNodes: nodeSet(rack[0], rack[1], rack[18])},
 	} {
 		data, err := proto.Marshal(seed)
 		if err != nil {
@@ -138,6 +141,18 @@ func fabricReplyProblem(reply proto.Message) (string, bool) {
 			if len(s.GetErrorMessage()) > maxAnswerMessage || len(s.GetFabricManagerStatus()) > maxAnswerMessage {
 				return fmt.Sprintf("switches[%d]: unbounded text", i), true
 			}
+		}
+		return statusProblem(r.GetStatus(), r.GetErrorMessage()), true
+	case *rmspb.InspectScaleUpFabricsResponse:
+		errs := len(r.GetDiscoveryErrors())
+		for _, f := range r.GetFabrics() {
+			errs += len(f.GetInspectionErrors())
+			if f.GetPrimarySwitchNodeId() == "" {
+				return "an observation without its controller", true
+			}
+		}
+		if success(r.GetStatus()) != (errs == 0 && r.GetErrorMessage() == "") {
+			return fmt.Sprintf("status %v with %d errors and message %q", r.GetStatus(), errs, clip(r.GetErrorMessage(), 100)), true
 		}
 		return statusProblem(r.GetStatus(), r.GetErrorMessage()), true
 	}
