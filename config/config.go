@@ -114,6 +114,17 @@ type Switches struct {
 	// port is 0 or 22 (rmsd's own key; inventories share one port column
 	// for SSH and NVUE).
 	NVUEPort int `koanf:"nvue_port"`
+	// NMXPort is the NMX-C gRPC port of every switch (rmsd's own key;
+	// upstream dials 9370).
+	NMXPort int `koanf:"nmx_port"`
+	// GNMIPort is the gNMI port of every switch (rmsd's own key; NVOS
+	// serves gNMI on 9339).
+	GNMIPort int `koanf:"gnmi_port"`
+	// NMXConnectTimeoutSeconds bounds connecting to NMX-C (upstream 30 s).
+	NMXConnectTimeoutSeconds int `koanf:"nmx_connect_timeout_seconds"`
+	// NMXRequestTimeoutSeconds is the deadline of each NMX-C and gNMI call
+	// (rmsd's own key, default 30 s).
+	NMXRequestTimeoutSeconds int `koanf:"nmx_request_timeout_seconds"`
 	// SSHHostKeyPolicy is "accept-any" (upstream's behaviour) or
 	// "known-hosts", which checks host keys against ssh_known_hosts (rmsd's
 	// own key).
@@ -237,6 +248,12 @@ type Simulator struct {
 	// SSHPort is the SSH/SFTP port of every simulated NVOS host; 0 picks
 	// one free port all hosts share.
 	SSHPort int `koanf:"ssh_port"`
+	// NMXPort is the NMX-C gRPC port of every simulated NVOS host; 0 picks
+	// one free port all hosts share.
+	NMXPort int `koanf:"nmx_port"`
+	// GNMIPort is the gNMI port of every simulated NVOS host; 0 picks one
+	// free port all hosts share.
+	GNMIPort int `koanf:"gnmi_port"`
 }
 
 // Default returns the built-in configuration: upstream's defaults plus
@@ -252,7 +269,12 @@ func Default() *Config {
 			NMXGatewayID:     "rack-manager-grpc-client",
 			SSHPort:          22,
 			NVUEPort:         443,
+			NMXPort:          9370,
+			GNMIPort:         9339,
 			SSHHostKeyPolicy: HostKeyAcceptAny,
+
+			NMXConnectTimeoutSeconds: 30,
+			NMXRequestTimeoutSeconds: 30,
 		},
 		Postgres: Postgres{DBPoolMax: 20},
 		Storage:  Storage{SQLitePath: "rmsd.db"},
@@ -275,7 +297,7 @@ func Default() *Config {
 		},
 		Simulator: Simulator{
 			Racks: 1, TimeScale: 0.01, NodesFile: "./simulated-nodes.json",
-			Network: 77, BMCPort: 8443, NVUEPort: 8765, SSHPort: 2222,
+			Network: 77, BMCPort: 8443, NVUEPort: 8765, SSHPort: 2222, NMXPort: 9370, GNMIPort: 9339,
 		},
 		Admin: Admin{BindAddress: "127.0.0.1", Port: 8803},
 	}
