@@ -67,7 +67,7 @@ sqlite_path = %q
 // dir with the rmsd module's own dependency versions.
 func build(ctx context.Context, root, pkg, dir string) (string, error) {
 	bin := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
+	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=auto", "-o", bin, pkg) // GetVersion names the revision when git can tell it
 	cmd.Dir = root
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -36,7 +36,7 @@
 // Usage (from bench/, which is a module of its own; `task bench:load`
 // runs it):
 //
-//	go run ./load [-duration 4s] [-rounds 3] [-concurrency 4] [-admissions 20] [-out .]
+//	go run ./load [-duration 4s] [-rounds 3] [-concurrency 4] [-admissions 12] [-out .]
 package main
 
 import (
@@ -55,7 +55,7 @@ func main() {
 	flag.DurationVar(&o.warmup, "warmup", time.Second, "length of the unmeasured warm-up run of each read RPC on each server")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; each runs every RPC against both servers in alternation")
 	flag.UintVar(&o.concurrency, "concurrency", 4, "concurrent ghz workers (on one connection)")
-	flag.UintVar(&o.admissions, "admissions", 20, "firmware apply admissions per run (each starts 36 jobs on rmsd)")
+	flag.UintVar(&o.admissions, "admissions", 12, "firmware apply admissions per run (each starts 36 jobs on rmsd)")
 	flag.DurationVar(&o.settle, "settle", 5*time.Minute, "how long the jobs of one admission run may take to end")
 	flag.StringVar(&o.root, "root", "..", "the rmsd module's root (where ./cmd/rmsd is built from)")
 	flag.StringVar(&o.rmsd, "rmsd", "", "rmsd binary to run (default: build it from -root)")

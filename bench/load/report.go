@@ -93,7 +93,7 @@ func renderReport(w io.Writer, r reportData) error {
 	}
 	for _, s := range r.sums {
 		if s.admitted >= 0 {
-			p("\nrmsd admitted %d of %d %s calls (the rest were answered with an in-band refusal); the longest wait for a run's jobs to end after its last answer was %s.\n",
+			p("\nrmsd admitted %d of %d %s calls (an admission it refused in band would be missing from its apply history); the longest wait for a run's jobs to end after its last answer was %s.\n",
 				s.admitted, s.count, s.rpc, duration(s.settle))
 		}
 	}

@@ -26,57 +26,14 @@ func run(ctx context.Context, o options) (err error) {
 			fmt.Fprintf(os.Stderr, "load: logs and files kept in %s\n", dir)
 		}
 	}()
-	root, err := filepath.Abs(o.root)
-	if err != nil {
-		return err
-	}
 	m := thisMachine()
 	date := time.Now()
-	progress("building rmsd and the bare server")
-	bin := o.rmsd
-	if bin == "" {
-		if bin, err = build(ctx, root, "./cmd/rmsd", dir); err != nil {
-			return err
-		}
-	}
-	bareBin, err := build(ctx, filepath.Join(root, "bench"), "./bare", dir)
+	b, ws, err := setup(ctx, o, dir)
 	if err != nil {
 		return err
 	}
-
-	progress("starting rmsd --simulate")
-	d, err := startDaemon(ctx, bin, dir, o.network)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, d.close()) }()
-	progress("applying the simulated release to the simulated rack")
-	fix, err := prepare(ctx, d)
-	if err != nil {
-		return err
-	}
-	ws := workloads(fix)
-	rec, err := record(ctx, d, ws)
-	if err != nil {
-		return err
-	}
-	recording := filepath.Join(dir, "recording.json")
-	if err := rec.Save(recording); err != nil {
-		return err
-	}
-	bare, err := startBare(ctx, bareBin, recording, filepath.Join(dir, "bare.log"))
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, bare.close()) }()
-	set, err := protosetOf(&rmspb.GetVersionRequest{})
-	if err != nil {
-		return err
-	}
-	b := &bench{o: o, d: d, bare: bare, fix: fix, protoset: set}
-	if err := b.settle(ctx); err != nil { // the recorded admission's jobs
-		return err
-	}
+	defer func() { err = errors.Join(err, b.close()) }()
+	d, bare := b.d, b.bare
 
 	progress("warming up")
 	for _, w := range ws {
@@ -108,9 +65,73 @@ func run(ctx context.Context, o options) (err error) {
 	m.loadAfter = loadAverage()
 
 	sums := summarize(ms)
-	rd := reportData{date: date, machine: m, o: o, version: fix.version, sums: sums, ratios: ratios(sums, ms),
+	rd := reportData{date: date, machine: m, o: o, version: b.fix.version, sums: sums, ratios: ratios(sums, ms),
 		idleRMSDCPU: idleCPU(ms), charts: []string{latencyChart, ratioChart}}
 	return write(o.out, rd)
+}
+
+// setup builds and starts rmsd and the bare server in dir, prepares the
+// daemon and records its replies; it returns the harness ready to
+// measure, and the workloads. b.close stops both servers.
+func setup(ctx context.Context, o options, dir string) (b *bench, ws []workload, err error) {
+	root, err := filepath.Abs(o.root)
+	if err != nil {
+		return nil, nil, err
+	}
+	progress("building rmsd and the bare server")
+	bin := o.rmsd
+	if bin == "" {
+		if bin, err = build(ctx, root, "./cmd/rmsd", dir); err != nil {
+			return nil, nil, err
+		}
+	}
+	bareBin, err := build(ctx, filepath.Join(root, "bench"), "./bare", dir)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	progress("starting rmsd --simulate")
+	d, err := startDaemon(ctx, bin, dir, o.network)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, d.close())
+		}
+	}()
+	progress("applying the simulated release to the simulated rack")
+	fix, err := prepare(ctx, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	ws = workloads(fix)
+	rec, err := record(ctx, d, ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	recording := filepath.Join(dir, "recording.json")
+	if err := rec.Save(recording); err != nil {
+		return nil, nil, err
+	}
+	set, err := protosetOf(&rmspb.GetVersionRequest{})
+	if err != nil {
+		return nil, nil, err
+	}
+	bare, err := startBare(ctx, bareBin, recording, filepath.Join(dir, "bare.log"))
+	if err != nil {
+		return nil, nil, err
+	}
+	b = &bench{o: o, d: d, bare: bare, fix: fix, protoset: set}
+	if err := b.settle(ctx); err != nil { // the recorded admission's jobs
+		return nil, nil, errors.Join(err, bare.close())
+	}
+	return b, ws, nil
+}
+
+// close stops both servers.
+func (b *bench) close() error {
+	return errors.Join(b.bare.close(), b.d.close())
 }
 
 // other is the server that is not s.
