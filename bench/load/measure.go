@@ -26,6 +26,7 @@ type measurement struct {
 	wall        time.Duration   // ghz's total time of the run
 	latencies   []time.Duration // of every call, failed ones included
 	cpu         time.Duration   // the server's CPU time over the run (and, for admissions on rmsd, until its jobs ended)
+	cpuCalls    time.Duration   // the part of cpu until the last answer
 	otherCPU    time.Duration   // the other server's CPU time meanwhile (it is idle)
 	admitted    int             // admissions rmsd recorded in its apply history; -1 where that does not apply
 	settle      time.Duration   // after an admission run on rmsd: how long its jobs took to end after the last answer
@@ -108,6 +109,11 @@ func (b *bench) measure(ctx context.Context, w workload, s, other *server, round
 		}
 		return m, fmt.Errorf("ghz %s on %s: %s", w.name, s.name, msg)
 	}
+	answered, err := cpuTime(s.pid())
+	if err != nil {
+		return m, err
+	}
+	m.cpuCalls = answered - cpu0
 	if w.admission && s == &b.d.server {
 		start := time.Now()
 		if err := b.settle(ctx); err != nil {

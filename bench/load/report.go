@@ -56,6 +56,7 @@ type reportData struct {
 	machine     machine
 	o           options
 	version     string // rmsd's GetVersion
+	commit      string // the rmsd module's git revision, "" when unknown
 	sums        []summary
 	ratios      []ratio
 	idleRMSDCPU float64 // rmsd's CPU seconds per second while only the bare server was loaded
@@ -67,8 +68,12 @@ func renderReport(w io.Writer, r reportData) error {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Load harness report\n\n")
-	p("rmsd %s against a bare grpc-go server answering the same messages from memory, %s.\n",
-		r.version, r.date.UTC().Format("2006-01-02 15:04 MST"))
+	rev := ""
+	if r.commit != "" {
+		rev = " (commit " + r.commit + ")"
+	}
+	p("rmsd %s%s against a bare grpc-go server answering the same messages from memory, %s.\n",
+		r.version, rev, r.date.UTC().Format("2006-01-02 15:04 MST"))
 	p("Rerun with `task bench:load` (or `cd bench && go run ./load -h` for the flags).\n\n")
 	p("Machine: %s, %d cores, Linux %s, %s; load average %s before the run and %s after it. ",
 		r.machine.cpu, r.machine.cores, r.machine.kernel, r.machine.goVersion, r.machine.loadBefore, r.machine.loadAfter)
@@ -88,13 +93,19 @@ func renderReport(w io.Writer, r reportData) error {
 	p("| RPC | server | calls | errors | calls/s | p50 | p99 | CPU per call |\n")
 	p("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range r.sums {
-		p("| %s | %s | %d | %d | %.0f | %s | %s | %s |\n", s.rpc, s.server, s.count, s.errors, s.rps,
-			duration(s.p50), duration(s.p99), duration(s.cpuPerCall))
+		p("| %s | %s | %d | %d | %.0f | %s | %s | %s%s |\n", s.rpc, s.server, s.count, s.errors, s.rps,
+			duration(s.p50), duration(s.p99), duration(s.cpuPerCall), coarse(s.cpu))
 	}
+	p("\nCPU times are counted in ticks of %s; a figure marked coarse rests on fewer than %d of them.\n",
+		duration(time.Second/clockTicks), coarseTicks)
 	for _, s := range r.sums {
 		if s.admitted >= 0 {
-			p("\nrmsd admitted %d of %d %s calls (an admission it refused in band would be missing from its apply history); the longest wait for a run's jobs to end after its last answer was %s.\n",
+			p("\nrmsd admitted %d of %d %s calls (an admission it refused in band would be missing from its apply history); the longest wait for a run's jobs to end after its last answer was %s. ",
 				s.admitted, s.count, s.rpc, duration(s.settle))
+			if s.count > 0 {
+				p("Of its %s of CPU per call, %s were spent until the last call was answered, the rest while the jobs ran.\n",
+					duration(s.cpuPerCall), duration(s.cpuCalls/time.Duration(s.count)))
+			}
 		}
 	}
 	p("While only the bare server was loaded, idle rmsd (its simulator included) used %.1f ms of CPU per second.\n", r.idleRMSDCPU*1000)
@@ -129,6 +140,18 @@ shares the machine with both servers.
 `)
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// coarseTicks is the fewest CPU ticks a CPU figure rests on before the
+// report calls it coarse.
+const coarseTicks = 10
+
+// coarse marks a CPU figure computed from fewer than coarseTicks ticks.
+func coarse(total time.Duration) string {
+	if total < coarseTicks*time.Second/clockTicks {
+		return fmt.Sprintf(" (coarse: %d ticks)", total/(time.Second/clockTicks))
+	}
+	return ""
 }
 
 // times formats a ratio, "n/a" when it could not be computed.

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
@@ -65,7 +68,7 @@ func run(ctx context.Context, o options) (err error) {
 	m.loadAfter = loadAverage()
 
 	sums := summarize(ms)
-	rd := reportData{date: date, machine: m, o: o, version: b.fix.version, sums: sums, ratios: ratios(sums, ms),
+	rd := reportData{date: date, machine: m, o: o, version: b.fix.version, commit: revision(o.root), sums: sums, ratios: ratios(sums, ms),
 		idleRMSDCPU: idleCPU(ms), charts: []string{latencyChart, ratioChart}}
 	return write(o.out, rd)
 }
@@ -182,6 +185,20 @@ func write(dir string, rd reportData) error {
 	}
 	progress("wrote %s", filepath.Join(dir, "report.md"))
 	return nil
+}
+
+// revision is the short git revision of the rmsd module at root, with
+// "+changes" when its work tree differs from it; "" when git cannot tell.
+func revision(root string) string {
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	rev := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		rev += "+changes"
+	}
+	return rev
 }
 
 // percentileOf is the q-quantile of unsorted latencies.

@@ -13,6 +13,7 @@ type summary struct {
 	rps           float64 // calls per second over all its runs
 	p50, p99      time.Duration
 	cpuPerCall    time.Duration
+	cpu, cpuCalls time.Duration   // the CPU time over all its runs, and the part of it until each run's last answer
 	latencies     []time.Duration // sorted
 	admitted      int             // -1 where that does not apply
 	settle        time.Duration   // the longest wait for an admission run's jobs
@@ -50,6 +51,8 @@ func summarize(ms []measurement) []summary {
 		s.errors += m.errors
 		s.latencies = append(s.latencies, m.latencies...)
 		cpu[k] += m.cpu
+		s.cpu += m.cpu
+		s.cpuCalls += m.cpuCalls
 		wall[k] += m.wall
 		if m.admitted >= 0 {
 			s.admitted = max(s.admitted, 0) + m.admitted
