@@ -89,4 +89,3 @@ func scrub(s string, secrets []string) string {
 	}
 	return s
 }
-
