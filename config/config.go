@@ -113,7 +113,32 @@ type Workflows struct {
 	// firmware object, checked while it streams (rmsd's own key).
 	MaxArtifactBytes          int64                       `koanf:"max_artifact_bytes"`
 	ExpectedInventoryProfiles map[string]InventoryProfile `koanf:"expected_inventory_profiles"`
+	// NVSSVTPath is the NVSSVT executable StartSystemValidation runs per
+	// node; empty (the default) refuses the RPC. `rmsd --simulate` sets it
+	// to its own stand-in when it is empty.
+	NVSSVTPath string `koanf:"nvssvt_path"`
+	// NVSSVTLogDir holds one log directory per scan, named by its job id
+	// (rmsd's own key).
+	NVSSVTLogDir string `koanf:"nvssvt_log_dir"`
+	// NVSSVTTimeoutSeconds bounds one scan's run time; the process group
+	// is killed after it.
+	NVSSVTTimeoutSeconds int `koanf:"nvssvt_timeout_seconds"`
+	// NVSSVTMaxOutputBytes bounds the stdout and the stderr kept of one
+	// scan (each).
+	NVSSVTMaxOutputBytes int64 `koanf:"nvssvt_max_output_bytes"`
+	// NVSSVTMaxConcurrent bounds the NVSSVT processes running at once;
+	// further scans wait for a slot.
+	NVSSVTMaxConcurrent int `koanf:"nvssvt_max_concurrent"`
 }
+
+// Bounds of the NVSSVT keys.
+const (
+	// MaxNVSSVTOutputBytes bounds nvssvt_max_output_bytes: the output is
+	// held in memory until the scan ends.
+	MaxNVSSVTOutputBytes = 64 << 20
+	// MaxNVSSVTConcurrent bounds nvssvt_max_concurrent.
+	MaxNVSSVTConcurrent = 256
+)
 
 // Logging configures the log output.
 type Logging struct {
@@ -190,6 +215,10 @@ func Default() *Config {
 			TerminalJobTTLSeconds:    86400,
 			DrainTimeoutSeconds:      300,
 			MaxArtifactBytes:         8 << 30,
+			NVSSVTLogDir:             "nvssvt",
+			NVSSVTTimeoutSeconds:     4 * 3600,
+			NVSSVTMaxOutputBytes:     1 << 20,
+			NVSSVTMaxConcurrent:      4,
 		},
 		Logging: Logging{LogLevel: "info", Format: "json"},
 		Redfish: Redfish{
