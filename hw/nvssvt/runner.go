@@ -265,5 +265,8 @@ func readReport(path string) (*Report, error) {
 	return ParseReport(data)
 }
 
+// LogDir is the log directory of the scan with id.
+func (r *Runner) LogDir(id string) string { return filepath.Join(r.cfg.LogRoot, filepath.Base(id)) }
+
 // LogRoot is the directory holding the runs' log directories.
 func (r *Runner) LogRoot() string { return r.cfg.LogRoot }

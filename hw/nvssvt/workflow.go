@@ -36,6 +36,9 @@ func (p Plan) Check() error {
 	if p.Node.BMC == nil {
 		return errors.New("node has no bmc_endpoint: NVSSVT reaches the DUT over its BMC")
 	}
+	if strings.ContainsRune(p.Node.ID, 0) {
+		return errors.New("node_id contains a NUL character, which no command-line argument can carry")
+	}
 	return p.Scan("").Check()
 }
 
