@@ -106,8 +106,10 @@ type Result struct {
 	StderrTail string
 }
 
-// Waiting is told, once, when a scan waits for a free slot.
-type Waiting func(running int)
+// Progress is told what a scan is doing, as a job description: once
+// "Waiting for a free NVSSVT slot (N of N in use)" when it has to wait,
+// then "NVSSVT scan running" when its process starts.
+type Progress func(description string)
 
 // Run runs one scan: it waits for a slot, starts NVSSVT in its own process
 // group and waits for it, within the run time; then it reads the report.
@@ -116,19 +118,20 @@ type Waiting func(running int)
 // error with what is known in Result; a report is returned whatever the
 // checks say (Report.Status). Cancelling ctx kills the run, as a timeout
 // does, and returns the context's cause.
-func (r *Runner) Run(ctx context.Context, s Scan, waiting Waiting) (Result, error) {
+func (r *Runner) Run(ctx context.Context, s Scan, progress Progress) (Result, error) {
 	if !r.Configured() {
 		return Result{}, ErrNotConfigured
 	}
 	if err := s.Check(); err != nil {
 		return Result{}, err
 	}
+	if progress == nil {
+		progress = func(string) {}
+	}
 	select {
 	case r.slots <- struct{}{}:
 	default:
-		if waiting != nil {
-			waiting(len(r.slots))
-		}
+		progress(fmt.Sprintf("Waiting for a free NVSSVT slot (%d of %d in use)", len(r.slots), cap(r.slots)))
 		select {
 		case r.slots <- struct{}{}:
 		case <-ctx.Done():
@@ -136,13 +139,13 @@ func (r *Runner) Run(ctx context.Context, s Scan, waiting Waiting) (Result, erro
 		}
 	}
 	defer func() { <-r.slots }()
-	return r.run(ctx, s)
+	return r.run(ctx, s, progress)
 }
 
 // errOverTime is the cause of a run's context when its bound passes.
 var errOverTime = errors.New("run time bound passed")
 
-func (r *Runner) run(ctx context.Context, s Scan) (Result, error) {
+func (r *Runner) run(ctx context.Context, s Scan, progress Progress) (Result, error) {
 	res := Result{LogDir: filepath.Join(r.cfg.LogRoot, filepath.Base(s.ID))}
 	if s.ID == "" || filepath.Base(s.ID) != s.ID {
 		return res, fmt.Errorf("%w: scan id %q cannot name a log directory", ErrStart, s.ID)
@@ -189,6 +192,7 @@ func (r *Runner) run(ctx context.Context, s Scan) (Result, error) {
 	if err := cmd.Start(); err != nil {
 		return res, fmt.Errorf("%w: %s: %v", ErrStart, r.cfg.Path, err)
 	}
+	progress("NVSSVT scan running")
 	waitErr := cmd.Wait()
 	res.Duration = time.Since(started)
 	// Whatever of the group outlived its leader goes now; Wait reaped the

@@ -224,15 +224,15 @@ func TestConcurrentRunsAreBounded(t *testing.T) {
 	doneA, doneB := make(chan error, 1), make(chan error, 1)
 	go func() { _, err := r.Run(ctxA, a, nil); doneA <- err }()
 	waitPID(t, filepath.Join(logRoot(r, a), "parent.pid"))
-	waiting := make(chan int, 1)
+	progress := make(chan string, 2)
 	go func() {
-		_, err := r.Run(ctxB, b, func(running int) { waiting <- running })
+		_, err := r.Run(ctxB, b, func(d string) { progress <- d })
 		doneB <- err
 	}()
 	select {
-	case n := <-waiting:
-		if n != 1 {
-			t.Errorf("waiting with %d running, want 1", n)
+	case d := <-progress:
+		if d != "Waiting for a free NVSSVT slot (1 of 1 in use)" {
+			t.Errorf("progress %q", d)
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the second scan did not wait for a slot")
@@ -243,6 +243,9 @@ func TestConcurrentRunsAreBounded(t *testing.T) {
 	cancelA()
 	<-doneA
 	waitPID(t, filepath.Join(logRoot(r, b), "parent.pid")) // b got the slot
+	if d := <-progress; d != "NVSSVT scan running" {
+		t.Errorf("progress %q once the slot is free", d)
+	}
 	cancelB()
 	if err := <-doneB; !errors.Is(err, context.Canceled) {
 		t.Errorf("b: %v", err)

@@ -50,9 +50,7 @@ func (p Plan) Workflow(r *Runner) messages.Workflow {
 	return messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
 		scan := p.Scan(job.ID())
 		job.Progress("NVSSVT scan starting")
-		res, err := r.Run(ctx, scan, func(running int) {
-			job.Progress(fmt.Sprintf("Waiting for a free NVSSVT slot (%d scans running)", running))
-		})
+		res, err := r.Run(ctx, scan, func(description string) { job.Progress(description) })
 		doc := p.document(res)
 		secrets := scan.secrets()
 		if err != nil {

@@ -68,6 +68,9 @@ func TestWorkflowCompletesWithTheParsedReport(t *testing.T) {
 		!strings.HasSuffix(doc.LogDir, "/job-1") || doc.RackID != "r1" {
 		t.Errorf("result_json %s", job.result)
 	}
+	if want := []string{"NVSSVT scan starting", "NVSSVT scan running"}; strings.Join(job.progress, "|") != strings.Join(want, "|") {
+		t.Errorf("progress %q, want %q", job.progress, want)
+	}
 	if job.desc != "System validation passed: 2 of 2 checks passed" {
 		t.Errorf("description %q", job.desc)
 	}
