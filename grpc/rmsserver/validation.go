@@ -46,6 +46,8 @@ func (m *rackManagerV2) StartSystemValidation(ctx context.Context, req *rmspbv2.
 	if m.deps.Jobs == nil {
 		return nil, errUnavailable("system validation")
 	}
+	// The switch batches' refusal and message are worded by job type, so
+	// they word this batch too.
 	t := messages.TypeSystemValidation
 	if !m.deps.Validation.Configured() {
 		m.log.Warn().Int("nodes", len(nodes)).Msg("StartSystemValidation refused: [workflows] nvssvt_path is not set")

@@ -2,7 +2,6 @@ package nvssvt
 
 import (
 	"errors"
-	"os"
 	"strings"
 
 	"github.com/rmsd/rmsd/hw"
@@ -136,6 +135,3 @@ func (s Scan) hostPassword() hw.Secret {
 	}
 	return s.Host.Credentials.Password
 }
-
-// processEnv is rmsd's environment, for the kept variables.
-func processEnv() []string { return os.Environ() }

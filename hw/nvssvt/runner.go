@@ -172,9 +172,8 @@ func (r *Runner) run(ctx context.Context, s Scan, progress Progress) (Result, er
 	runCtx, cancel := context.WithTimeoutCause(ctx, r.cfg.Timeout, errOverTime)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, r.cfg.Path, append(append([]string{}, r.cfg.Args...), s.args(res.LogDir, report)...)...)
-	cmd.Env = s.env(processEnv())
+	cmd.Env = s.env(os.Environ())
 	cmd.Dir = res.LogDir
-	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var kill *time.Timer
