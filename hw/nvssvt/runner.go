@@ -73,9 +73,6 @@ func New(cfg Config) *Runner {
 // Configured reports whether an executable is set.
 func (r *Runner) Configured() bool { return r != nil && r.cfg.Path != "" }
 
-// Timeout is the bound of one run.
-func (r *Runner) Timeout() time.Duration { return r.cfg.Timeout }
-
 // Errors of a run, besides ErrReport.
 var (
 	// ErrNotConfigured: no executable is set.
