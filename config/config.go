@@ -115,19 +115,20 @@ type Workflows struct {
 	ExpectedInventoryProfiles map[string]InventoryProfile `koanf:"expected_inventory_profiles"`
 	// NVSSVTPath is the NVSSVT executable StartSystemValidation runs per
 	// node; empty (the default) refuses the RPC. `rmsd --simulate` sets it
-	// to its own stand-in when it is empty.
+	// to its own stand-in when it is empty (rmsd's own key: upstream has
+	// not implemented the RPC).
 	NVSSVTPath string `koanf:"nvssvt_path"`
 	// NVSSVTLogDir holds one log directory per scan, named by its job id
 	// (rmsd's own key).
 	NVSSVTLogDir string `koanf:"nvssvt_log_dir"`
 	// NVSSVTTimeoutSeconds bounds one scan's run time; the process group
-	// is killed after it.
+	// is killed after it (rmsd's own key).
 	NVSSVTTimeoutSeconds int `koanf:"nvssvt_timeout_seconds"`
 	// NVSSVTMaxOutputBytes bounds the stdout and the stderr kept of one
-	// scan (each).
+	// scan, each (rmsd's own key).
 	NVSSVTMaxOutputBytes int64 `koanf:"nvssvt_max_output_bytes"`
 	// NVSSVTMaxConcurrent bounds the NVSSVT processes running at once;
-	// further scans wait for a slot.
+	// further scans wait for a slot (rmsd's own key).
 	NVSSVTMaxConcurrent int `koanf:"nvssvt_max_concurrent"`
 }
 
