@@ -183,7 +183,33 @@ type Workflows struct {
 	// list before a firmware job touches it: an array of AP names, or a
 	// table with ap_names and/or flint_devices = { cx7, cx8, bf3_nic }.
 	ExpectedInventoryProfiles map[string]InventoryProfile `koanf:"expected_inventory_profiles"`
+	// NVSSVTPath is the NVSSVT executable StartSystemValidation runs per
+	// node; empty (the default) refuses the RPC. `rmsd --simulate` sets it
+	// to its own stand-in when it is empty (rmsd's own key: upstream has
+	// not implemented the RPC).
+	NVSSVTPath string `koanf:"nvssvt_path"`
+	// NVSSVTLogDir holds one log directory per scan, named by its job id
+	// (rmsd's own key).
+	NVSSVTLogDir string `koanf:"nvssvt_log_dir"`
+	// NVSSVTTimeoutSeconds bounds one scan's run time; the process group
+	// is killed after it (rmsd's own key).
+	NVSSVTTimeoutSeconds int `koanf:"nvssvt_timeout_seconds"`
+	// NVSSVTMaxOutputBytes bounds the stdout and the stderr kept of one
+	// scan, each (rmsd's own key).
+	NVSSVTMaxOutputBytes int64 `koanf:"nvssvt_max_output_bytes"`
+	// NVSSVTMaxConcurrent bounds the NVSSVT processes running at once;
+	// further scans wait for a slot (rmsd's own key).
+	NVSSVTMaxConcurrent int `koanf:"nvssvt_max_concurrent"`
 }
+
+// Bounds of the NVSSVT keys.
+const (
+	// MaxNVSSVTOutputBytes bounds nvssvt_max_output_bytes: the output is
+	// held in memory until the scan ends.
+	MaxNVSSVTOutputBytes = 64 << 20
+	// MaxNVSSVTConcurrent bounds nvssvt_max_concurrent.
+	MaxNVSSVTConcurrent = 256
+)
 
 // Logging configures the log output.
 type Logging struct {
@@ -286,6 +312,10 @@ func Default() *Config {
 			TerminalJobTTLSeconds:    86400,
 			DrainTimeoutSeconds:      300,
 			MaxArtifactBytes:         8 << 30,
+			NVSSVTLogDir:             "nvssvt",
+			NVSSVTTimeoutSeconds:     4 * 3600,
+			NVSSVTMaxOutputBytes:     1 << 20,
+			NVSSVTMaxConcurrent:      4,
 		},
 		Logging: Logging{LogLevel: "info", Format: "json"},
 		Redfish: Redfish{

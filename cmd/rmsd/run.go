@@ -131,6 +131,10 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger); err != nil {
 		return nil, err
 	}
+	validation, err := validationRunner(cfg.Workflows, f.simulate, logger)
+	if err != nil {
+		return nil, err
+	}
 	if d.engine, err = startEngine(cfg, logger, d.metrics.ObserveJob); err != nil {
 		return nil, fmt.Errorf("start job engine: %w", err)
 	}
@@ -168,6 +172,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 			DefaultDomain: cfg.Switches.DefaultSwitchDomain, Insecure: cfg.Switches.InsecureSwitch},
 		InventoryProfiles: profileAPs(cfg.Workflows.ExpectedInventoryProfiles),
 		Fabric:            &d.hw.fabric,
+		Validation:        validation,
 	}
 	d.server = rmsserver.New(serverOpts)
 	go func() { d.served <- d.server.Serve(d.lis) }()
