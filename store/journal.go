@@ -20,6 +20,13 @@ type Journal interface {
 	// ReadEvents returns up to limit events with Seq greater than after,
 	// in Seq order (limit <= 0: all of them).
 	ReadEvents(ctx context.Context, after int64, limit int) ([]Event, error)
+	// CompactEvents appends snapshot as AppendEvents does and removes every
+	// event older than it, in one commit: a reader sees either the old
+	// journal or the snapshot followed by what is appended after it, never
+	// a journal without either. It returns the snapshot with Seq and
+	// Recorded set; Seq keeps growing (it is never reused). An empty
+	// snapshot is refused (it would erase the journal).
+	CompactEvents(ctx context.Context, snapshot []Event) ([]Event, error)
 }
 
 // Event is one journal entry: an opaque payload of a kind its writer

@@ -42,6 +42,7 @@ func Run(t *testing.T, b Backend) {
 		{"HistoryFiltersNewestFirst", testHistoryFiltersNewestFirst},
 		{"JournalAppendAndRead", testJournalAppendAndRead},
 		{"JournalTailMissesNothingUnderConcurrentAppends", testJournalTailMissesNothing},
+		{"JournalCompactKeepsSnapshotAndTail", testJournalCompact},
 		{"UpdateCommitsAllOrNothing", testUpdateCommitsAllOrNothing},
 		{"UpdateRollsBackWhenTheContextEnds", testUpdateRollsBackWhenTheContextEnds},
 		{"UpdateRollsBackOnPanic", testUpdateRollsBackOnPanic},
