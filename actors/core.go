@@ -47,6 +47,9 @@ type core struct {
 	// learn the registry PID from the registry itself (spawn or resync).
 	registry atomic.Pointer[actor.PID]
 
+	// journal writes the durable events; nil keeps the index in memory only.
+	journal *journalWriter
+
 	onCleanup func(messages.CleanupReport)
 	onJob     func(messages.JobObservation)
 	// trackedJobs and heldNodes are the registry's index sizes after its
