@@ -63,6 +63,30 @@ func interruptedMessage(stage string) string {
 	return fmt.Sprintf("interrupted by restart of rmsd at stage %q; the state of the hardware is unknown", stage)
 }
 
+// settleReplayedParents seals, in this turn, every batch parent whose
+// children are all terminal now, with the verdict its batch actor would
+// give: a read right after the start sees it re-aggregated.
+func (r *registry) settleReplayedParents(ctx actor.Context) {
+	var ids []string
+	for id := range r.store.openParents {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		p, ok := r.store.jobs[id]
+		if !ok || p.snap.State.IsTerminal() || !p.isBatch() || p.counts.done() != p.counts.total() {
+			continue
+		}
+		b := &batchActor{parentID: id, typ: p.snap.Type}
+		for _, cid := range p.snap.ChildIDs {
+			if c, ok := r.store.jobs[cid]; ok && !c.reservation && c.snap.State.IsTerminal() {
+				b.add(c.index, &c.snap)
+			}
+		}
+		r.seal(ctx, p, b.outcome(p.counts))
+	}
+}
+
 // recoverInterrupted runs in the first turn after a replay: every job that
 // was Queued or Running when rmsd stopped is sealed Failed (Internal),
 // saying at which stage; its holds are released with it. A batch parent is
@@ -103,6 +127,7 @@ func (r *registry) recoverInterrupted(ctx actor.Context) {
 		f.Description = "Interrupted"
 		r.seal(ctx, rec, messages.Failed(f))
 	}
+	r.settleReplayedParents(ctx)
 	if len(ids) > 0 {
 		r.core.log.Warn().Int("jobs", len(ids)).Strs("nodes", nodes).
 			Msg("jobs interrupted by restart of rmsd; the state of these nodes is unknown: check them")
