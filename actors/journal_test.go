@@ -22,14 +22,14 @@ import (
 // PostgreSQL when a server is reachable (see storetest.TempPostgresDatabase).
 var journalBackends = []struct {
 	name string
-	open func(t *testing.T) store.Store
+	open func(t testing.TB) store.Store
 }{
-	{"sqlite", func(t *testing.T) store.Store {
+	{"sqlite", func(t testing.TB) store.Store {
 		return openJournalStore(t, func(ctx context.Context) (store.Store, error) {
 			return sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "rmsd.db"), sqlstore.Options{})
 		})
 	}},
-	{"postgres", func(t *testing.T) store.Store {
+	{"postgres", func(t testing.TB) store.Store {
 		url := storetest.TempPostgresDatabase(t)
 		return openJournalStore(t, func(ctx context.Context) (store.Store, error) {
 			return sqlstore.OpenPostgres(ctx, url, 4, sqlstore.Options{})
@@ -37,7 +37,7 @@ var journalBackends = []struct {
 	}},
 }
 
-func openJournalStore(t *testing.T, open func(context.Context) (store.Store, error)) store.Store {
+func openJournalStore(t testing.TB, open func(context.Context) (store.Store, error)) store.Store {
 	t.Helper()
 	s, err := open(testCtx(t))
 	if err != nil {
