@@ -3,6 +3,9 @@ package actors
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -383,4 +386,121 @@ func TestJournalStoreFailureRefusesJobsAndRecovers(t *testing.T) {
 	for _, n := range []string{"a", "b"} { // refused admissions left nothing held
 		mustCreate(t, e2, messages.JobSpec{RackID: "r", NodeID: n}, completes("Completed", "{}"))
 	}
+}
+
+// tcpProxy forwards loopback connections to a server until cut: then it
+// drops every connection it carries and every new one, until restored.
+type tcpProxy struct {
+	lis    net.Listener
+	target string
+	cut    atomic.Bool
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	wg     sync.WaitGroup
+}
+
+func newTCPProxy(t testing.TB, target string) *tcpProxy {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &tcpProxy{lis: lis, target: target, conns: map[net.Conn]struct{}{}}
+	p.wg.Go(p.serve)
+	t.Cleanup(func() {
+		_ = lis.Close()
+		p.drop()
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *tcpProxy) serve() {
+	for {
+		c, err := p.lis.Accept()
+		if err != nil {
+			return
+		}
+		if p.cut.Load() {
+			_ = c.Close()
+			continue
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			_ = c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns[c], p.conns[s] = struct{}{}, struct{}{}
+		p.mu.Unlock()
+		pipe := func(dst, src net.Conn) {
+			_, _ = io.Copy(dst, src)
+			_ = dst.Close()
+			_ = src.Close()
+		}
+		p.wg.Go(func() { pipe(s, c) })
+		p.wg.Go(func() { pipe(c, s) })
+	}
+}
+
+// drop closes every connection carried.
+func (p *tcpProxy) drop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		_ = c.Close()
+	}
+	clear(p.conns)
+}
+
+// TestJournalPostgresOutageRefusesJobsAndRecovers cuts the connection to
+// PostgreSQL (a proxy in front of the shared server, not the server
+// itself): admission answers ErrStoreUnavailable with a clear message,
+// reads answer from memory, and when the connection is back admission
+// resumes and the journal has what happened meanwhile.
+func TestJournalPostgresOutageRefusesJobsAndRecovers(t *testing.T) {
+	dbURL := storetest.TempPostgresDatabase(t)
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newTCPProxy(t, u.Host)
+	viaProxy := *u
+	viaProxy.Host = proxy.lis.Addr().String()
+	st := openJournalStore(t, func(ctx context.Context) (store.Store, error) {
+		return sqlstore.OpenPostgres(ctx, viaProxy.String(), 4, sqlstore.Options{})
+	})
+	e, _ := newEngine(t, Options{Journal: st})
+	g := newGate()
+	held := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "held"}, g)
+	g.waitStarted(t, 1)
+
+	proxy.cut.Store(true)
+	proxy.drop()
+	_, err = e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "a"}, blocks, nil)
+	if !errors.Is(err, messages.ErrStoreUnavailable) || !strings.Contains(err.Error(), "job store unavailable") {
+		t.Fatalf("create with PostgreSQL cut off: %v, want a clear ErrStoreUnavailable", err)
+	}
+	if s := mustGet(t, e, held.ID); s.State != messages.StateRunning {
+		t.Fatalf("read from memory during the outage: %+v", s)
+	}
+	close(g.release)
+	waitTerminal(t, e, held.ID)
+
+	proxy.cut.Store(false)
+	eventually(t, "the journal is written again", func() bool { return !e.core.journal.unavailable() })
+	again := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "c"}, completes("Completed", "{}"))
+	waitTerminal(t, e, again.ID)
+	e.Close()
+
+	direct := openJournalStore(t, func(ctx context.Context) (store.Store, error) {
+		return sqlstore.OpenPostgres(ctx, dbURL, 4, sqlstore.Options{})
+	})
+	e2, _ := newEngine(t, Options{Journal: direct})
+	for _, id := range []string{held.ID, again.ID} {
+		if s := mustGet(t, e2, id); s.State != messages.StateCompleted {
+			t.Errorf("job %s after the outage and a restart: %+v", id, s)
+		}
+	}
+	mustCreate(t, e2, messages.JobSpec{RackID: "r", NodeID: "a"}, completes("Completed", "{}"))
 }
