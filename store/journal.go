@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// Journal is the append-only event log the job engine will write before
-// an event's effect becomes visible and replay at start. It lives in the
+// Journal is the append-only event log the job engine writes before an
+// event's effect becomes visible and replays at start. It lives in the
 // same store as the catalog so that an event and the catalog or history
 // change it describes commit together (Store.Update). Snapshots, replay
 // and compaction belong to the journal itself, not to the store.
