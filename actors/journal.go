@@ -179,7 +179,9 @@ func (w *journalWriter) send(d deferredReply) {
 		w.sys.Root.Send(d.to, d.msg)
 	}
 	if d.asFailed && len(d.cancel) > 0 {
-		w.sys.Root.Send(w.registry(), &cancelUnjournaled{ids: d.cancel})
+		if reg := w.registry(); reg != nil {
+			w.sys.Root.Send(reg, &cancelUnjournaled{ids: d.cancel})
+		}
 	}
 }
 
@@ -289,12 +291,17 @@ func (w *journalWriter) durableUpTo(seq uint64) {
 	w.durable = seq
 	recovered := w.failing
 	w.failing = false
-	n := 0
-	for n < len(w.waiting) && w.waiting[n].seq <= seq {
-		n++
+	// Replies wait in arrival order, not sequence order (a read may wait
+	// for an older event than an admission queued before it).
+	var ready, still []deferredReply
+	for _, d := range w.waiting {
+		if d.seq <= seq {
+			ready = append(ready, d)
+		} else {
+			still = append(still, d)
+		}
 	}
-	ready := w.waiting[:n:n]
-	w.waiting = w.waiting[n:]
+	w.waiting = still
 	w.mu.Unlock()
 	w.down.Store(false)
 	if recovered {

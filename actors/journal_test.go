@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -503,4 +504,58 @@ func TestJournalPostgresOutageRefusesJobsAndRecovers(t *testing.T) {
 		}
 	}
 	mustCreate(t, e2, messages.JobSpec{RackID: "r", NodeID: "a"}, completes("Completed", "{}"))
+}
+
+// TestJournalWritesWhatQueuedDuringAWriteTogetherInOrder: admissions made
+// while one write is in flight go to the journal together in the next
+// commit, after it, in the order the registry applied them.
+func TestJournalWritesWhatQueuedDuringAWriteTogetherInOrder(t *testing.T) {
+	st := journalBackends[0].open(t)
+	j := &cutJournal{Journal: st}
+	e, _ := newEngine(t, Options{Journal: j})
+	waiting, release := j.holdWrites()
+	created := make(chan messages.JobSnapshot, 3)
+	create := func(node string) {
+		s, err := e.Create(context.Background(), messages.JobSpec{ID: "job-" + node, RackID: "r", NodeID: node}, blocks, nil)
+		if err != nil {
+			t.Errorf("create %s: %v", node, err)
+		}
+		created <- s
+	}
+	go create("1")
+	<-waiting // job 1's events are being written
+	go create("2")
+	go create("3")
+	eventually(t, "jobs 2 and 3 queued behind the write", func() bool { return e.core.journal.last() == 6 })
+	before := j.commits.Load()
+	release()
+	for range 3 {
+		select {
+		case <-created:
+		case <-time.After(10 * time.Second):
+			t.Fatal("an admission was never answered")
+		}
+	}
+	if n := j.commits.Load() - before; n != 2 {
+		t.Errorf("%d commits for the held write and what queued behind it, want 2", n)
+	}
+	rows, err := st.ReadEvents(testCtx(t), 0, 0)
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("journal: %d rows, %v; want 2", len(rows), err)
+	}
+	var order []string
+	for i, r := range rows {
+		evs, err := decodeRow(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			if c, ok := ev.(messages.JobCreated); ok {
+				order = append(order, fmt.Sprint(i, ":", c.ID))
+			}
+		}
+	}
+	if len(order) != 3 || order[0] != "0:job-1" || !strings.HasPrefix(order[1], "1:") || !strings.HasPrefix(order[2], "1:") {
+		t.Errorf("creations in the journal by row: %v; want job-1 alone, then the other two together", order)
+	}
 }
