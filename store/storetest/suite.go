@@ -43,6 +43,7 @@ func Run(t *testing.T, b Backend) {
 		{"JournalAppendAndRead", testJournalAppendAndRead},
 		{"JournalTailMissesNothingUnderConcurrentAppends", testJournalTailMissesNothing},
 		{"JournalCompactKeepsSnapshotAndTail", testJournalCompact},
+		{"NodesPutListDelete", testNodes},
 		{"UpdateCommitsAllOrNothing", testUpdateCommitsAllOrNothing},
 		{"UpdateRollsBackWhenTheContextEnds", testUpdateRollsBackWhenTheContextEnds},
 		{"UpdateRollsBackOnPanic", testUpdateRollsBackOnPanic},
