@@ -128,6 +128,10 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 			return nil, err
 		}
 	}
+	// After the simulation's own nodes, which are not persisted.
+	if err = restoreNodes(ctx, cfg.Storage, d.store, registry, logger.Component("nodes")); err != nil {
+		return nil, err
+	}
 	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger); err != nil {
 		return nil, err
 	}
