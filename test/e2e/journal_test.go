@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -153,11 +155,20 @@ func TestKill9DuringAThousandChildBatchLosesNoJobAndHoldsNoNode(t *testing.T) {
 	for _, st := range journalStores {
 		t.Run(st.name, func(t *testing.T) {
 			dir := t.TempDir()
-			env := append(append([]string{}, insecureEnv...), st.env(t, dir)...)
+			keys := filepath.Join(dir, "store-keys")
+			if err := os.WriteFile(keys, []byte("k1:"+base64.StdEncoding.EncodeToString(make([]byte, 32))+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := append(append([]string{"RMS_STORAGE__ENCRYPTION_KEY_FILE=" + keys}, insecureEnv...), st.env(t, dir)...)
 			cfg := simulation(t, dir, st.network)
 			d := startDaemonIn(t, dir, env, "--config", cfg, "--simulate")
 			client := dial(t, d)
 			req := thousandTrays(t, dir, "fw")
+			registered := proto.Clone(req.GetNodes().GetNodes()[0]).(*rmspb.NodeInfo)
+			registered.NodeId, registered.RackId = "registered-1", "registered-rack"
+			if r, err := client.CreateNodes(rpc(t), &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{registered}}}); err != nil || r.GetStats().GetSuccessfulNodes() != 1 {
+				t.Fatalf("CreateNodes: %v, %v", r.GetResponse(), err)
+			}
 			resp, err := client.BatchUpdateFirmware(rpc(t), req)
 			if err != nil || len(resp.GetJobs()) != 1000 || resp.GetResponse().GetJobId() == "" {
 				t.Fatalf("BatchUpdateFirmware: %d jobs, %v, %v", len(resp.GetJobs()), resp.GetResponse(), err)
@@ -187,6 +198,12 @@ func TestKill9DuringAThousandChildBatchLosesNoJobAndHoldsNoNode(t *testing.T) {
 			}
 			if interruptedJobs == 0 {
 				t.Errorf("no job of the batch reads %q after kill -9", interrupted)
+			}
+			inv, err := client.ListNodeInventory(rpc(t), &rmspb.ListNodeInventoryRequest{})
+			if err != nil || !slices.ContainsFunc(inv.GetNodes(), func(n *rmspb.NodeInventoryInfo) bool {
+				return n.GetRackId() == "registered-rack" && n.GetNodeId() == "registered-1"
+			}) {
+				t.Errorf("registered node not back after kill -9 (%v)", err)
 			}
 			// No node is held: the same batch is admitted again, every node.
 			again, err := client.BatchUpdateFirmware(rpc(t), req)
