@@ -49,6 +49,9 @@ type core struct {
 	// regDepth counts the current registry mailbox's backlog.
 	regDepth atomic.Pointer[mailboxDepth]
 
+	// journal writes the durable events; nil keeps the index in memory only.
+	journal *journalWriter
+
 	onCleanup func(messages.CleanupReport)
 	onJob     func(messages.JobObservation)
 	// trackedJobs and heldNodes are the registry's index sizes after its

@@ -153,6 +153,10 @@ type Storage struct {
 	// directory must exist); relative paths are from the working
 	// directory. ":memory:" keeps everything in memory (tests).
 	SQLitePath string `koanf:"sqlite_path"`
+	// EncryptionKeyFile is the key file (store/keyring) that seals the
+	// credentials of registered nodes in the store. Empty: registered
+	// nodes are not persisted.
+	EncryptionKeyFile string `koanf:"encryption_key_file"`
 }
 
 // Workflows configures the job engine and long-running workflows.

@@ -128,6 +128,10 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 			return nil, err
 		}
 	}
+	// After the simulation's own nodes, which are not persisted.
+	if err = restoreNodes(ctx, cfg.Storage, d.store, registry, logger.Component("nodes")); err != nil {
+		return nil, err
+	}
 	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger); err != nil {
 		return nil, err
 	}
@@ -135,7 +139,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.engine, err = startEngine(cfg, logger, d.metrics.ObserveJob); err != nil {
+	if d.engine, err = startEngine(cfg, logger, d.metrics.ObserveJob, d.store); err != nil {
 		return nil, fmt.Errorf("start job engine: %w", err)
 	}
 	addr := net.JoinHostPort(cfg.Server.BindAddress, strconv.Itoa(cfg.Port))
