@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/fabricsync"
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
 	"github.com/rmsd/rmsd/hw/fwupdate"
@@ -50,6 +51,10 @@ type Deps struct {
 	// SwitchCert is where switch certificate jobs find their material and
 	// how they run.
 	SwitchCert SwitchCertConfig
+	// FabricSwitch builds the fabric client of one switch (cluster, node
+	// IPs, NMX-C) for a request's TLS domain; nil makes the scale-up
+	// fabric reconcile answer UNAVAILABLE.
+	FabricSwitch func(n hw.Node, domain string) (fabricsync.Switch, error)
 	// InventoryProfiles are [workflows.expected_inventory_profiles]: the
 	// firmware inventory ids each profile requires, by profile name.
 	InventoryProfiles map[string][]string

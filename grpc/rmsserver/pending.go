@@ -13,6 +13,5 @@ var pendingRPCs = map[string]bool{
 	"/rack_manager.RackManager/BatchGetScaleUpFabricServiceStatus":      true,
 	"/rack_manager.RackManager/GetScaleUpFabricState":                   true,
 	"/rack_manager.RackManager/SetScaleUpFabricTelemetryInterfaceState": true,
-	"/rack_manager_v2.RackManagerV2/ConfigureScaleUpFabricManager":      true,
 	"/rack_manager_v2.RackManagerV2/StartSystemValidation":              true,
 }
