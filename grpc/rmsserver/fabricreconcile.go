@@ -42,7 +42,9 @@ func (m *rackManagerV2) ConfigureScaleUpFabricManager(ctx context.Context, req *
 		return nil, err
 	}
 	var compute []hw.Node
-	if req.GetComputeNodes() != nil {
+	// An empty compute_nodes is no compute inventory.
+	hasCompute := len(req.GetComputeNodes().GetNodes()) > 0
+	if hasCompute {
 		if compute, err = nodesFromProto(req.GetComputeNodes()); err != nil {
 			return nil, err
 		}
@@ -57,8 +59,7 @@ func (m *rackManagerV2) ConfigureScaleUpFabricManager(ctx context.Context, req *
 	if err != nil {
 		return nil, fabricInvalid(err)
 	}
-	preference, err := fabricsync.CheckLayout(layoutFromProto(req.GetLayout()), req.GetPrimarySwitchNodeId() != "", nodes, compute,
-		req.GetComputeNodes() != nil)
+	preference, err := fabricsync.CheckLayout(layoutFromProto(req.GetLayout()), req.GetPrimarySwitchNodeId() != "", nodes, compute, hasCompute)
 	if err != nil {
 		return nil, fabricInvalid(err)
 	}

@@ -144,17 +144,19 @@ func (m *model) App(_ context.Context, app string) (fabric.AppStatus, error) {
 	if err := m.read("App"); err != nil {
 		return fabric.AppStatus{}, err
 	}
-	if app != fabric.AppController {
-		return fabric.AppStatus{}, nil
+	if app != fabric.AppController || m.st.Cluster != "enabled" {
+		return fabric.AppStatus{}, nil // a disabled cluster has no apps
 	}
-	status := "stopped"
-	if m.st.Cluster == "enabled" {
-		status = "ok"
-	}
-	return fabric.AppStatus{Installed: true, Status: status, ControlPlane: m.plane, Manager: m.st.Manager}, nil
+	return fabric.AppStatus{Installed: true, Status: "ok", ControlPlane: m.plane, Manager: m.st.Manager}, nil
 }
 
 func (m *model) SetAppManager(ctx context.Context, _ string, enabled bool) error {
+	m.mu.Lock()
+	on := m.st.Cluster == "enabled"
+	m.mu.Unlock()
+	if !on {
+		return fmt.Errorf("switch %s: %s is not installed", m.id, fabric.AppController)
+	}
 	return m.mutate(ctx, "SetAppManager", func() {
 		m.st.Manager = map[bool]string{true: "enabled", false: "disabled"}[enabled]
 	})

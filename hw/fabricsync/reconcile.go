@@ -179,8 +179,11 @@ func (r *run) client(n hw.Node) (Switch, error) {
 
 func (r *run) close() {
 	for _, c := range r.clients {
-		if cl, ok := c.(io.Closer); ok {
+		switch cl := c.(type) {
+		case io.Closer:
 			_ = cl.Close() // nothing is left to flush
+		case interface{ Close() }:
+			cl.Close()
 		}
 	}
 }
@@ -261,12 +264,8 @@ func (r *run) snapshot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if r.app, err = c.App(ctx, fabric.AppController); err != nil {
-		return err
-	}
-	if !r.app.Installed {
-		return fmt.Errorf("switch %s: %s is not installed", r.primary.ID, fabric.AppController)
-	}
+	// A switch whose cluster is off has no controller app and no binding
+	// to read: they read not installed and unbound.
 	if r.binding, err = c.NMXMTLS(ctx); err != nil {
 		return err
 	}
@@ -340,15 +339,22 @@ func (r *run) enable(ctx context.Context) error {
 	return err
 }
 
-// manager enables external gRPC access to the controller when the
-// snapshot saw it off.
+// manager enables external gRPC access to the controller, which the
+// primary's cluster now runs, when it is off.
 func (r *run) manager(ctx context.Context) error {
-	if m := r.app.Manager; m == "enabled" || m == "active" {
-		return nil
-	}
 	c, err := r.client(r.primary)
 	if err != nil {
 		return err
+	}
+	app, err := c.App(ctx, fabric.AppController)
+	if err != nil {
+		return err
+	}
+	if !app.Installed {
+		return fmt.Errorf("switch %s: %s is not installed although the cluster is enabled", r.primary.ID, fabric.AppController)
+	}
+	if m := app.Manager; m == "enabled" || m == "active" {
+		return nil
 	}
 	r.change(fabric.AppController+" manager of "+r.primary.ID, func(ctx context.Context) error {
 		return c.SetAppManager(ctx, fabric.AppController, false)

@@ -26,10 +26,13 @@ type Switch interface {
 	SetNMXMTLS(ctx context.Context, b fabric.MTLSBinding) error
 }
 
+// The fabric client is a Switch as it is.
+var _ Switch = (*fabric.Switch)(nil)
+
 // Deps are what a reconcile runs on.
 type Deps struct {
 	// Open builds the fabric client of one switch from its node (host
-	// endpoint and credentials). A client that is an io.Closer is closed
+	// endpoint and credentials). A client with a Close method is closed
 	// when the job ends.
 	Open func(n hw.Node) (Switch, error)
 	// Slot reads the slot number of a switch in its rack; nil means the
