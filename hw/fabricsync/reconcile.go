@@ -63,7 +63,6 @@ type run struct {
 	primary hw.Node
 	desired []fabric.ConfigEntry // topology, extra, bridged: the primary's static config
 	snaps   map[string]snapshot
-	app     fabric.AppStatus     // the controller on the primary, as found
 	binding fabric.MTLSBinding   // its NMX-C mTLS binding, as found
 	changed []fabric.ConfigEntry // static config entries set
 	status  Status
