@@ -42,6 +42,9 @@ type model struct {
 	fail, failRead string
 	// undoFails makes every mutating call fail once fail has fired.
 	undoFails bool
+	// managerResetsBinding makes enabling external access drop the mTLS
+	// binding.
+	managerResetsBinding bool
 	fired     bool
 }
 
@@ -159,6 +162,9 @@ func (m *model) SetAppManager(ctx context.Context, _ string, enabled bool) error
 	}
 	return m.mutate(ctx, "SetAppManager", func() {
 		m.st.Manager = map[bool]string{true: "enabled", false: "disabled"}[enabled]
+		if enabled && m.managerResetsBinding {
+			m.st.Binding = fabric.MTLSBinding{}
+		}
 	})
 }
 
@@ -248,6 +254,9 @@ func (m *model) NMXMTLS(context.Context) (fabric.MTLSBinding, error) {
 	defer m.mu.Unlock()
 	if err := m.read("NMXMTLS"); err != nil {
 		return fabric.MTLSBinding{}, err
+	}
+	if m.st.Cluster != "enabled" {
+		return fabric.MTLSBinding{}, nil // no controller app to read it from
 	}
 	return m.st.Binding, nil
 }

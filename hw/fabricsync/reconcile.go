@@ -362,13 +362,11 @@ func (r *run) manager(ctx context.Context) error {
 }
 
 // mtls unsets the binding (insecure_switch), or restores the binding the
-// snapshot saw (secure mode; a switch never provisioned has none to
-// restore), verifying it by reading it back.
+// snapshot saw (secure mode), verifying it by reading it back. A primary
+// whose snapshot shows no binding (never provisioned, or its cluster was
+// off, so there was none to read) keeps whatever it has: rmsd does not
+// know which certificates it should be bound to.
 func (r *run) mtls(ctx context.Context) error {
-	want := r.binding
-	if r.plan.req.Insecure {
-		want = fabric.MTLSBinding{}
-	}
 	c, err := r.client(r.primary)
 	if err != nil {
 		return err
@@ -377,7 +375,13 @@ func (r *run) mtls(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !want.Bound && !cur.Bound || want == cur {
+	want := r.binding
+	switch {
+	case r.plan.req.Insecure && !cur.Bound:
+		return nil
+	case r.plan.req.Insecure:
+		want = fabric.MTLSBinding{}
+	case !want.Bound || cur == want:
 		return nil
 	}
 	r.change("NMX-C mTLS binding of "+r.primary.ID, func(ctx context.Context) error { return c.SetNMXMTLS(ctx, cur) })
@@ -389,7 +393,7 @@ func (r *run) mtls(ctx context.Context) error {
 		return err
 	}
 	if got.Bound != want.Bound || want.Bound && got != want {
-		return fmt.Errorf("switch %s: NMX-C mTLS binding reads %+v after setting %+v", r.primary.ID, got, want)
+		return fmt.Errorf("switch %s: NMX-C mTLS binding reads bound=%t after setting bound=%t", r.primary.ID, got.Bound, want.Bound)
 	}
 	return nil
 }

@@ -444,3 +444,17 @@ func (c cancelOnRestart) RestartApp(ctx context.Context, app string) error {
 	c.cancel()
 	return err
 }
+
+func TestSecureModeRestoresTheBindingTheSnapshotSaw(t *testing.T) {
+	r := newTestRack()
+	s3 := r.models["s3"]
+	bound := fabric.MTLSBinding{Bound: true, Certificate: "rms-a-cert-1", CACertificate: "rms-a-ca-1"}
+	s3.st.Cluster, s3.st.Binding, s3.managerResetsBinding = "enabled", bound, true
+	mustComplete(t, r.reconcile(t, r.request()))
+	if b := s3.state().Binding; b != bound {
+		t.Errorf("binding %+v, want %+v restored", b, bound)
+	}
+	if got := s3.mutations(); !slices.Contains(got, "SetNMXMTLS") {
+		t.Errorf("the binding was not restored: %v", got)
+	}
+}
