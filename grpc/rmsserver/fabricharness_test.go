@@ -48,7 +48,7 @@ type fabricRack struct {
 	gate chan struct{}
 }
 
-func startFabricRack(t *testing.T) *fabricRack {
+func startFabricRack(t testing.TB) *fabricRack {
 	t.Helper()
 	logs := &syncBuffer{}
 	t.Cleanup(func() {
@@ -160,9 +160,9 @@ func (r *fabricRack) switches() []hw.Node { return r.ofKind(hw.KindSwitch) }
 
 // lowestSlot is the switch at the lowest slot, as GetNodeDeviceInfo reads
 // it.
-func (r *fabricRack) lowestSlot(t *testing.T) string {
+func (r *fabricRack) lowestSlot(t testing.TB) string {
 	t.Helper()
-	resp, err := r.client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(r.switches()...)})
+	resp, err := r.client.BatchGetNodeDeviceInfo(fabricCallContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(r.switches()...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,9 +213,9 @@ func (r *fabricRack) saves() map[string]int {
 }
 
 // submit starts a reconcile of the rack's switches.
-func (r *fabricRack) submit(t *testing.T, req *rmspbv2.ConfigureScaleUpFabricManagerRequest) string {
+func (r *fabricRack) submit(t testing.TB, req *rmspbv2.ConfigureScaleUpFabricManagerRequest) string {
 	t.Helper()
-	resp, err := r.v2.ConfigureScaleUpFabricManager(rpcContext(t), req)
+	resp, err := r.v2.ConfigureScaleUpFabricManager(fabricCallContext(t), req)
 	if err != nil {
 		t.Fatalf("ConfigureScaleUpFabricManager: %v", err)
 	}
@@ -226,11 +226,12 @@ func (r *fabricRack) submit(t *testing.T, req *rmspbv2.ConfigureScaleUpFabricMan
 }
 
 // wait polls the job until it is terminal.
-func (r *fabricRack) wait(t *testing.T, id string) *rmspb.JobStatus {
+func (r *fabricRack) wait(t testing.TB, id string) *rmspb.JobStatus {
 	t.Helper()
-	ctx := waitContext(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	for {
-		resp, err := r.client.GetJobStatus(rpcContext(t), &rmspb.GetJobStatusRequest{JobId: id})
+		resp, err := r.client.GetJobStatus(fabricCallContext(t), &rmspb.GetJobStatusRequest{JobId: id})
 		if err != nil {
 			t.Fatalf("GetJobStatus: %v", err)
 		}
@@ -249,7 +250,7 @@ func (r *fabricRack) wait(t *testing.T, id string) *rmspb.JobStatus {
 }
 
 // reconcile submits req and waits for its job.
-func (r *fabricRack) reconcile(t *testing.T, req *rmspbv2.ConfigureScaleUpFabricManagerRequest) *rmspb.JobStatus {
+func (r *fabricRack) reconcile(t testing.TB, req *rmspbv2.ConfigureScaleUpFabricManagerRequest) *rmspb.JobStatus {
 	t.Helper()
 	return r.wait(t, r.submit(t, req))
 }
@@ -261,7 +262,7 @@ func (r *fabricRack) fabricRequest(topology string) *rmspbv2.ConfigureScaleUpFab
 }
 
 // fabricStatus decodes a completed job's result_json.
-func fabricStatus(t *testing.T, js *rmspb.JobStatus) *rmspb.ScaleUpFabricStatus {
+func fabricStatus(t testing.TB, js *rmspb.JobStatus) *rmspb.ScaleUpFabricStatus {
 	t.Helper()
 	if js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED {
 		t.Fatalf("job %s: %v: %s (%s)", js.GetJobId(), js.GetExecutionState(), js.GetErrorMessage(), js.GetStateDescription())
@@ -271,4 +272,11 @@ func fabricStatus(t *testing.T, js *rmspb.JobStatus) *rmspb.ScaleUpFabricStatus 
 		t.Fatalf("result_json %q: %v", js.GetResultJson(), err)
 	}
 	return st
+}
+
+// fabricCallContext bounds one RPC of a fabric test or benchmark.
+func fabricCallContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
 }
