@@ -45,7 +45,7 @@ type model struct {
 	// managerResetsBinding makes enabling external access drop the mTLS
 	// binding.
 	managerResetsBinding bool
-	fired     bool
+	fired                bool
 }
 
 func newModel(id string, slot int64) *model {
