@@ -166,7 +166,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		SwitchCert: rmsserver.SwitchCertConfig{CertRoot: cfg.Switches.SwitchCertRoot,
 			DefaultDomain: cfg.Switches.DefaultSwitchDomain, Insecure: cfg.Switches.InsecureSwitch},
 		InventoryProfiles: profileAPs(cfg.Workflows.ExpectedInventoryProfiles),
-		FabricSwitch:      d.hw.fabricSwitches(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger),
+		Fabric:            &d.hw.fabric,
 	}
 	d.server = rmsserver.New(serverOpts)
 	go func() { d.served <- d.server.Serve(d.lis) }()

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/fabric"
 	"github.com/rmsd/rmsd/hw/fabricsync"
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
@@ -51,9 +52,11 @@ type Deps struct {
 	// SwitchCert is where switch certificate jobs find their material and
 	// how they run.
 	SwitchCert SwitchCertConfig
-	// FabricSwitch builds the fabric client of one switch (cluster, node
-	// IPs, NMX-C) for a request's TLS domain; nil makes the scale-up
-	// fabric reconcile answer UNAVAILABLE.
+	// Fabric is how the scale-up fabric RPCs reach switches (NVUE pool, SSH,
+	// NMX-C and gNMI options, waits); nil makes them answer UNAVAILABLE.
+	Fabric *fabric.Options
+	// FabricSwitch, when set, builds the fabric clients of the V2 reconcile
+	// in place of fabric.New with Fabric (a test wraps them).
 	FabricSwitch func(n hw.Node, domain string) (fabricsync.Switch, error)
 	// InventoryProfiles are [workflows.expected_inventory_profiles]: the
 	// firmware inventory ids each profile requires, by profile name.

@@ -12,7 +12,7 @@ import (
 //
 //	go test -run '^$' -bench FabricReconcile -benchtime 5x ./grpc/rmsserver
 func BenchmarkFabricReconcile(b *testing.B) {
-	r := startFabricRack(b)
+	r := startReconcileRack(b)
 	sw := r.switches()
 	req := r.fabricRequest(testTopology)
 	fabricStatus(b, r.reconcile(b, req))

@@ -63,18 +63,11 @@ func (m *rackManagerV2) ConfigureScaleUpFabricManager(ctx context.Context, req *
 	if err != nil {
 		return nil, fabricInvalid(err)
 	}
-	if m.deps.Jobs == nil || m.deps.Nodes == nil || m.deps.FabricSwitch == nil {
+	open := m.fabricOpener(req.GetDomain())
+	if m.deps.Jobs == nil || m.deps.Nodes == nil || open == nil {
 		return nil, errUnavailable("the scale-up fabric reconcile")
 	}
-	domain := req.GetDomain()
-	if domain == "" {
-		domain = m.deps.SwitchCert.DefaultDomain
-	}
-	deps := fabricsync.Deps{
-		Open:   func(n hw.Node) (fabricsync.Switch, error) { return m.deps.FabricSwitch(n, domain) },
-		Slot:   m.switchSlot,
-		Render: renderFabricStatus,
-	}
+	deps := fabricsync.Deps{Open: open, Slot: m.switchSlot, Render: renderFabricStatus}
 	resp := &rmspbv2.ConfigureScaleUpFabricManagerResponse{}
 	if req.GetLayout() != nil {
 		// The selection is part of the answer: positions resolve now.
@@ -116,6 +109,24 @@ func (m *rackManagerV2) ConfigureScaleUpFabricManager(ctx context.Context, req *
 	m.log.Info().Str("rack_id", plan.RackID()).Str("job_id", id).Int("switches", len(nodes)).Msg("scale-up fabric reconcile started")
 	resp.JobId = id
 	return resp, nil
+}
+
+// fabricOpener builds the reconcile's fabric clients: Deps.FabricSwitch
+// when set, else fabric.New with Deps.Fabric (whose TLS identity is the
+// default switch domain's); nil when neither is configured.
+func (m *rackManagerV2) fabricOpener(domain string) func(hw.Node) (fabricsync.Switch, error) {
+	if domain == "" {
+		domain = m.deps.SwitchCert.DefaultDomain
+	}
+	switch {
+	case m.deps.FabricSwitch != nil:
+		return func(n hw.Node) (fabricsync.Switch, error) { return m.deps.FabricSwitch(n, domain) }
+	case m.deps.Fabric != nil:
+		opts := *m.deps.Fabric
+		return func(n hw.Node) (fabricsync.Switch, error) { return fabric.New(n.ID, *n.Host, opts) }
+	default:
+		return nil
+	}
 }
 
 // switchSlot reads a switch's slot number in its rack (NVUE

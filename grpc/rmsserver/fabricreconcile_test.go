@@ -32,7 +32,7 @@ func enabledSwitches(st *rmspb.ScaleUpFabricStatus) []string {
 }
 
 func TestFabricReconcileFromAFreshRackThenChangesNothing(t *testing.T) {
-	r := startFabricRack(t)
+	r := startReconcileRack(t)
 	want := r.lowestSlot(t)
 	st := fabricStatus(t, r.reconcile(t, r.fabricRequest(testTopology)))
 	if got := enabledSwitches(st); len(got) != 1 || got[0] != want {
@@ -88,7 +88,7 @@ func TestFabricReconcileFromAFreshRackThenChangesNothing(t *testing.T) {
 }
 
 func TestFabricReconcileBridgeConflictTouchesNoSwitch(t *testing.T) {
-	r := startFabricRack(t)
+	r := startReconcileRack(t)
 	primary := r.switches()[2].ID
 	req := r.fabricRequest(testTopology)
 	req.PrimarySwitchNodeId = &primary
@@ -137,7 +137,7 @@ func TestFabricReconcileRollsBackAfterEachMutatingStep(t *testing.T) {
 		{"restart NMX-C", false, nvossim.StepAppRestart, "restarting NMX-C"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := startFabricRack(t)
+			r := startReconcileRack(t)
 			lowest := r.lowestSlot(t)
 			var old hw.Node
 			for _, n := range r.switches() {
@@ -182,7 +182,7 @@ func TestFabricReconcileRollsBackAfterEachMutatingStep(t *testing.T) {
 }
 
 func TestFabricReconcileIsOneAtATimePerRack(t *testing.T) {
-	r := startFabricRack(t)
+	r := startReconcileRack(t)
 	release := r.hold()
 	defer release()
 	first := r.submit(t, r.fabricRequest(testTopology))
@@ -203,7 +203,7 @@ func TestFabricReconcileIsOneAtATimePerRack(t *testing.T) {
 }
 
 func TestFabricReconcileRefusesBadRequests(t *testing.T) {
-	r := startFabricRack(t)
+	r := startReconcileRack(t)
 	sw := r.switches()
 	compute := r.ofKind(hw.KindCompute)
 	for name, tc := range map[string]struct {
@@ -232,7 +232,7 @@ func TestFabricReconcileRefusesBadRequests(t *testing.T) {
 }
 
 func TestFabricReconcileWithAFullCapacityLayout(t *testing.T) {
-	r := startFabricRack(t)
+	r := startReconcileRack(t)
 	want := r.lowestSlot(t)
 	req := r.fabricRequest(testTopology)
 	req.Layout = &rmspbv2.ScaleUpFabricLayout{Fabrics: []*rmspbv2.ScaleUpFabricSpec{{ComputeTrayCount: 18, SwitchTrayCount: 9}}}

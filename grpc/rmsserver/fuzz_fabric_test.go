@@ -1,44 +1,75 @@
 package rmsserver
 
 import (
-	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
-	"github.com/rmsd/rmsd/grpc/rmspbv2"
-	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/fabric"
-	"github.com/rmsd/rmsd/hw/fabricsync"
+	"github.com/rmsd/rmsd/hw/gnmicap"
+	"github.com/rmsd/rmsd/hw/nmxc"
+	"github.com/rmsd/rmsd/hw/nvue"
+	"github.com/rmsd/rmsd/hw/sshsftp"
 )
 
-// FuzzFabricReconcile drives RackManagerV2.ConfigureScaleUpFabricManager.
-// Its jobs run against fabric clients that fail every call, as the sink
-// refuses every connection; settle cancels and waits for them.
+// FuzzFabric drives the v1 scale-up fabric RPCs against the fixture's
+// rack: every switch is at the refusing sink, so each switch fails in-band.
+// The property: status set, bounded messages, a FAILURE names why, JSON
+// answers parse, batch stats agree with the node results.
+
 func init() {
-	fuzzFamilies = append(fuzzFamilies, fuzzFamily{target: "FuzzFabricReconcile", rpcs: []fuzzRPC{
-		rpcV2(rmspbv2.RackManagerV2_ConfigureScaleUpFabricManager_FullMethodName, &rmspbv2.ConfigureScaleUpFabricManagerRequest{},
-			rmspbv2.RackManagerV2Client.ConfigureScaleUpFabricManager),
+	fuzzFamilies = append(fuzzFamilies, fuzzFamily{target: "FuzzFabric", rpcs: []fuzzRPC{
+		rpc(rmspb.RackManager_ConfigureScaleUpFabricManager_FullMethodName, &rmspb.ConfigureScaleUpFabricManagerRequest{},
+			rmspb.RackManagerClient.ConfigureScaleUpFabricManager, (*rackManager).ConfigureScaleUpFabricManager),
+		rpc(rmspb.RackManager_BatchSetScaleUpFabricState_FullMethodName, &rmspb.BatchSetScaleUpFabricStateRequest{},
+			rmspb.RackManagerClient.BatchSetScaleUpFabricState, (*rackManager).BatchSetScaleUpFabricState),
+		rpc(rmspb.RackManager_GetScaleUpFabricState_FullMethodName, &rmspb.GetScaleUpFabricStateRequest{},
+			rmspb.RackManagerClient.GetScaleUpFabricState, (*rackManager).GetScaleUpFabricState),
+		rpc(rmspb.RackManager_BatchGetScaleUpFabricServiceStatus_FullMethodName, &rmspb.BatchGetScaleUpFabricServiceStatusRequest{},
+			rmspb.RackManagerClient.BatchGetScaleUpFabricServiceStatus, (*rackManager).BatchGetScaleUpFabricServiceStatus),
+		rpc(rmspb.RackManager_SetScaleUpFabricTelemetryInterfaceState_FullMethodName, &rmspb.SetScaleUpFabricTelemetryInterfaceStateRequest{},
+			rmspb.RackManagerClient.SetScaleUpFabricTelemetryInterfaceState, (*rackManager).SetScaleUpFabricTelemetryInterfaceState),
+		rpc(rmspb.RackManager_GetScaleUpFabricStatus_FullMethodName, &rmspb.GetScaleUpFabricStatusRequest{},
+			rmspb.RackManagerClient.GetScaleUpFabricStatus, (*rackManager).GetScaleUpFabricStatus),
+		rpc(rmspb.RackManager_InspectScaleUpFabrics_FullMethodName, &rmspb.InspectScaleUpFabricsRequest{},
+			rmspb.RackManagerClient.InspectScaleUpFabrics, (*rackManager).InspectScaleUpFabrics),
 	}})
-	moreReplyProblems = append(moreReplyProblems, fabricReconcileProblem)
+	moreReplyProblems = append(moreReplyProblems, fabricReplyProblem)
 }
 
-func FuzzFabricReconcile(f *testing.F) {
+// fuzzFabric is the fixture's fabric policy: every port of a switch is the
+// sink, and every wait is short.
+func fuzzFabric(t testing.TB, sinkPort int) *fabric.Options {
+	nv, err := nvue.NewPool(nvue.Options{Port: sinkPort, ConnectTimeout: 200 * time.Millisecond, RequestTimeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nv.Close)
+	return &fabric.Options{
+		NVUE: nv,
+		SSH:  sshsftp.Options{Port: sinkPort, ConnectTimeout: 200 * time.Millisecond},
+		NMXC: nmxc.Options{Port: sinkPort, ConnectTimeout: 200 * time.Millisecond, RequestTimeout: 500 * time.Millisecond,
+			HelloRetry: time.Millisecond},
+		GNMI:   gnmicap.Options{Port: sinkPort, Timeout: 500 * time.Millisecond},
+		Timing: fabric.Timing{}.Scaled(0.0001),
+	}
+}
+
+func FuzzFabric(f *testing.F) {
 	rack := fuzzRackNodes(0)
-	switches, compute := nodeSet(rack[18:27]...), nodeSet(rack[:18]...)
-	primary := "rack-001-switch-03"
-	cfg := &rmspbv2.ScaleUpFabricConfig{TopologyType: "gb200_nvl72r1_c2g4_topology",
-		ExtraStaticConfigs: []*rmspb.ScaleUpFabricStaticConfig{{ConfigFileName: "fm_config", Key: "FM_TIMEOUT", Value: "60"}}}
-	full := &rmspbv2.ScaleUpFabricLayout{Fabrics: []*rmspbv2.ScaleUpFabricSpec{{ComputeTrayCount: 18, SwitchTrayCount: 9}}}
+	domain := "domain-a"
 	for i, seed := range []proto.Message{
-		&rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: switches, Config: cfg},
-		&rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: switches, Config: cfg, PrimarySwitchNodeId: &primary},
-		&rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: switches, Config: cfg, Layout: full, ComputeNodes: compute},
-		&rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: switches, Config: &rmspbv2.ScaleUpFabricConfig{TopologyType: "t",
-			ExtraStaticConfigs: []*rmspb.ScaleUpFabricStaticConfig{{ConfigFileName: "a", Key: "b"}, {ConfigFileName: "a", Key: "b"}}}},
+		&rmspb.ConfigureScaleUpFabricManagerRequest{Node: NodeInfoToProto(rack[18]), TopologyType: "gb200_nvl72r1_c2g4_topology", Domain: &domain},
+		&rmspb.BatchSetScaleUpFabricStateRequest{Nodes: nodeSet(rack[18], rack[19], rack[0], rack[18]), Enabled: true},
+		&rmspb.GetScaleUpFabricStateRequest{Node: NodeInfoToProto(rack[0])},
+		&rmspb.BatchGetScaleUpFabricServiceStatusRequest{Nodes: nodeSet(rack[18], rack[18], rack[30])},
+		&rmspb.SetScaleUpFabricTelemetryInterfaceStateRequest{Node: NodeInfoToProto(rack[19]), Enable: true},
+		&rmspb.GetScaleUpFabricStatusRequest{Nodes: nodeSet(rack[18], rack[19]), Domain: &domain},
+		&rmspb.InspectScaleUpFabricsRequest{Nodes: nodeSet(rack[18], rack[19], rack[0]), ComputeNodes: nodeSet(rack[0], rack[1], rack[18])},
 	} {
 		data, err := proto.Marshal(seed)
 		if err != nil {
@@ -46,86 +77,84 @@ func FuzzFabricReconcile(f *testing.F) {
 		}
 		f.Add(uint8(i), data)
 	}
-	fuzzTarget(f, "FuzzFabricReconcile")
+	fuzzTarget(f, "FuzzFabric")
 }
 
-// rpcV2 builds a fuzzRPC of a RackManagerV2 method, sent through the
-// fixture's V2 client.
-func rpcV2[Req, Resp proto.Message](method string, empty Req,
-	viaClient func(rmspbv2.RackManagerV2Client, context.Context, Req, ...grpc.CallOption) (Resp, error)) fuzzRPC {
-	return fuzzRPC{
-		method: method,
-		newReq: func() proto.Message { return empty.ProtoReflect().New().Interface() },
-		call: func(ctx context.Context, to fuzzCallee, req proto.Message) (proto.Message, error) {
-			resp, err := viaClient(to.v2, ctx, req.(Req))
-			if err != nil {
-				return nil, err
+// fabricReplyProblem is replyProblem for the family's replies.
+func fabricReplyProblem(reply proto.Message) (string, bool) {
+	jsonProblem := func(ok bool, s string) string {
+		if ok != (s != "") {
+			return fmt.Sprintf("success %t with JSON %q", ok, clip(s, 100))
+		}
+		if s != "" && !json.Valid([]byte(s)) {
+			return "JSON does not parse"
+		}
+		return ""
+	}
+	success := func(st rmspb.ReturnCode) bool { return st == rmspb.ReturnCode_RETURN_CODE_SUCCESS }
+	switch r := reply.(type) {
+	case *rmspb.ConfigureScaleUpFabricManagerResponse:
+		if r.GetMessage() == "" {
+			return "no message", true
+		}
+		if success(r.GetStatus()) && (!r.GetScaleUpFabricStateEnabled() || !r.GetGrpcEnabled() || r.GetTopologyUsed() == "") {
+			return "SUCCESS without the fabric on", true
+		}
+		return statusProblem(r.GetStatus(), r.GetMessage()), true
+	case *rmspb.BatchSetScaleUpFabricStateResponse:
+		if r.GetResponse().GetJobId() != "" {
+			return "a job id from a synchronous RPC", true
+		}
+		return batchProblem(r.GetResponse()), true
+	case *rmspb.GetScaleUpFabricStateResponse:
+		if !success(r.GetStatus()) && r.GetErrorMessage() == "" {
+			return "FAILURE without an error message", true
+		}
+		return firstProblem(statusProblem(r.GetStatus(), r.GetErrorMessage()), jsonProblem(success(r.GetStatus()), r.GetStateJson())), true
+	case *rmspb.SetScaleUpFabricTelemetryInterfaceStateResponse:
+		if !success(r.GetStatus()) && r.GetErrorMessage() == "" {
+			return "FAILURE without an error message", true
+		}
+		return firstProblem(statusProblem(r.GetStatus(), r.GetErrorMessage()), jsonProblem(success(r.GetStatus()), r.GetResultJson())), true
+	case *rmspb.BatchGetScaleUpFabricServiceStatusResponse:
+		st := r.GetStats()
+		if int(st.GetTotalNodes()) != int(st.GetSuccessfulNodes()+st.GetFailedNodes()) {
+			return fmt.Sprintf("stats %v do not add up", st), true
+		}
+		for id, e := range r.GetServiceStatuses() {
+			if p := jsonProblem(e.GetErrorMessage() == "", e.GetStatusJson()); p != "" {
+				return fmt.Sprintf("node %q: %s", clip(id, 100), p), true
 			}
-			return resp, nil
-		},
-	}
-}
-
-// fabricReconcileProblem: an admitted reconcile names its job, and a
-// layout's selection names switches and a primary among them.
-func fabricReconcileProblem(reply proto.Message) (string, bool) {
-	r, ok := reply.(*rmspbv2.ConfigureScaleUpFabricManagerResponse)
-	if !ok {
-		return "", false
-	}
-	if r.GetJobId() == "" {
-		return "no job_id", true
-	}
-	for i, sel := range r.GetSelectedFabrics() {
-		found := false
-		for _, id := range sel.GetSwitchNodeIds() {
-			found = found || id == sel.GetPrimarySwitchNodeId()
+			if len(e.GetErrorMessage()) > maxAnswerMessage {
+				return "an unbounded error message", true
+			}
 		}
-		if !found {
-			return fmt.Sprintf("selected fabric %d: primary %q is not among its switches", i, clip(sel.GetPrimarySwitchNodeId(), 100)), true
+		return statusProblem(r.GetStatus(), ""), true
+	case *rmspb.GetScaleUpFabricStatusResponse:
+		if success(r.GetStatus()) != (r.GetFabricStatus() != nil) {
+			return fmt.Sprintf("status %v with fabric_status %v", r.GetStatus(), r.GetFabricStatus() != nil), true
 		}
+		if !success(r.GetStatus()) && r.GetErrorMessage() == "" {
+			return "FAILURE without an error message", true
+		}
+		for i, s := range r.GetFabricStatus().GetSwitches() {
+			if len(s.GetErrorMessage()) > maxAnswerMessage || len(s.GetFabricManagerStatus()) > maxAnswerMessage {
+				return fmt.Sprintf("switches[%d]: unbounded text", i), true
+			}
+		}
+		return statusProblem(r.GetStatus(), r.GetErrorMessage()), true
+	case *rmspb.InspectScaleUpFabricsResponse:
+		errs := len(r.GetDiscoveryErrors())
+		for _, f := range r.GetFabrics() {
+			errs += len(f.GetInspectionErrors())
+			if f.GetPrimarySwitchNodeId() == "" {
+				return "an observation without its controller", true
+			}
+		}
+		if success(r.GetStatus()) != (errs == 0 && r.GetErrorMessage() == "") {
+			return fmt.Sprintf("status %v with %d errors and message %q", r.GetStatus(), errs, clip(r.GetErrorMessage(), 100)), true
+		}
+		return statusProblem(r.GetStatus(), r.GetErrorMessage()), true
 	}
-	return "", true
+	return "", false
 }
-
-// fuzzFabricSwitch is the fuzz fixture's fabric client: every node is at
-// the sink, so every call fails as a refused connection would.
-func fuzzFabricSwitch(n hw.Node, _ string) (fabricsync.Switch, error) {
-	return sinkFabric{id: n.ID}, nil
-}
-
-type sinkFabric struct{ id string }
-
-func (s sinkFabric) err(step string) error {
-	return fmt.Errorf("switch %s: %s: connection refused", s.id, step)
-}
-
-func (s sinkFabric) Cluster(context.Context) (fabric.ClusterState, error) {
-	return fabric.ClusterState{}, s.err("cluster")
-}
-func (s sinkFabric) SetCluster(context.Context, bool) (fabric.ClusterState, error) {
-	return fabric.ClusterState{}, s.err("set cluster")
-}
-func (s sinkFabric) App(context.Context, string) (fabric.AppStatus, error) {
-	return fabric.AppStatus{}, s.err("app")
-}
-func (s sinkFabric) SetAppManager(context.Context, string, bool) error { return s.err("app manager") }
-func (s sinkFabric) RestartApp(context.Context, string) error          { return s.err("restart app") }
-func (s sinkFabric) NodeIPs(context.Context) (fabric.NodeIPs, error) {
-	return fabric.NodeIPs{}, s.err("node IPs")
-}
-func (s sinkFabric) SetNodeIPs(context.Context, fabric.NodeIPs) error { return s.err("set node IPs") }
-func (s sinkFabric) Hello(context.Context) error                      { return s.err("hello") }
-func (s sinkFabric) StaticConfig(context.Context, []fabric.ConfigKey) ([]fabric.ConfigEntry, error) {
-	return nil, s.err("static config")
-}
-func (s sinkFabric) SetStaticConfig(context.Context, []fabric.ConfigEntry) error {
-	return s.err("set static config")
-}
-func (s sinkFabric) WaitConfigured(context.Context) (fabric.AppStatus, error) {
-	return fabric.AppStatus{}, s.err("wait configured")
-}
-func (s sinkFabric) NMXMTLS(context.Context) (fabric.MTLSBinding, error) {
-	return fabric.MTLSBinding{}, s.err("mtls")
-}
-func (s sinkFabric) SetNMXMTLS(context.Context, fabric.MTLSBinding) error { return s.err("set mtls") }

@@ -34,11 +34,11 @@ var fabricTestTiming = fabric.Timing{
 	ConfiguredWindow: 20 * time.Second, ConfiguredPoll: 10 * time.Millisecond,
 }
 
-// fabricRack is a simulated rack behind a server wired for the scale-up
+// reconcileRack is a simulated rack behind a server wired for the scale-up
 // fabric reconcile as `rmsd --simulate` is: real fabric clients (NVUE,
 // SSH, NMX-C over loopback sockets) of the simulated NVOS hosts, in
 // insecure_switch mode, every log captured.
-type fabricRack struct {
+type reconcileRack struct {
 	*simRack
 	v2   rmspbv2.RackManagerV2Client
 	logs *syncBuffer
@@ -48,7 +48,7 @@ type fabricRack struct {
 	gate chan struct{}
 }
 
-func startFabricRack(t testing.TB) *fabricRack {
+func startReconcileRack(t testing.TB) *reconcileRack {
 	t.Helper()
 	logs := &syncBuffer{}
 	t.Cleanup(func() {
@@ -61,7 +61,7 @@ func startFabricRack(t testing.TB) *fabricRack {
 		t.Fatal(err)
 	}
 	t.Cleanup(fleet.Close)
-	r := &fabricRack{simRack: &simRack{fleet: fleet}, logs: logs}
+	r := &reconcileRack{simRack: &simRack{fleet: fleet}, logs: logs}
 	for _, sn := range fleet.Nodes() {
 		bmc := sn.BMC
 		n := hw.Node{ID: sn.ID, RackID: sn.RackID, Type: sn.Type, BMC: &bmc}
@@ -104,7 +104,7 @@ func startFabricRack(t testing.TB) *fabricRack {
 var errNoHost = errors.New("no simulated NVOS host")
 
 // host is the simulated NVOS host of a switch, nil for another node.
-func (r *fabricRack) host(id string) *sim.NVOSHost {
+func (r *reconcileRack) host(id string) *sim.NVOSHost {
 	for _, sn := range r.fleet.Nodes() {
 		if sn.ID == id {
 			h, _ := sn.Switch.(*sim.NVOSHost)
@@ -116,7 +116,7 @@ func (r *fabricRack) host(id string) *sim.NVOSHost {
 
 // hold makes every WaitConfigured wait until the returned release is
 // called.
-func (r *fabricRack) hold() (release func()) {
+func (r *reconcileRack) hold() (release func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	g := make(chan struct{})
@@ -138,7 +138,7 @@ func (r *fabricRack) hold() (release func()) {
 // the rack's gate, when one is set: a test holds a reconcile mid-way.
 type gatedSwitch struct {
 	*fabric.Switch
-	rack *fabricRack
+	rack *reconcileRack
 }
 
 func (g *gatedSwitch) WaitConfigured(ctx context.Context) (fabric.AppStatus, error) {
@@ -156,11 +156,11 @@ func (g *gatedSwitch) WaitConfigured(ctx context.Context) (fabric.AppStatus, err
 }
 
 // switches are the rack's switch nodes.
-func (r *fabricRack) switches() []hw.Node { return r.ofKind(hw.KindSwitch) }
+func (r *reconcileRack) switches() []hw.Node { return r.ofKind(hw.KindSwitch) }
 
 // lowestSlot is the switch at the lowest slot, as GetNodeDeviceInfo reads
 // it.
-func (r *fabricRack) lowestSlot(t testing.TB) string {
+func (r *reconcileRack) lowestSlot(t testing.TB) string {
 	t.Helper()
 	resp, err := r.client.BatchGetNodeDeviceInfo(fabricCallContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(r.switches()...)})
 	if err != nil {
@@ -188,7 +188,7 @@ type switchState struct {
 }
 
 // states reads every simulated switch's fabric state (restarts apart).
-func (r *fabricRack) states() map[string]switchState {
+func (r *reconcileRack) states() map[string]switchState {
 	out := map[string]switchState{}
 	for _, n := range r.switches() {
 		h := r.host(n.ID)
@@ -204,7 +204,7 @@ func (r *fabricRack) states() map[string]switchState {
 }
 
 // saves counts every switch's config saves.
-func (r *fabricRack) saves() map[string]int {
+func (r *reconcileRack) saves() map[string]int {
 	out := map[string]int{}
 	for _, n := range r.switches() {
 		out[n.ID] = r.host(n.ID).Saves()
@@ -213,7 +213,7 @@ func (r *fabricRack) saves() map[string]int {
 }
 
 // submit starts a reconcile of the rack's switches.
-func (r *fabricRack) submit(t testing.TB, req *rmspbv2.ConfigureScaleUpFabricManagerRequest) string {
+func (r *reconcileRack) submit(t testing.TB, req *rmspbv2.ConfigureScaleUpFabricManagerRequest) string {
 	t.Helper()
 	resp, err := r.v2.ConfigureScaleUpFabricManager(fabricCallContext(t), req)
 	if err != nil {
@@ -226,7 +226,7 @@ func (r *fabricRack) submit(t testing.TB, req *rmspbv2.ConfigureScaleUpFabricMan
 }
 
 // wait polls the job until it is terminal.
-func (r *fabricRack) wait(t testing.TB, id string) *rmspb.JobStatus {
+func (r *reconcileRack) wait(t testing.TB, id string) *rmspb.JobStatus {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -250,13 +250,13 @@ func (r *fabricRack) wait(t testing.TB, id string) *rmspb.JobStatus {
 }
 
 // reconcile submits req and waits for its job.
-func (r *fabricRack) reconcile(t testing.TB, req *rmspbv2.ConfigureScaleUpFabricManagerRequest) *rmspb.JobStatus {
+func (r *reconcileRack) reconcile(t testing.TB, req *rmspbv2.ConfigureScaleUpFabricManagerRequest) *rmspb.JobStatus {
 	t.Helper()
 	return r.wait(t, r.submit(t, req))
 }
 
 // fabricRequest is a reconcile of every switch of the rack to topology.
-func (r *fabricRack) fabricRequest(topology string) *rmspbv2.ConfigureScaleUpFabricManagerRequest {
+func (r *reconcileRack) fabricRequest(topology string) *rmspbv2.ConfigureScaleUpFabricManagerRequest {
 	return &rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: nodeSet(r.switches()...),
 		Config: &rmspbv2.ScaleUpFabricConfig{TopologyType: topology}}
 }
