@@ -37,6 +37,13 @@ func (m *rackManagerV2) ConfigureScaleUpFabricManager(ctx context.Context, req *
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return nil, status.Error(codes.InvalidArgument, "nodes is required: the switches of the scale-up fabric")
 	}
+	ids := []idField{{"domain", req.GetDomain()}, {"primary_switch_node_id", req.GetPrimarySwitchNodeId()}}
+	for i, f := range req.GetLayout().GetFabrics() {
+		ids = append(ids, idField{fmt.Sprintf("layout.fabrics[%d].primary_switch_node_id", i), f.GetPrimarySwitchNodeId()})
+	}
+	if err := checkIDs(ids...); err != nil {
+		return nil, err
+	}
 	nodes, err := nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err

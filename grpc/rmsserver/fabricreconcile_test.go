@@ -206,6 +206,7 @@ func TestFabricReconcileRefusesBadRequests(t *testing.T) {
 	r := startReconcileRack(t)
 	sw := r.switches()
 	compute := r.ofKind(hw.KindCompute)
+	long := strings.Repeat("d", 300)
 	for name, tc := range map[string]struct {
 		req  *rmspbv2.ConfigureScaleUpFabricManagerRequest
 		want string
@@ -219,6 +220,8 @@ func TestFabricReconcileRefusesBadRequests(t *testing.T) {
 			Config: &rmspbv2.ScaleUpFabricConfig{TopologyType: "t"},
 			Layout: &rmspbv2.ScaleUpFabricLayout{Fabrics: []*rmspbv2.ScaleUpFabricSpec{{ComputeTrayCount: 8, SwitchTrayCount: 4}}}},
 			"8 compute trays and 4 switch trays is not supported"},
+		"oversized domain": {&rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: nodeSet(sw...), Domain: &long,
+			Config: &rmspbv2.ScaleUpFabricConfig{TopologyType: "t"}}, "domain"},
 		"compute without layout": {&rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: nodeSet(sw...),
 			Config: &rmspbv2.ScaleUpFabricConfig{TopologyType: "t"}, ComputeNodes: nodeSet(compute...)}, "compute_nodes is only valid with layout"},
 	} {
