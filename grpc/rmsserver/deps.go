@@ -5,6 +5,7 @@ import (
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/fabric"
+	"github.com/rmsd/rmsd/hw/fabricsync"
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
 	"github.com/rmsd/rmsd/hw/fwupdate"
@@ -55,6 +56,9 @@ type Deps struct {
 	// Fabric is how the scale-up fabric RPCs reach switches (NVUE pool, SSH,
 	// NMX-C and gNMI options, waits); nil makes them answer UNAVAILABLE.
 	Fabric *fabric.Options
+	// FabricSwitch, when set, builds the fabric clients of the V2 reconcile
+	// in place of fabric.New with Fabric (a test wraps them).
+	FabricSwitch func(n hw.Node, domain string) (fabricsync.Switch, error)
 	// InventoryProfiles are [workflows.expected_inventory_profiles]: the
 	// firmware inventory ids each profile requires, by profile name.
 	InventoryProfiles map[string][]string

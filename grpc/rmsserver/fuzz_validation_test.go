@@ -1,13 +1,11 @@
 package rmsserver
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
@@ -42,26 +40,6 @@ func FuzzSystemValidation(f *testing.F) {
 		f.Add(uint8(0), data)
 	}
 	fuzzTarget(f, "FuzzSystemValidation")
-}
-
-// rpcV2 is rpc for a RackManagerV2 method; such families go through gRPC
-// only.
-func rpcV2[Req, Resp proto.Message](method string, empty Req,
-	viaClient func(rmspbv2.RackManagerV2Client, context.Context, Req, ...grpc.CallOption) (Resp, error)) fuzzRPC {
-	return fuzzRPC{
-		method: method,
-		newReq: func() proto.Message { return empty.ProtoReflect().New().Interface() },
-		call: func(ctx context.Context, to fuzzCallee, req proto.Message) (proto.Message, error) {
-			if to.v2 == nil {
-				return nil, fmt.Errorf("%s: RackManagerV2 families are not direct", method)
-			}
-			resp, err := viaClient(to.v2, ctx, req.(Req))
-			if err != nil {
-				return nil, err
-			}
-			return resp, nil
-		},
-	}
 }
 
 // validationReplyProblem checks a StartSystemValidation reply: a

@@ -127,6 +127,8 @@ func (fx *fuzzFixture) settle(t *testing.T, reply proto.Message) {
 		return
 	case *rmspb.ExecuteColdRebootResponse:
 		started = append(started, r.GetResponse().GetJobId())
+	case *rmspbv2.ConfigureScaleUpFabricManagerResponse:
+		started = append(started, r.GetJobId())
 	case *rmspb.UpdateFirmwareResponse:
 		started = append(started, r.GetJobId())
 	case *rmspb.BatchUpdateFirmwareByNodeTypeResponse:

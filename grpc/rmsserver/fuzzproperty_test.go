@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/grpc/rmspbv2"
 )
 
 // answerProblem checks the property every answer of method must have; ""
@@ -17,7 +18,8 @@ func answerProblem(method string, reply proto.Message, err error) string {
 		st, ok := status.FromError(err)
 		readded := st.Code() == codes.AlreadyExists && method == rmspb.RackManager_AddFirmwareObject_FullMethodName
 		unavailable := st.Code() == codes.FailedPrecondition && (method == rmspb.RackManager_ApplyStoredFirmwareObject_FullMethodName ||
-			method == rmspb.RackManager_ApplyStoredSwitchSystemImage_FullMethodName)
+			method == rmspb.RackManager_ApplyStoredSwitchSystemImage_FullMethodName ||
+			method == rmspbv2.RackManagerV2_ConfigureScaleUpFabricManager_FullMethodName)
 		switch {
 		case !ok:
 			return fmt.Sprintf("not a gRPC status: %v", err)
