@@ -114,6 +114,16 @@ type Switches struct {
 	// port is 0 or 22 (rmsd's own key; inventories share one port column
 	// for SSH and NVUE).
 	NVUEPort int `koanf:"nvue_port"`
+	// NMXPort is the NMX-C gRPC port of every switch and GNMIPort its gNMI
+	// port (rmsd's own keys; upstream dials 9370, NVOS serves gNMI on
+	// 9339).
+	NMXPort  int `koanf:"nmx_port"`
+	GNMIPort int `koanf:"gnmi_port"`
+	// NMXConnectTimeoutSeconds bounds connecting to NMX-C (upstream 30 s);
+	// NMXRequestTimeoutSeconds is the deadline of each NMX-C and gNMI call
+	// (rmsd's own key, default 30 s).
+	NMXConnectTimeoutSeconds int `koanf:"nmx_connect_timeout_seconds"`
+	NMXRequestTimeoutSeconds int `koanf:"nmx_request_timeout_seconds"`
 	// SSHHostKeyPolicy is "accept-any" (upstream's behaviour) or
 	// "known-hosts", which checks host keys against ssh_known_hosts (rmsd's
 	// own key).
@@ -237,6 +247,10 @@ type Simulator struct {
 	// SSHPort is the SSH/SFTP port of every simulated NVOS host; 0 picks
 	// one free port all hosts share.
 	SSHPort int `koanf:"ssh_port"`
+	// NMXPort and GNMIPort are the NMX-C and gNMI ports of every simulated
+	// NVOS host.
+	NMXPort  int `koanf:"nmx_port"`
+	GNMIPort int `koanf:"gnmi_port"`
 }
 
 // Default returns the built-in configuration: upstream's defaults plus
@@ -252,7 +266,12 @@ func Default() *Config {
 			NMXGatewayID:     "rack-manager-grpc-client",
 			SSHPort:          22,
 			NVUEPort:         443,
+			NMXPort:          9370,
+			GNMIPort:         9339,
 			SSHHostKeyPolicy: HostKeyAcceptAny,
+
+			NMXConnectTimeoutSeconds: 30,
+			NMXRequestTimeoutSeconds: 30,
 		},
 		Postgres: Postgres{DBPoolMax: 20},
 		Storage:  Storage{SQLitePath: "rmsd.db"},
@@ -275,7 +294,7 @@ func Default() *Config {
 		},
 		Simulator: Simulator{
 			Racks: 1, TimeScale: 0.01, NodesFile: "./simulated-nodes.json",
-			Network: 77, BMCPort: 8443, NVUEPort: 8765, SSHPort: 2222,
+			Network: 77, BMCPort: 8443, NVUEPort: 8765, SSHPort: 2222, NMXPort: 9370, GNMIPort: 9339,
 		},
 		Admin: Admin{BindAddress: "127.0.0.1", Port: 8803},
 	}

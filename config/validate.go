@@ -108,7 +108,8 @@ func (c *Config) problems() []string {
 	if s.Network < 1 || s.Network+(s.Racks-1)/256 > 255 {
 		add("simulator.network: %d does not fit %d racks in 127.0.0.0/8", s.Network, s.Racks)
 	}
-	for key, port := range map[string]int{"bmc_port": s.BMCPort, "nvue_port": s.NVUEPort, "ssh_port": s.SSHPort} {
+	for key, port := range map[string]int{"bmc_port": s.BMCPort, "nvue_port": s.NVUEPort, "ssh_port": s.SSHPort,
+		"nmx_port": s.NMXPort, "gnmi_port": s.GNMIPort} {
 		if port < 0 || port > 65535 {
 			add("simulator.%s: %d is not a TCP port (0-65535)", key, port)
 		}
@@ -163,9 +164,14 @@ func (s Switches) problems() []string {
 			p = append(p, "switches.client_tls_root: needs switches.default_switch_domain")
 		}
 	}
-	for key, port := range map[string]int{"ssh_port": s.SSHPort, "nvue_port": s.NVUEPort} {
+	for key, port := range map[string]int{"ssh_port": s.SSHPort, "nvue_port": s.NVUEPort, "nmx_port": s.NMXPort, "gnmi_port": s.GNMIPort} {
 		if port < 1 || port > 65535 {
 			p = append(p, fmt.Sprintf("switches.%s: %d is not a TCP port (1-65535)", key, port))
+		}
+	}
+	for key, secs := range map[string]int{"nmx_connect_timeout_seconds": s.NMXConnectTimeoutSeconds, "nmx_request_timeout_seconds": s.NMXRequestTimeoutSeconds} {
+		if secs < 1 || secs > 3600 {
+			p = append(p, fmt.Sprintf("switches.%s: %d is outside 1-3600", key, secs))
 		}
 	}
 	switch s.SSHHostKeyPolicy {

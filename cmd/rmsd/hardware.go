@@ -9,7 +9,10 @@ import (
 
 	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
+	"github.com/rmsd/rmsd/hw/fabric"
 	"github.com/rmsd/rmsd/hw/fwupdate"
+	"github.com/rmsd/rmsd/hw/gnmicap"
+	"github.com/rmsd/rmsd/hw/nmxc"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/platform"
@@ -32,6 +35,8 @@ type hardware struct {
 	switchAdmin switchadmin.Timing
 	// switchImage is the timing of switch system image jobs.
 	switchImage switchimage.Timing
+	// fabric is how the scale-up fabric RPCs reach switches.
+	fabric fabric.Options
 }
 
 // newHardware builds the southbound clients; p paces their device waits
@@ -60,10 +65,47 @@ func newHardware(cfg *config.Config, p pace, log logging.Logger) (*hardware, err
 	ssh := sshOptions(cfg.Switches, cfg.Workflows)
 	ssh.Logger = log.Component("ssh")
 	deps := platform.Deps{Redfish: pool, NVUE: nvPool, SSH: ssh, SwitchReboot: p.switchReboot(), Logger: log.Component("platform")}
+	fab, err := fabricOptions(cfg.Switches, p)
+	if err != nil {
+		nvPool.Close()
+		pool.Close()
+		return nil, err
+	}
+	fab.NVUE, fab.SSH = nvPool, ssh
 	return &hardware{pool: pool, nvue: nvPool, runner: nodeops.New(deps, r.MaxConcurrentBMCRequests),
 		firmware:    p.firmwareTiming(seconds(r.TaskPollIntervalSeconds), seconds(r.TaskTimeoutSeconds)),
 		switchAdmin: p.switchAdmin(),
-		switchImage: p.switchImageTiming()}, nil
+		switchImage: p.switchImageTiming(),
+		fabric:      fab}, nil
+}
+
+// fabricOptions builds the scale-up fabric policy (NVUE pool and SSH are
+// the caller's): NMX-C and gNMI on [switches] nmx_port and gnmi_port with
+// the configured gateway id and deadlines; plaintext with insecure_switch,
+// else TLS: mTLS with the NVUE client identity when client_tls_root is set
+// (server checked against its ca.pem, named dns_domain when set), or
+// unverified TLS like NVUE's when no identity is configured. p paces the
+// device waits.
+func fabricOptions(s config.Switches, p pace) (fabric.Options, error) {
+	var tlsCfg *tls.Config
+	switch {
+	case s.InsecureSwitch:
+	case s.ClientTLSRoot == "":
+		tlsCfg = &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12} //nolint:gosec // as NVUE without a client identity
+	default:
+		cert, roots, err := switchClientIdentity(s)
+		if err != nil {
+			return fabric.Options{}, err
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: roots, ServerName: s.DNSDomain, MinVersion: tls.VersionTLS12}
+	}
+	request := seconds(s.NMXRequestTimeoutSeconds)
+	return fabric.Options{
+		NMXC: nmxc.Options{Port: s.NMXPort, GatewayID: s.NMXGatewayID, TLS: tlsCfg, ConnectTimeout: seconds(s.NMXConnectTimeoutSeconds),
+			RequestTimeout: request, HelloRetry: p.of(nmxc.DefaultHelloRetry)},
+		GNMI:   gnmicap.Options{Port: s.GNMIPort, TLS: tlsCfg, Timeout: request},
+		Timing: fabric.Timing{}.Scaled(float64(p)),
+	}, nil
 }
 
 // Close drops the idle connections of both pools.
@@ -80,20 +122,31 @@ func nvueOptions(s config.Switches) (nvue.Options, error) {
 	if s.InsecureSwitch || s.ClientTLSRoot == "" {
 		return nvue.Options{TLS: nvue.TLSInsecure, Port: s.NVUEPort}, nil
 	}
+	cert, pool, err := switchClientIdentity(s)
+	if err != nil {
+		return nvue.Options{}, err
+	}
+	return nvue.Options{TLS: nvue.TLSVerify, RootCAs: pool, ClientCertificate: &cert, Port: s.NVUEPort}, nil
+}
+
+// switchClientIdentity loads rmsd's outbound switch identity:
+// <client_tls_root>/<default_switch_domain>/{client.pem,client.key} and
+// the CA that signs the switches, ca.pem.
+func switchClientIdentity(s config.Switches) (tls.Certificate, *x509.CertPool, error) {
 	dir := filepath.Join(s.ClientTLSRoot, s.DefaultSwitchDomain)
 	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "client.pem"), filepath.Join(dir, "client.key"))
 	if err != nil {
-		return nvue.Options{}, fmt.Errorf("switch client identity in %s: %w", dir, err)
+		return tls.Certificate{}, nil, fmt.Errorf("switch client identity in %s: %w", dir, err)
 	}
 	caPEM, err := os.ReadFile(filepath.Join(dir, "ca.pem"))
 	if err != nil {
-		return nvue.Options{}, fmt.Errorf("switch CA in %s: %w", dir, err)
+		return tls.Certificate{}, nil, fmt.Errorf("switch CA in %s: %w", dir, err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(caPEM) {
-		return nvue.Options{}, fmt.Errorf("switch CA %s: no PEM certificate", filepath.Join(dir, "ca.pem"))
+		return tls.Certificate{}, nil, fmt.Errorf("switch CA %s: no PEM certificate", filepath.Join(dir, "ca.pem"))
 	}
-	return nvue.Options{TLS: nvue.TLSVerify, RootCAs: pool, ClientCertificate: &cert, Port: s.NVUEPort}, nil
+	return cert, pool, nil
 }
 
 // sshOptions builds the SSH/SFTP policy of switch hosts: [switches]

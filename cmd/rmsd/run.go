@@ -166,6 +166,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		SwitchCert: rmsserver.SwitchCertConfig{CertRoot: cfg.Switches.SwitchCertRoot,
 			DefaultDomain: cfg.Switches.DefaultSwitchDomain, Insecure: cfg.Switches.InsecureSwitch},
 		InventoryProfiles: profileAPs(cfg.Workflows.ExpectedInventoryProfiles),
+		Fabric:            &d.hw.fabric,
 	}
 	d.server = rmsserver.New(serverOpts)
 	go func() { d.served <- d.server.Serve(d.lis) }()

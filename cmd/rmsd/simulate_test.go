@@ -37,6 +37,8 @@ drain_delay_seconds = 0
 network = 93
 bmc_port = 0
 nvue_port = 0
+nmx_port = 0
+gnmi_port = 0
 ssh_port = 0
 nodes_file = "`+nodesFile+`"
 `)
@@ -98,6 +100,8 @@ drain_delay_seconds = 0
 network = %d
 bmc_port = 0
 nvue_port = 0
+nmx_port = 0
+gnmi_port = 0
 ssh_port = 0
 nodes_file = %q
 `, port, network, nodesFile))
@@ -151,6 +155,8 @@ port = 0
 network = 92
 bmc_port = 0
 nvue_port = 0
+nmx_port = 0
+gnmi_port = 0
 ssh_port = 0
 nodes_file = "`+filepath.Join(t.TempDir(), "nodes.json")+`"
 `)

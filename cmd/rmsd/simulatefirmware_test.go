@@ -50,6 +50,8 @@ network = %d
 time_scale = 0.01
 bmc_port = 0
 nvue_port = 0
+nmx_port = 0
+gnmi_port = 0
 ssh_port = 0
 nodes_file = %q
 `, filepath.Join(dir, "firmware"), network, nodesFile))

@@ -36,6 +36,8 @@ network = 95
 time_scale = 0.003
 bmc_port = 0
 nvue_port = 0
+nmx_port = 0
+gnmi_port = 0
 ssh_port = 0
 nodes_file = %q
 `, nodesFile))

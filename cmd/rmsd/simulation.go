@@ -28,6 +28,12 @@ func startSimulation(cfg *config.Config, registry *racks.Registry, log logging.L
 	if port := fleet.SSHPort(); port != 0 {
 		cfg.Switches.SSHPort = port
 	}
+	if port := fleet.NMXPort(); port != 0 {
+		cfg.Switches.NMXPort = port
+	}
+	if port := fleet.GNMIPort(); port != 0 {
+		cfg.Switches.GNMIPort = port
+	}
 	nodes := simrack.Nodes(fleet)
 	for i, err := range registry.Create(nodes) {
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/fabric"
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
 	"github.com/rmsd/rmsd/hw/fwupdate"
@@ -50,6 +51,9 @@ type Deps struct {
 	// SwitchCert is where switch certificate jobs find their material and
 	// how they run.
 	SwitchCert SwitchCertConfig
+	// Fabric is how the scale-up fabric RPCs reach switches (NVUE pool, SSH,
+	// NMX-C and gNMI options, waits); nil makes them answer UNAVAILABLE.
+	Fabric *fabric.Options
 	// InventoryProfiles are [workflows.expected_inventory_profiles]: the
 	// firmware inventory ids each profile requires, by profile name.
 	InventoryProfiles map[string][]string

@@ -48,7 +48,7 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	// (refusing) sink every few milliseconds; settle ends every job they
 	// start.
 	fx.deps = Deps{Version: "fuzz", Jobs: fx.engine, Nodes: runner, Racks: fx.registry(f), Catalog: fuzzCatalog(f),
-		FirmwareDir: fuzzFirmwareDir(f), FirmwareTiming: fastFirmwareTiming}
+		FirmwareDir: fuzzFirmwareDir(f), FirmwareTiming: fastFirmwareTiming, Fabric: fuzzFabric(f, int(fx.sinkPort))}
 	// Panics and errors of the server reach the fuzzer's output.
 	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).Level(zerolog.ErrorLevel)
 	ts := startServer(f, Options{Deps: fx.deps, Logger: log})
@@ -228,6 +228,13 @@ func startSink(t testing.TB) int {
 // 65535) is left as the fuzzer made it.
 func (fx *fuzzFixture) pointAtSink(req proto.Message) {
 	type withNodes interface{ GetNodes() *rmspb.NodeSet }
+	type withNode interface{ GetNode() *rmspb.NodeInfo }
+	if r, ok := req.(withNode); ok && r.GetNode() != nil {
+		ni := r.GetNode()
+		for _, ep := range append([]*rmspb.Endpoint{ni.GetBmcEndpoint(), ni.GetHostEndpoint()}, ni.GetAdditionalHostEndpoints()...) {
+			fx.pointEndpointAtSink(ep)
+		}
+	}
 	r, ok := req.(withNodes)
 	if !ok {
 		return

@@ -6,13 +6,6 @@ package rmsserver
 // fails if an implemented RPC is still listed, or a listed one is implemented,
 // or a name here matches no RPC.
 var pendingRPCs = map[string]bool{
-	"/rack_manager.RackManager/ConfigureScaleUpFabricManager":           true,
-	"/rack_manager.RackManager/GetScaleUpFabricStatus":                  true,
-	"/rack_manager.RackManager/InspectScaleUpFabrics":                   true,
-	"/rack_manager.RackManager/BatchSetScaleUpFabricState":              true,
-	"/rack_manager.RackManager/BatchGetScaleUpFabricServiceStatus":      true,
-	"/rack_manager.RackManager/GetScaleUpFabricState":                   true,
-	"/rack_manager.RackManager/SetScaleUpFabricTelemetryInterfaceState": true,
-	"/rack_manager_v2.RackManagerV2/ConfigureScaleUpFabricManager":      true,
-	"/rack_manager_v2.RackManagerV2/StartSystemValidation":              true,
+	"/rack_manager_v2.RackManagerV2/ConfigureScaleUpFabricManager": true,
+	"/rack_manager_v2.RackManagerV2/StartSystemValidation":         true,
 }

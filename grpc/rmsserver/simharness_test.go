@@ -46,6 +46,17 @@ func startSimRackWith(t *testing.T, opts sim.Options) *simRack {
 // changes before the server starts (nil: none).
 func startSimRackDeps(t *testing.T, opts sim.Options, tune func(*Deps)) *simRack {
 	t.Helper()
+	return startSimRackFleetDeps(t, opts, func(_ *sim.Fleet, d *Deps) {
+		if tune != nil {
+			tune(d)
+		}
+	})
+}
+
+// startSimRackFleetDeps is startSimRackDeps whose tune also sees the
+// started fleet (its ports).
+func startSimRackFleetDeps(t *testing.T, opts sim.Options, tune func(*sim.Fleet, *Deps)) *simRack {
+	t.Helper()
 	fleet, err := sim.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +91,7 @@ func startSimRackDeps(t *testing.T, opts sim.Options, tune func(*Deps)) *simRack
 	s.engine = newTestEngine(t) // closed before the fleet, after the server
 	deps := Deps{Racks: reg, Nodes: runner, Jobs: s.engine}
 	if tune != nil {
-		tune(&deps)
+		tune(fleet, &deps)
 	}
 	s.client = rmspb.NewRackManagerClient(startTestServer(t, deps))
 	return s

@@ -21,6 +21,9 @@ type ClusterApp struct {
 	Status       string
 	Reason       string
 	ControlPlane string
+	// Manager is the state of the app's external gRPC access (manager.state:
+	// enabled, disabled, start, active), empty when not reported.
+	Manager string
 }
 
 // ClusterApp reads a cluster app; an app that is not installed is
@@ -39,5 +42,6 @@ func (c *Client) ClusterApp(ctx context.Context, app string) (ClusterApp, error)
 			break
 		}
 	}
+	a.Manager = stateOf(m["manager"])
 	return a, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/sim/nvossim"
 	"github.com/rs/zerolog"
 )
 
@@ -41,6 +42,10 @@ type SwitchHostSpec struct {
 	IP       string // loopback address reserved for the host
 	NVUEPort int    // 0 = ephemeral
 	SSHPort  int    // 0 = ephemeral
+	NMXPort  int    // NMX-C gRPC; 0 = ephemeral
+	GNMIPort int    // gNMI; 0 = ephemeral
+	// Fabric is the rack as the switch's fabric manager sees it.
+	Fabric nvossim.FabricModel
 	// Certificate is the NVUE server certificate, issued by the fleet CA
 	// for IP and NodeID (Fleet.CertPool verifies it).
 	Certificate tls.Certificate
@@ -93,6 +98,8 @@ type Fleet struct {
 	// sshPort is the same for SSH (Options.SSHPort), when hosts tell it
 	// (sshPorter).
 	sshPort int
+	// nmxPort and gnmiPort are the same for NMX-C and gNMI (fabricPorter).
+	nmxPort, gnmiPort int
 
 	mu     sync.Mutex
 	closed bool
@@ -111,7 +118,7 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	}
 	for attempt := 1; ; attempt++ {
 		f, err := start(ctx, opts)
-		shared := opts.SwitchHosts != nil && (opts.NVUEPort == 0 || opts.SSHPort == 0)
+		shared := opts.SwitchHosts != nil && (opts.NVUEPort == 0 || opts.SSHPort == 0 || opts.NMXPort == 0 || opts.GNMIPort == 0)
 		if err == nil || !shared || !errors.Is(err, syscall.EADDRINUSE) || attempt == sharedPortAttempts {
 			return f, err
 		}
@@ -123,7 +130,8 @@ func start(ctx context.Context, opts Options) (*Fleet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start simulator: %w", err)
 	}
-	f := &Fleet{opts: opts, ca: ca, byID: map[string]*Device{}, nvuePort: opts.NVUEPort, sshPort: opts.SSHPort}
+	f := &Fleet{opts: opts, ca: ca, byID: map[string]*Device{}, nvuePort: opts.NVUEPort, sshPort: opts.SSHPort,
+		nmxPort: opts.NMXPort, gnmiPort: opts.GNMIPort}
 	handler := newMux()
 	for r := 0; r < opts.Racks; r++ {
 		if err := ctx.Err(); err != nil {
@@ -188,12 +196,17 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 		}
 	}
 	var switches []*Device
+	var model nvossim.FabricModel
+	for _, d := range rack.Devices {
+		model.Computes = append(model.Computes, nvossim.FabricTray{ChassisSerial: d.rackSerial(), SlotNumber: d.slot, TrayIndex: d.index})
+	}
 	for j := 0; j < l.Switches; j++ {
 		d, err := add(kindSwitchBMC, l.SwitchType, "switch", j, firstSwitchSlot+j)
 		if err != nil {
 			return rack, err
 		}
 		switches = append(switches, d)
+		model.Switches = append(model.Switches, nvossim.FabricTray{ChassisSerial: d.rackSerial(), SlotNumber: d.slot, TrayIndex: j})
 	}
 	shelfKind := kindShelfLiteOn
 	if l.ShelfType == hw.PowerShelfGB200Delta || l.ShelfType == hw.PowerShelfGB300Delta {
@@ -216,7 +229,7 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 		}
 		spec := SwitchHostSpec{
 			NodeID: d.id, RackID: rack.ID, Type: d.typ, IP: ip,
-			NVUEPort: f.nvuePort, SSHPort: f.sshPort, Certificate: cert,
+			NVUEPort: f.nvuePort, SSHPort: f.sshPort, NMXPort: f.nmxPort, GNMIPort: f.gnmiPort, Certificate: cert, Fabric: model,
 			Credentials: o.Credentials, TimeScale: o.TimeScale, RebootDuration: o.Timing.NVOSReboot,
 			ChassisSerial: d.rackSerial(), SlotNumber: d.slot, TrayIndex: j,
 			Logger: o.Logger.With().Str("device", d.id+"-nvos").Logger(),
@@ -230,6 +243,14 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 		}
 		if sp, ok := host.(sshPorter); ok && f.sshPort == 0 {
 			f.sshPort = sp.SSHPort()
+		}
+		if fp, ok := host.(fabricPorter); ok {
+			if f.nmxPort == 0 {
+				f.nmxPort = fp.NMXPort()
+			}
+			if f.gnmiPort == 0 {
+				f.gnmiPort = fp.GNMIPort()
+			}
 		}
 		d.mu.Lock()
 		d.host = host
@@ -311,6 +332,37 @@ func (f *Fleet) SSHPort() int {
 			return 0
 		case port == 0:
 			port = sp.SSHPort()
+		}
+	}
+	return port
+}
+
+// fabricPorter is a SwitchHost that tells its NMX-C and gNMI ports
+// (NVOSHost does).
+type fabricPorter interface {
+	NMXPort() int
+	GNMIPort() int
+}
+
+// NMXPort is the NMX-C port every NVOS host listens on, or 0 when the
+// fleet has no hosts, a host does not tell its port or they differ.
+func (f *Fleet) NMXPort() int { return f.sharedPort(fabricPorter.NMXPort) }
+
+// GNMIPort is the same as NMXPort for gNMI.
+func (f *Fleet) GNMIPort() int { return f.sharedPort(fabricPorter.GNMIPort) }
+
+func (f *Fleet) sharedPort(of func(fabricPorter) int) int {
+	port := 0
+	for _, n := range f.Nodes() {
+		if n.Switch == nil {
+			continue
+		}
+		fp, ok := n.Switch.(fabricPorter)
+		switch {
+		case !ok || (port != 0 && of(fp) != port):
+			return 0
+		case port == 0:
+			port = of(fp)
 		}
 	}
 	return port

@@ -98,6 +98,10 @@ type Options struct {
 	// SSHPort is the SSH port of every NVOS host; 0 picks one free port
 	// that every host shares, as for NVUEPort (see Fleet.SSHPort).
 	SSHPort int
+	// NMXPort and GNMIPort are the NMX-C and gNMI ports of every NVOS
+	// host; 0 picks one free port each that every host shares.
+	NMXPort  int
+	GNMIPort int
 	// SwitchHosts starts the NVOS host of every switch tray (default
 	// NVOSHosts, unless NoSwitchHosts).
 	SwitchHosts SwitchHostFactory

@@ -23,6 +23,8 @@ func Start(ctx context.Context, cfg config.Simulator, log zerolog.Logger) (*sim.
 		Port:      cfg.BMCPort,
 		NVUEPort:  cfg.NVUEPort,
 		SSHPort:   cfg.SSHPort,
+		NMXPort:   cfg.NMXPort,
+		GNMIPort:  cfg.GNMIPort,
 		Logger:    log,
 	})
 	if err != nil {

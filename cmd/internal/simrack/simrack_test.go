@@ -21,7 +21,7 @@ func TestMain(m *testing.M) {
 
 func TestNodesFileDescribesTheWholeRack(t *testing.T) {
 	cfg := config.Default().Simulator
-	cfg.BMCPort, cfg.NVUEPort, cfg.SSHPort = 0, 0, 0 // free ports: tests may run beside a daemon
+	cfg.BMCPort, cfg.NVUEPort, cfg.SSHPort, cfg.NMXPort, cfg.GNMIPort = 0, 0, 0, 0, 0 // free ports: tests may run beside a daemon
 	cfg.Network = 91
 	fleet, err := Start(context.Background(), cfg, zerolog.Nop())
 	if err != nil {

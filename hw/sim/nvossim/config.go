@@ -38,6 +38,10 @@ type Config struct {
 	// port (read it back with Endpoint and SSHPort).
 	NVUEPort int
 	SSHPort  int
+	// NMXPort and GNMIPort are the ports of the NMX-C and gNMI gRPC
+	// servers; 0 picks a free port (read it back with NMXPort, GNMIPort).
+	NMXPort  int
+	GNMIPort int
 	// Certificate is the NVUE server's TLS certificate, e.g. one issued by
 	// the rack simulator's CA. Nil generates a self-signed one for HostName
 	// and the listen IP at Start (see Switch.CertPool).
@@ -62,6 +66,12 @@ type Config struct {
 	RebootDelay time.Duration
 	// ApplyDuration is how long a revision stays "applying". Default 2 s.
 	ApplyDuration time.Duration
+	// FabricConvergence is how long the fabric controller runs with a
+	// topology before its control plane reports CONFIGURED. Default 30 s.
+	FabricConvergence time.Duration
+	// Fabric is the rack as the fabric manager sees it (GetTopologyInfo,
+	// GetComputeNodeInfoList, GetSwitchNodeInfoList).
+	Fabric FabricModel
 	// ExpirePasswordOnInstall resets the admin account to admin/admin with
 	// an expired password when an NVOS image install reboots the switch.
 	ExpirePasswordOnInstall bool
@@ -124,6 +134,7 @@ func (c Config) withDefaults() Config {
 	defDur(&c.RebootDuration, 120*time.Second)
 	defDur(&c.RebootDelay, 10*time.Second)
 	defDur(&c.ApplyDuration, 2*time.Second)
+	defDur(&c.FabricConvergence, 30*time.Second)
 	fw := map[string]string{
 		ComponentBMC:   "88.0002.1950",
 		ComponentEROT:  "01.04.0008.0000",

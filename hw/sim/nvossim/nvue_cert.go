@@ -12,9 +12,8 @@ import (
 // Switch mTLS (southbound §3.11): imported certificates and CA
 // certificates, the mTLS bindings of the NVUE API ("api") and the gNMI
 // server ("gnmi-server") set through revisions, and the NVOS CLI commands
-// that unset them. The NMX cluster apps' own certificates are not
-// simulated; restoring their encryption only checks that the cluster is
-// enabled.
+// that unset them. The NMX cluster apps' manager bindings are in
+// nvue_fabric.go and fabric_cli.go.
 
 // certValidity is how long an imported certificate is valid.
 const certValidity = 365 * 24 * time.Hour
@@ -220,7 +219,12 @@ func (s *Switch) runTLSCommand(args []string, stdout, stderr io.Writer) (code in
 		unset(&gnmi.ca)
 		return 0, true
 	case "config apply --assume-yes", "config apply -y":
-		changed := false
+		changed, failure := s.applyFabricLocked()
+		if failure != "" {
+			t.pendingCLI = nil
+			fmt.Fprintln(stderr, "Error: "+failure)
+			return 1, true
+		}
 		for _, f := range t.pendingCLI {
 			changed = f() || changed
 		}
@@ -231,16 +235,6 @@ func (s *Switch) runTLSCommand(args []string, stdout, stderr io.Writer) (code in
 		}
 		fmt.Fprintln(stdout, "applied")
 		return 0, true
-	}
-	for _, app := range []string{"nmx-controller", "nmx-telemetry"} {
-		if line == "action restore cluster apps "+app+" manager encryption" {
-			if !s.cluster.enabled {
-				fmt.Fprintln(stderr, "Error: cluster is not enabled")
-				return 1, true
-			}
-			fmt.Fprintln(stdout, "Action succeeded")
-			return 0, true
-		}
 	}
 	return 0, false
 }

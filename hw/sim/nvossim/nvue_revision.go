@@ -12,7 +12,7 @@ const noDiffIssue = "config apply executed with no config diff"
 func (s *Switch) postRevision(q *nvueReq) reply {
 	s.nextRevision++
 	id := strconv.Itoa(s.nextRevision)
-	s.revisions[id] = &revision{id: id, state: "pending", passwords: map[string]string{}, patches: map[string]any{}}
+	s.revisions[id] = &revision{id: id, state: "pending", passwords: map[string]string{}, patches: map[string]any{}, nodes: map[string]string{}}
 	return reply{http.StatusOK, map[string]any{id: map[string]any{"state": "pending"}}}
 }
 
@@ -60,6 +60,9 @@ func (s *Switch) patchRevision(q *nvueReq) reply {
 	r.state = "applying"
 	r.applyEnd = q.now.Add(s.cfg.scale(s.cfg.ApplyDuration))
 	r.applyFail = s.revisionFail
+	if len(r.nodes) > 0 && r.applyFail == "" {
+		r.applyFail = s.takeFaultLocked(StepNodeIPs)
+	}
 	return reply{http.StatusOK, r.view()}
 }
 
@@ -68,11 +71,15 @@ func (s *Switch) finishRevision(r *revision) {
 	switch {
 	case r.applyFail != "":
 		r.state, r.issue = "invalid", r.applyFail
-	case len(r.passwords) == 0 && len(r.patches) == 0:
+	case len(r.passwords) == 0 && len(r.patches) == 0 && len(r.nodes) == 0:
 		r.state, r.issue = "failed", noDiffIssue
 	default:
 		if issue := s.applyTLSPatchesLocked(r); issue != "" {
 			r.state, r.issue = "invalid", issue
+			return
+		}
+		if !s.applyNodesLocked(r) && len(r.passwords) == 0 && len(r.patches) == 0 {
+			r.state, r.issue = "failed", noDiffIssue
 			return
 		}
 		for name, pw := range r.passwords {

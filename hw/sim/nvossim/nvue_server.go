@@ -49,7 +49,7 @@ func (s *Switch) nvueHandler() http.Handler {
 	route("POST /nvue_v1/system/image/files/{file}", s.postImageInstall)
 	route("POST /nvue_v1/system/factory-default", s.postFactoryReset)
 	route("POST /nvue_v1/sdn/factory-default", s.postSDNFactoryReset)
-	route("GET /nvue_v1/cluster/apps/{app}", s.getClusterApp)
+	s.fabricRoutes(route)
 	route("POST /nvue_v1/revision", s.postRevision)
 	route("GET /nvue_v1/revision/{rev}", s.getRevision)
 	route("PATCH /nvue_v1/revision/{rev}", s.patchRevision)

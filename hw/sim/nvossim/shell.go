@@ -220,6 +220,9 @@ func parseMkdir(args []string) (os.FileMode, []string, bool) {
 // runNV accepts the NVOS CLI commands RMS issues; configuration commands
 // are acknowledged, "nv show system image" reports the real partitions.
 func (s *Switch) runNV(args []string, stdout, stderr io.Writer) int {
+	if code, ok := s.runFabricCommand(args, stdout, stderr); ok {
+		return code
+	}
 	if code, ok := s.runTLSCommand(args, stdout, stderr); ok {
 		return code
 	}

@@ -62,6 +62,7 @@ type revision struct {
 	applyFail string
 	passwords map[string]string // user -> new password
 	patches   map[string]any    // other staged paths, kept for inspection
+	nodes     map[string]string // cluster node interface -> staged address ("" clears)
 	issue     string
 }
 

@@ -13,10 +13,13 @@ import (
 	"sync"
 	"time"
 
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"github.com/rs/zerolog"
 	"golang.org/x/crypto/ssh"
+	"google.golang.org/grpc"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/nmxc/nmxcpb"
 )
 
 // ErrNotLoopback is returned by Start for an address outside 127.0.0.0/8:
@@ -71,7 +74,11 @@ type Switch struct {
 	ip       string
 	nvueLn   net.Listener
 	sshLn    net.Listener
+	nmxLn    net.Listener
+	gnmiLn   net.Listener
 	httpSrv  *http.Server
+	grpcSrv  *grpc.Server // NMX-C and gNMI, one server per port
+	gnmiSrv  *grpc.Server
 	sshConns map[net.Conn]struct{}
 }
 
@@ -146,7 +153,17 @@ func (s *Switch) Start(ctx context.Context, ip string) error {
 		_ = nvueLn.Close()
 		return fmt.Errorf("nvossim: listen ssh: %w", err)
 	}
-	s.started, s.ip, s.nvueLn, s.sshLn = true, ip, nvueLn, sshLn
+	nmxLn, err := lc.Listen(ctx, "tcp", net.JoinHostPort(ip, strconv.Itoa(s.cfg.NMXPort)))
+	if err != nil {
+		_, _ = nvueLn.Close(), sshLn.Close()
+		return fmt.Errorf("nvossim: listen nmx-c: %w", err)
+	}
+	gnmiLn, err := lc.Listen(ctx, "tcp", net.JoinHostPort(ip, strconv.Itoa(s.cfg.GNMIPort)))
+	if err != nil {
+		_, _, _ = nvueLn.Close(), sshLn.Close(), nmxLn.Close()
+		return fmt.Errorf("nvossim: listen gnmi: %w", err)
+	}
+	s.started, s.ip, s.nvueLn, s.sshLn, s.nmxLn, s.gnmiLn = true, ip, nvueLn, sshLn, nmxLn, gnmiLn
 	tlsCfg := &tls.Config{Certificates: []tls.Certificate{s.tlsCrt}, MinVersion: tls.VersionTLS12}
 	if s.clientCAs != nil {
 		tlsCfg.ClientCAs = s.clientCAs
@@ -158,7 +175,21 @@ func (s *Switch) Start(ctx context.Context, ip string) error {
 		ErrorLog:          newDiscardLogger(),
 	}
 	gated := &gateListener{Listener: nvueLn, sw: s}
-	s.wg.Add(2)
+	creds := grpc.Creds(sniffCreds{tls: &tls.Config{Certificates: []tls.Certificate{s.tlsCrt}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2"},
+		ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: s.clientCAs}})
+	s.grpcSrv = grpc.NewServer(creds)
+	nmxcpb.RegisterNMX_ControllerServer(s.grpcSrv, &nmxServer{sw: s})
+	s.gnmiSrv = grpc.NewServer(creds)
+	gpb.RegisterGNMIServer(s.gnmiSrv, &gnmiServer{sw: s})
+	s.wg.Add(4)
+	go func() {
+		defer s.wg.Done()
+		_ = s.grpcSrv.Serve(&gatedListener{Listener: nmxLn, sw: s})
+	}()
+	go func() {
+		defer s.wg.Done()
+		_ = s.gnmiSrv.Serve(&gatedListener{Listener: gnmiLn, sw: s})
+	}()
 	go func() {
 		defer s.wg.Done()
 		_ = s.httpSrv.Serve(tls.NewListener(gated, tlsCfg))
@@ -167,7 +198,8 @@ func (s *Switch) Start(ctx context.Context, ip string) error {
 		defer s.wg.Done()
 		s.serveSSH(sshLn)
 	}()
-	s.log.Info().Str("ip", ip).Int("nvue_port", s.portLocked(nvueLn)).Int("ssh_port", s.portLocked(sshLn)).Msg("nvos switch simulator started")
+	s.log.Info().Str("ip", ip).Int("nvue_port", s.portLocked(nvueLn)).Int("ssh_port", s.portLocked(sshLn)).
+		Int("nmx_port", s.portLocked(nmxLn)).Int("gnmi_port", s.portLocked(gnmiLn)).Msg("nvos switch simulator started")
 	return nil
 }
 
@@ -188,7 +220,7 @@ func (s *Switch) Close() error {
 	}
 	s.closed = true
 	close(s.done)
-	srv, sshLn := s.httpSrv, s.sshLn
+	srv, sshLn, grpcSrvs := s.httpSrv, s.sshLn, []*grpc.Server{s.grpcSrv, s.gnmiSrv}
 	for c := range s.sshConns {
 		_ = c.Close()
 	}
@@ -205,6 +237,11 @@ func (s *Switch) Close() error {
 	}
 	if sshLn != nil {
 		_ = sshLn.Close()
+	}
+	for _, g := range grpcSrvs {
+		if g != nil {
+			g.Stop() // closes the listener and every connection
+		}
 	}
 	s.wg.Wait()
 	if err != nil {
@@ -238,6 +275,20 @@ func (s *Switch) SSHPort() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.portLocked(s.sshLn)
+}
+
+// NMXPort is the port of the NMX-C gRPC server. Valid after Start.
+func (s *Switch) NMXPort() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.portLocked(s.nmxLn)
+}
+
+// GNMIPort is the port of the gNMI server. Valid after Start.
+func (s *Switch) GNMIPort() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.portLocked(s.gnmiLn)
 }
 
 // HostKey is the SSH host public key, for a fixed-host-key client policy.

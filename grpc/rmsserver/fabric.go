@@ -1,0 +1,468 @@
+package rmsserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/fabric"
+	"github.com/rmsd/rmsd/hw/platform"
+)
+
+// The v1 scale-up fabric RPCs (rms-spec §2.7): synchronous, each call
+// builds request-local fabric clients (hw/fabric) from the caller's
+// NodeInfo. The RPCs that change a switch lease it from the job engine for
+// the call, so no job runs on it meanwhile; the reads take no lease. A
+// malformed id or node type is a gRPC INVALID_ARGUMENT; every other refusal
+// (no node, a node that is not a switch or has no host endpoint, a bad
+// topology, a busy switch) and every switch failure is in-band.
+
+// maxTopology bounds a topology name.
+const maxTopology = 128
+
+// fabricStatusFiles are the static config files GetScaleUpFabricStatus
+// reads whole.
+var fabricStatusFiles = []string{fabric.FileFM, "sm_config"}
+
+// fabricCheck refuses, without I/O, a node that is not a switch or has no
+// host endpoint.
+func fabricCheck(n hw.Node) error {
+	if n.Type.Kind() != hw.KindSwitch {
+		return fmt.Errorf("the scale-up fabric runs on switch trays only, not %s nodes: %w", n.Type.Name(), hw.ErrUnsupported)
+	}
+	if n.Host == nil || n.Host.Host() == "" {
+		return errors.New("host_endpoint is required for the scale-up fabric")
+	}
+	return nil
+}
+
+// fabricOp runs f with the fabric client of node i of a batch.
+func (m *rackManager) fabricOp(nodes []hw.Node, f func(ctx context.Context, i int, sw *fabric.Switch) error) func(ctx context.Context, i int, _ platform.Device) error {
+	return func(ctx context.Context, i int, _ platform.Device) error {
+		sw, err := fabric.New(nodes[i].ID, *nodes[i].Host, *m.deps.Fabric)
+		if err != nil {
+			return err
+		}
+		defer sw.Close()
+		return f(ctx, i, sw)
+	}
+}
+
+// fabricNodes decodes the nodes of a fabric batch; a request without nodes
+// is answered with refusal, a malformed one with err.
+func (m *rackManager) fabricNodes(set *rmspb.NodeSet, domain string, lease bool) (nodes []hw.Node, refusal string, err error) {
+	if len(set.GetNodes()) == 0 {
+		return nil, noNodesMessage, nil
+	}
+	if err := checkIDs(idField{"domain", domain}); err != nil {
+		return nil, "", err
+	}
+	if nodes, err = nodesFromProto(set); err != nil {
+		return nil, "", err
+	}
+	if m.deps.Fabric == nil || m.deps.Nodes == nil || (lease && m.deps.Jobs == nil) {
+		return nil, "", errUnavailable("the scale-up fabric")
+	}
+	return nodes, "", nil
+}
+
+// fabricNode decodes the node of a single-switch fabric RPC and checks it
+// without I/O: refusal says why it is not a usable switch.
+func (m *rackManager) fabricNode(ni *rmspb.NodeInfo, lease bool) (n hw.Node, refusal string, err error) {
+	if ni == nil {
+		return hw.Node{}, "node is required", nil
+	}
+	if err := checkIDs(idField{"node.node_id", ni.GetNodeId()}, idField{"node.rack_id", ni.GetRackId()}); err != nil {
+		return hw.Node{}, "", err
+	}
+	if n, err = nodeFromProto(ni); err != nil {
+		return hw.Node{}, "", err
+	}
+	if m.deps.Fabric == nil || m.deps.Nodes == nil || (lease && m.deps.Jobs == nil) {
+		return hw.Node{}, "", errUnavailable("the scale-up fabric")
+	}
+	results, run := admitNodes([]hw.Node{n}, fabricCheck)
+	if len(run) == 0 {
+		return n, results[0].err.Error(), nil
+	}
+	return n, "", nil
+}
+
+// onFabricSwitch runs f on one checked switch, leased for operation when
+// lease is set; a refused lease is f's error.
+func (m *rackManager) onFabricSwitch(ctx context.Context, operation string, n hw.Node, lease bool, f func(ctx context.Context, sw *fabric.Switch) error) error {
+	if lease {
+		l, err := m.lease(ctx, operation, nil, []hw.Node{n}, false)
+		if err != nil {
+			return err
+		}
+		defer l.release()
+		if l.err != nil {
+			return l.err
+		}
+		if l.refused[0] != nil {
+			return l.refused[0]
+		}
+	}
+	return m.deps.Nodes.One(ctx, n, m.fabricOp([]hw.Node{n}, func(ctx context.Context, _ int, sw *fabric.Switch) error {
+		return f(ctx, sw)
+	}))
+}
+
+// topologyProblem checks a requested topology name.
+func topologyProblem(t string) string {
+	switch {
+	case strings.TrimSpace(t) == "":
+		return "topology_type is required"
+	case len(t) > maxTopology:
+		return fmt.Sprintf("topology_type is %d bytes long; at most %d", len(t), maxTopology)
+	}
+	for _, r := range t {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return "topology_type may only hold letters, digits, '_', '-' and '.'"
+		}
+	}
+	return ""
+}
+
+// ConfigureScaleUpFabricManager brings the scale-up fabric manager up on
+// one switch: cluster enabled, external gRPC access to NMX-C enabled, the
+// controller running, NMX-C Hello, and the topology set (fm_config
+// MNNVL_TOPOLOGY, read back). A switch that already has all of it is only
+// checked.
+func (m *rackManager) ConfigureScaleUpFabricManager(ctx context.Context, req *rmspb.ConfigureScaleUpFabricManagerRequest) (*rmspb.ConfigureScaleUpFabricManagerResponse, error) {
+	resp := &rmspb.ConfigureScaleUpFabricManagerResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE}
+	if err := checkIDs(idField{"domain", req.GetDomain()}); err != nil {
+		return nil, err
+	}
+	n, refusal, err := m.fabricNode(req.GetNode(), true)
+	if err != nil {
+		return nil, err
+	}
+	if refusal == "" {
+		refusal = topologyProblem(req.GetTopologyType())
+	}
+	if refusal != "" {
+		resp.Message = clip(refusal, maxMessage)
+		return resp, nil
+	}
+	topology := req.GetTopologyType()
+	var already bool
+	err = m.onFabricSwitch(ctx, "ConfigureScaleUpFabricManager", n, true, func(ctx context.Context, sw *fabric.Switch) error {
+		var err error
+		already, err = bringUpFabric(ctx, sw, topology, resp)
+		return err
+	})
+	if err != nil {
+		resp.Message = clip(fmt.Sprintf("Scale-up fabric manager configuration of %s failed: %v", n.ID, err), maxMessage)
+		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(err).Msg("ConfigureScaleUpFabricManager failed")
+		return resp, nil
+	}
+	resp.Status, resp.TopologyUsed = rmspb.ReturnCode_RETURN_CODE_SUCCESS, topology
+	resp.Message = fmt.Sprintf("Scale-up fabric manager configured on %s with topology %s", n.ID, topology)
+	if already {
+		resp.Message = fmt.Sprintf("Scale-up fabric manager already configured on %s with topology %s", n.ID, topology)
+	}
+	return resp, nil
+}
+
+// bringUpFabric runs the v1 bring-up on sw and records in resp what is on
+// as it goes; already reports the short-circuit (nothing changed).
+func bringUpFabric(ctx context.Context, sw *fabric.Switch, topology string, resp *rmspb.ConfigureScaleUpFabricManagerResponse) (already bool, err error) {
+	topoKey := fabric.ConfigKey{File: fabric.FileFM, Key: fabric.KeyTopology}
+	cl, err := sw.Cluster(ctx)
+	if err != nil {
+		return false, err
+	}
+	resp.ScaleUpFabricStateEnabled = cl.Enabled()
+	app, err := sw.App(ctx, fabric.AppController)
+	if err != nil {
+		return false, err
+	}
+	resp.GrpcEnabled = cl.Enabled() && app.Installed && app.ManagerEnabled()
+	if resp.GrpcEnabled && app.Status == "ok" && sw.Hello(ctx) == nil {
+		if got, err := sw.StaticConfig(ctx, []fabric.ConfigKey{topoKey}); err == nil && len(got) == 1 && got[0].Value == topology {
+			return true, nil
+		}
+	}
+	if !cl.Enabled() {
+		if _, err := sw.SetCluster(ctx, true); err != nil {
+			return false, err
+		}
+		resp.ScaleUpFabricStateEnabled = true
+	}
+	if !resp.GrpcEnabled {
+		if err := sw.SetAppManager(ctx, fabric.AppController, true); err != nil {
+			return false, err
+		}
+		resp.GrpcEnabled = true
+	}
+	if app, err = sw.App(ctx, fabric.AppController); err != nil {
+		return false, err
+	}
+	if !app.Installed || app.Status != "ok" {
+		return false, fmt.Errorf("switch %s: %s is not ready (status %q, %s)", sw.NodeID(), fabric.AppController, app.Status, app.Reason)
+	}
+	if err := sw.Hello(ctx); err != nil {
+		return false, err
+	}
+	return false, sw.SetStaticConfig(ctx, []fabric.ConfigEntry{{File: fabric.FileFM, Key: fabric.KeyTopology, Value: topology}})
+}
+
+// BatchSetScaleUpFabricState enables or disables the fabric cluster (and
+// saves the configuration) on every caller-supplied switch, concurrently.
+// The reply's job_id is empty: nothing runs after it.
+func (m *rackManager) BatchSetScaleUpFabricState(ctx context.Context, req *rmspb.BatchSetScaleUpFabricStateRequest) (*rmspb.BatchSetScaleUpFabricStateResponse, error) {
+	nodes, refusal, err := m.fabricNodes(req.GetNodes(), "", true)
+	if err != nil {
+		return nil, err
+	}
+	if refusal != "" {
+		return &rmspb.BatchSetScaleUpFabricStateResponse{Response: noNodesResponse()}, nil
+	}
+	want := "disabled"
+	if req.GetEnabled() {
+		want = "enabled"
+	}
+	results, err := m.eachLeasedNode(ctx, "BatchSetScaleUpFabricState", nodes, fabricCheck,
+		m.fabricOp(nodes, func(ctx context.Context, _ int, sw *fabric.Switch) error {
+			_, err := sw.SetCluster(ctx, req.GetEnabled())
+			return err
+		}))
+	if err != nil {
+		return nil, err
+	}
+	return &rmspb.BatchSetScaleUpFabricStateResponse{Response: batchResponse(results, func(r []nodeResult, st *rmspb.NodeOperationStats) string {
+		msg := fmt.Sprintf("Scale-up fabric state %s on %d/%d switches", want, st.GetSuccessfulNodes(), st.GetTotalNodes())
+		if st.GetFailedNodes() > 0 {
+			msg += "; failed: " + summarise(failureList(r, "node_id=%s: %v"), "; ")
+		}
+		return clip(msg, maxMessage)
+	})}, nil
+}
+
+// fabricStateJSON is GetScaleUpFabricState's state_json.
+type fabricStateJSON struct {
+	NodeID   string `json:"node_id"`
+	Enabled  bool   `json:"enabled"`
+	State    string `json:"state"`
+	NMXCConn string `json:"nmxc_conn"`
+}
+
+// GetScaleUpFabricState reads the cluster state of one switch.
+func (m *rackManager) GetScaleUpFabricState(ctx context.Context, req *rmspb.GetScaleUpFabricStateRequest) (*rmspb.GetScaleUpFabricStateResponse, error) {
+	resp := &rmspb.GetScaleUpFabricStateResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE}
+	n, refusal, err := m.fabricNode(req.GetNode(), false)
+	if err != nil {
+		return nil, err
+	}
+	if refusal != "" {
+		resp.ErrorMessage = clip(refusal, maxMessage)
+		return resp, nil
+	}
+	var st fabric.ClusterState
+	err = m.onFabricSwitch(ctx, "GetScaleUpFabricState", n, false, func(ctx context.Context, sw *fabric.Switch) error {
+		var rerr error
+		st, rerr = sw.Cluster(ctx)
+		return rerr
+	})
+	if err != nil {
+		resp.ErrorMessage = clip(err.Error(), maxMessage)
+		return resp, nil
+	}
+	b, _ := json.Marshal(fabricStateJSON{NodeID: n.ID, Enabled: st.Enabled(), State: clip(st.State, maxEchoed), NMXCConn: clip(st.NMXCConn, maxEchoed)})
+	resp.Status, resp.StateJson = rmspb.ReturnCode_RETURN_CODE_SUCCESS, string(b)
+	return resp, nil
+}
+
+// serviceStatusJSON is one switch's status_json in
+// BatchGetScaleUpFabricServiceStatus.
+type serviceStatusJSON struct {
+	NodeID       string `json:"node_id"`
+	ClusterState string `json:"cluster_state"`
+	NMXCConn     string `json:"nmxc_conn"`
+	App          string `json:"app"`
+	Installed    bool   `json:"installed"`
+	Status       string `json:"status"`
+	Reason       string `json:"reason,omitempty"`
+	ControlPlane string `json:"control_plane,omitempty"`
+	Manager      string `json:"manager,omitempty"`
+}
+
+// BatchGetScaleUpFabricServiceStatus reads the cluster and nmx-controller
+// status of every caller-supplied switch. The top-level status is about the
+// call; each switch's health, or why it could not be read, is in its map
+// entry. The map is keyed by node_id: a node_id given twice is refused.
+func (m *rackManager) BatchGetScaleUpFabricServiceStatus(ctx context.Context, req *rmspb.BatchGetScaleUpFabricServiceStatusRequest) (*rmspb.BatchGetScaleUpFabricServiceStatusResponse, error) {
+	resp := &rmspb.BatchGetScaleUpFabricServiceStatusResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE,
+		ServiceStatuses: map[string]*rmspb.ScaleUpFabricServiceStatusEntry{}, Stats: &rmspb.NodeOperationStats{}}
+	nodes, refusal, err := m.fabricNodes(req.GetNodes(), "", false)
+	if err != nil {
+		return nil, err
+	}
+	if refusal != "" {
+		return resp, nil
+	}
+	ids := map[string]int{}
+	for _, n := range nodes {
+		ids[n.ID]++
+	}
+	check := func(n hw.Node) error {
+		if ids[n.ID] > 1 {
+			return fmt.Errorf("node_id %s is given %d times; statuses are keyed by node_id", hw.QuoteShort(n.ID), ids[n.ID])
+		}
+		return fabricCheck(n)
+	}
+	statuses := make([]serviceStatusJSON, len(nodes))
+	results := m.eachNode(ctx, nodes, check, m.fabricOp(nodes, func(ctx context.Context, i int, sw *fabric.Switch) error {
+		cl, err := sw.Cluster(ctx)
+		if err != nil {
+			return err
+		}
+		app, err := sw.App(ctx, fabric.AppController)
+		if err != nil {
+			return err
+		}
+		statuses[i] = serviceStatusJSON{NodeID: nodes[i].ID, ClusterState: clip(cl.State, maxEchoed), NMXCConn: clip(cl.NMXCConn, maxEchoed),
+			App: fabric.AppController, Installed: app.Installed, Status: clip(app.Status, maxEchoed), Reason: clip(app.Reason, maxEchoed),
+			ControlPlane: clip(app.ControlPlane, maxEchoed), Manager: clip(app.Manager, maxEchoed)}
+		return nil
+	}))
+	resp.Status = rmspb.ReturnCode_RETURN_CODE_SUCCESS
+	resp.Stats.TotalNodes = uint32(len(results))
+	for i, r := range results {
+		entry := &rmspb.ScaleUpFabricServiceStatusEntry{}
+		if r.err != nil {
+			entry.ErrorMessage = clip(r.err.Error(), maxNodeError)
+			resp.Stats.FailedNodes++
+		} else {
+			b, _ := json.Marshal(statuses[i])
+			entry.StatusJson = string(b)
+			resp.Stats.SuccessfulNodes++
+		}
+		if _, seen := resp.ServiceStatuses[r.nodeID]; !seen {
+			resp.ServiceStatuses[r.nodeID] = entry
+		}
+	}
+	return resp, nil
+}
+
+// telemetryResultJSON is SetScaleUpFabricTelemetryInterfaceState's
+// result_json.
+type telemetryResultJSON struct {
+	NodeID  string `json:"node_id"`
+	Service string `json:"service"`
+	Enabled bool   `json:"enabled"`
+	// GNMIVersion is what gNMI Capabilities reported after enabling;
+	// CapabilitiesError why that check failed (the state is set anyway).
+	GNMIVersion       string `json:"gnmi_version,omitempty"`
+	CapabilitiesError string `json:"capabilities_error,omitempty"`
+}
+
+// SetScaleUpFabricTelemetryInterfaceState turns the switch's gNMI server
+// on or off and verifies it; after enabling, a gNMI Capabilities call with
+// the switch's login checks that it answers (reported in result_json).
+func (m *rackManager) SetScaleUpFabricTelemetryInterfaceState(ctx context.Context, req *rmspb.SetScaleUpFabricTelemetryInterfaceStateRequest) (*rmspb.SetScaleUpFabricTelemetryInterfaceStateResponse, error) {
+	resp := &rmspb.SetScaleUpFabricTelemetryInterfaceStateResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE}
+	n, refusal, err := m.fabricNode(req.GetNode(), true)
+	if err != nil {
+		return nil, err
+	}
+	if refusal != "" {
+		resp.ErrorMessage = clip(refusal, maxMessage)
+		return resp, nil
+	}
+	out := telemetryResultJSON{NodeID: n.ID, Service: "gnmi-server", Enabled: req.GetEnable()}
+	err = m.onFabricSwitch(ctx, "SetScaleUpFabricTelemetryInterfaceState", n, true, func(ctx context.Context, sw *fabric.Switch) error {
+		if err := sw.SetGNMI(ctx, req.GetEnable()); err != nil {
+			return err
+		}
+		if req.GetEnable() {
+			v, err := sw.GNMICapabilities(ctx)
+			out.GNMIVersion = clip(v, maxEchoed)
+			if err != nil {
+				out.CapabilitiesError = clip(err.Error(), maxNodeError)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		resp.ErrorMessage = clip(err.Error(), maxMessage)
+		return resp, nil
+	}
+	b, _ := json.Marshal(out)
+	resp.Status, resp.ResultJson = rmspb.ReturnCode_RETURN_CODE_SUCCESS, string(b)
+	return resp, nil
+}
+
+// GetScaleUpFabricStatus reads the fabric across the caller's switches:
+// each switch's cluster state and raw controller status (its errors kept
+// in its own entry), and the topology and other static config entries of
+// the first enabled switch, the fabric's primary. Nothing is changed.
+func (m *rackManager) GetScaleUpFabricStatus(ctx context.Context, req *rmspb.GetScaleUpFabricStatusRequest) (*rmspb.GetScaleUpFabricStatusResponse, error) {
+	resp := &rmspb.GetScaleUpFabricStatusResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE}
+	nodes, refusal, err := m.fabricNodes(req.GetNodes(), req.GetDomain(), false)
+	if err != nil {
+		return nil, err
+	}
+	if refusal != "" {
+		resp.ErrorMessage = refusal
+		return resp, nil
+	}
+	switches := make([]*rmspb.ScaleUpFabricSwitchStatus, len(nodes))
+	for i, n := range nodes {
+		switches[i] = &rmspb.ScaleUpFabricSwitchStatus{NodeId: n.ID}
+	}
+	results := m.eachNode(ctx, nodes, fabricCheck, m.fabricOp(nodes, func(ctx context.Context, i int, sw *fabric.Switch) error {
+		cl, err := sw.Cluster(ctx)
+		if err != nil {
+			return err
+		}
+		switches[i].Enabled = cl.Enabled()
+		if !cl.Enabled() {
+			return nil
+		}
+		app, err := sw.App(ctx, fabric.AppController)
+		if err != nil {
+			return err
+		}
+		raw, _ := json.Marshal(app)
+		switches[i].FabricManagerStatus = clip(string(raw), maxNodeError)
+		return nil
+	}))
+	primary := -1
+	for i, r := range results {
+		if r.err != nil {
+			switches[i].ErrorMessage = clip(r.err.Error(), maxNodeError)
+		} else if primary < 0 && switches[i].Enabled {
+			primary = i
+		}
+	}
+	status := &rmspb.ScaleUpFabricStatus{Switches: switches}
+	if primary >= 0 {
+		var entries []fabric.ConfigEntry
+		err := m.deps.Nodes.One(ctx, nodes[primary], m.fabricOp(nodes[primary:primary+1], func(ctx context.Context, _ int, sw *fabric.Switch) error {
+			var rerr error
+			entries, rerr = sw.StaticConfigFiles(ctx, fabricStatusFiles)
+			return rerr
+		}))
+		if err != nil {
+			resp.ErrorMessage = clip(fmt.Sprintf("read the static config of %s: %v", nodes[primary].ID, err), maxMessage)
+			return resp, nil
+		}
+		for _, e := range entries {
+			if e.File == fabric.FileFM && e.Key == fabric.KeyTopology {
+				status.TopologyType = clip(e.Value, maxEchoed)
+				continue
+			}
+			status.ExtraStaticConfigs = append(status.ExtraStaticConfigs, &rmspb.ScaleUpFabricStaticConfig{
+				ConfigFileName: clip(e.File, maxEchoed), Key: clip(e.Key, maxEchoed), Value: clip(e.Value, maxEchoed)})
+		}
+	}
+	resp.Status, resp.FabricStatus = rmspb.ReturnCode_RETURN_CODE_SUCCESS, status
+	return resp, nil
+}
