@@ -1,6 +1,7 @@
 package nvossim
 
 import (
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,7 +27,10 @@ type tlsBinding struct {
 
 // tlsState is the switch's certificate store and bindings.
 type tlsState struct {
-	certs      map[string]time.Time // certificate id -> valid-to
+	certs map[string]time.Time // certificate id -> valid-to
+	// pairs are the imported certificates whose files parse as a TLS key
+	// pair: the NVUE API bound to one serves it (nvueCertificate).
+	pairs      map[string]*tls.Certificate
 	caCerts    map[string]time.Time
 	bindings   map[string]*tlsBinding // "api", "gnmi-server"
 	pendingCLI []func() bool          // staged "nv unset"s; each reports a change
@@ -37,6 +41,7 @@ type tlsState struct {
 func (s *Switch) tlsLocked() *tlsState {
 	if s.tls.certs == nil {
 		s.tls.certs, s.tls.caCerts = map[string]time.Time{}, map[string]time.Time{}
+		s.tls.pairs = map[string]*tls.Certificate{}
 		s.tls.bindings = map[string]*tlsBinding{"api": {}, "gnmi-server": {}}
 	}
 	return &s.tls
@@ -107,9 +112,29 @@ func (s *Switch) postCertImport(q *nvueReq) reply {
 			return "import failed: " + key + " is not a PEM private key"
 		}
 		t.certs[id] = end.Add(certValidity)
+		if kp, err := tls.X509KeyPair(s.fileData(pub), s.fileData(key)); err == nil {
+			t.pairs[id] = &kp
+		} else {
+			delete(t.pairs, id)
+		}
 		return ""
 	})
 	return actionAccepted(a)
+}
+
+// nvueCertificate is the certificate the NVUE server presents in a
+// handshake: the one the API is bound to when its import was a real key
+// pair (after ConfigureSwitchCertificate), else the switch's own, the
+// factory one (Config.Certificate, or self-signed).
+func (s *Switch) nvueCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked(s.now())
+	t := s.tlsLocked()
+	if kp := t.pairs[t.bindings["api"].certificate]; kp != nil {
+		return kp, nil
+	}
+	return &s.tlsCrt, nil
 }
 
 // fileData is a switch file's contents, nil when absent.

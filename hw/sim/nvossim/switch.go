@@ -164,7 +164,7 @@ func (s *Switch) Start(ctx context.Context, ip string) error {
 		return fmt.Errorf("nvossim: listen gnmi: %w", err)
 	}
 	s.started, s.ip, s.nvueLn, s.sshLn, s.nmxLn, s.gnmiLn = true, ip, nvueLn, sshLn, nmxLn, gnmiLn
-	tlsCfg := &tls.Config{Certificates: []tls.Certificate{s.tlsCrt}, MinVersion: tls.VersionTLS12}
+	tlsCfg := &tls.Config{GetCertificate: s.nvueCertificate, MinVersion: tls.VersionTLS12}
 	if s.clientCAs != nil {
 		tlsCfg.ClientCAs = s.clientCAs
 		tlsCfg.ClientAuth = tls.RequireAndVerifyClientCert
