@@ -53,6 +53,8 @@ type Deps struct {
 	SwitchCert SwitchCertConfig
 	// Fabric is how the scale-up fabric RPCs reach switches (NVUE pool, SSH,
 	// NMX-C and gNMI options, waits); nil makes them answer UNAVAILABLE.
+	// Switch certificate jobs bind the NMX services and make the NMX-C and
+	// gNMI test hellos with it (nil: they cannot).
 	Fabric *fabric.Options
 	// InventoryProfiles are [workflows.expected_inventory_profiles]: the
 	// firmware inventory ids each profile requires, by profile name.
