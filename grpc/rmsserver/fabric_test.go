@@ -20,6 +20,7 @@ import (
 	"github.com/rmsd/rmsd/hw/sim"
 	"github.com/rmsd/rmsd/hw/sim/nvossim"
 	"github.com/rmsd/rmsd/hw/sshsftp"
+	"github.com/rmsd/rmsd/messages"
 )
 
 // fabricPassword is the simulated rack's password; no reply may carry it.
@@ -453,5 +454,52 @@ func TestInspectScaleUpFabricsObservesEachEnabledControllerAndResolvesMembers(t 
 	// No switches at all.
 	if resp := inspect(nil, computes); resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || resp.GetErrorMessage() != noNodesMessage {
 		t.Fatalf("no switches: %v", resp)
+	}
+}
+
+// A switch a job holds is not changed by the fabric RPCs: each refuses it
+// in-band naming the job; the reads still answer.
+func TestFabricChangesRefuseASwitchAJobHolds(t *testing.T) {
+	r := startFabricRack(t)
+	switches := r.ofKind(hw.KindSwitch)
+	held := switches[0]
+	release := make(chan struct{})
+	job, err := r.engine.Create(rpcContext(t), messages.JobSpec{Type: messages.TypeSwitchSystemImageUpdate, RackID: held.RackID, NodeID: held.ID},
+		messages.WorkflowFunc(func(ctx context.Context, rep messages.Reporter) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			_ = rep.Complete("done", "")
+		}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer close(release)
+	busy := "job already in progress for rack " + held.RackID + " node " + held.ID + " (job_id " + job.ID + ")"
+	ctx := fabricCtx(t)
+	conf, err := r.client.ConfigureScaleUpFabricManager(ctx, &rmspb.ConfigureScaleUpFabricManagerRequest{Node: NodeInfoToProto(held), TopologyType: topo})
+	if err != nil || conf.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || !strings.Contains(conf.GetMessage(), busy) {
+		t.Fatalf("configure a held switch: %v, %v", conf, err)
+	}
+	batch, err := r.client.BatchSetScaleUpFabricState(ctx, &rmspb.BatchSetScaleUpFabricStateRequest{Nodes: nodeSet(held, switches[1]), Enabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := batch.GetResponse().GetNodeResults()
+	if !strings.Contains(res[0].GetErrorMessage(), busy) || res[1].GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
+		t.Fatalf("batch with a held switch: %v", batch)
+	}
+	tel, err := r.client.SetScaleUpFabricTelemetryInterfaceState(ctx, &rmspb.SetScaleUpFabricTelemetryInterfaceStateRequest{Node: NodeInfoToProto(held), Enable: true})
+	if err != nil || tel.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || !strings.Contains(tel.GetErrorMessage(), busy) {
+		t.Fatalf("telemetry on a held switch: %v, %v", tel, err)
+	}
+	host := r.nvos(t, held.ID)
+	if host.ClusterEnabled() || host.GNMIEnabled() {
+		t.Fatal("a held switch was changed")
+	}
+	st, err := r.client.GetScaleUpFabricState(ctx, &rmspb.GetScaleUpFabricStateRequest{Node: NodeInfoToProto(held)})
+	if err != nil || st.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
+		t.Fatalf("read of a held switch: %v, %v", st, err)
 	}
 }

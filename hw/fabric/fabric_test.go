@@ -40,7 +40,7 @@ type rig struct {
 	sw  *Switch
 }
 
-func startRig(t *testing.T, tune func(*Options)) *rig {
+func startRig(t testing.TB, tune func(*Options)) *rig {
 	t.Helper()
 	sim, err := nvossim.New(nvossim.Config{HostName: "sw-a", Password: hw.NewSecret(testPassword), TimeScale: 0.001,
 		FabricConvergence: 50 * time.Second})

@@ -56,7 +56,7 @@ func (s *Switch) fail(step string, err error) error {
 	return fmt.Errorf("switch %s: %s: %w", s.id, step, err)
 }
 
-// nv runs commands over one SSH connection, stopping at the first that
+// runNV runs commands over one SSH connection, stopping at the first that
 // fails.
 func (s *Switch) runNV(ctx context.Context, cmds ...string) (string, error) {
 	c, err := sshsftp.Dial(ctx, s.ep, s.opts.SSH)

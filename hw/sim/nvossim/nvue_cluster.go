@@ -145,7 +145,8 @@ func (s *Switch) EnableCluster(on bool) {
 	s.log.Info().Bool("on", on).Msg("cluster enabled")
 }
 
-// planeLocked is the controller's control-plane state and app status.
+// appViewLocked is an app's status, the reason and (for the controller)
+// its control-plane state.
 func (s *Switch) appViewLocked(name string, now time.Time) (status, reason, plane string) {
 	c := s.fabricLocked()
 	a := c.apps[name]
@@ -194,7 +195,7 @@ func (s *Switch) postSDNFactoryReset(q *nvueReq) reply {
 	return actionAccepted(a)
 }
 
-// knownApp reports whether name is a cluster app the switch reports:
+// appLocked returns a cluster app the switch reports, or the 404 reply:
 // only while the cluster is enabled.
 func (s *Switch) appLocked(name string) (*clusterApp, *reply) {
 	c := s.fabricLocked()
