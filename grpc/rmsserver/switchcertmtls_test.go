@@ -23,6 +23,7 @@ import (
 	"github.com/rmsd/rmsd/hw/nmxc"
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/sim"
+	"github.com/rmsd/rmsd/hw/sim/nvossim"
 	"github.com/rmsd/rmsd/hw/switchcert"
 )
 
@@ -279,4 +280,43 @@ func TestConfigureSwitchCertificate_FactorySwitchToMTLSOnEveryServiceAndBack(t *
 		}
 	}
 	m.assertNeverShown(t, "PRIVATE KEY", append(states, offStates...)...)
+}
+
+// One switch whose manager refuses the mTLS binding fails in
+// bind_services, naming why; one whose encryption @update fails is bound
+// through the nv CLI instead; the others complete.
+func TestConfigureSwitchCertificate_NMXBindingFailuresPerSwitch(t *testing.T) {
+	m := startMTLSRack(t)
+	sw := m.ofKind(hw.KindSwitch)[:3]
+	m.nvos(t, sw[1]).FailNextFabricStep(nvossim.StepMTLS, "manager certificate refused (simulated)")
+	m.nvos(t, sw[2]).FailNextFabricStep(nvossim.StepEncryptionUpdate, "encryption update refused (simulated)")
+	resp, err := m.client.ConfigureSwitchCertificate(rpcContext(t), &rmspb.ConfigureSwitchCertificateRequest{
+		Nodes: nodeSet(sw...), Services: []rmspb.SwitchService{rmspb.SwitchService_SWITCH_SERVICE_SCALE_UP_FABRIC_MANAGER},
+		TestHello: true})
+	if err != nil || len(resp.GetJobs()) != 3 {
+		t.Fatalf("response = %v, %v", resp, err)
+	}
+	states := m.waitJobs(t, resp.GetResponse().GetJobId())
+	for _, n := range []hw.Node{sw[0], sw[2]} {
+		c := childOf(t, states, n.ID)
+		res := parseCertResult(t, c.GetResultJson())
+		if c.GetExecutionState() != completed || !strings.Contains(c.GetResultJson(), `"scale-up-fabric-manager":"answered"`) {
+			t.Errorf("%s: %v", n.ID, c)
+		}
+		if enc, crt, _ := m.nvos(t, n).AppMTLS("nmx-controller"); enc != "mtls" || crt != res.CertID {
+			t.Errorf("%s: encryption %q, certificate %q", n.ID, enc, crt)
+		}
+	}
+	if c := childOf(t, states, sw[2].ID); !strings.Contains(c.GetResultJson(), `"scale-up-fabric-manager":"bound (encryption set with the nv CLI)"`) {
+		t.Errorf("the CLI fallback is not recorded: %s", c.GetResultJson())
+	}
+	bad := childOf(t, states, sw[1].ID)
+	res := parseCertResult(t, bad.GetResultJson())
+	if bad.GetExecutionState() != failed || !strings.Contains(bad.GetErrorMessage(), "manager certificate refused (simulated)") ||
+		!strings.Contains(res.stageStatuses(), "bind_services=failed verify_services=skipped test_hello=skipped") {
+		t.Errorf("refusing switch: %v", bad)
+	}
+	if enc, _, _ := m.nvos(t, sw[1]).AppMTLS("nmx-controller"); enc == "mtls" {
+		t.Errorf("the refusing switch's manager is on mTLS")
+	}
 }

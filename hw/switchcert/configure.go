@@ -206,10 +206,14 @@ func (r *configureRun) bind(ctx context.Context) (map[string]string, error) {
 	}
 	for _, s := range r.bindOrder() {
 		if app, ok := clusterApp[s]; ok {
-			if err := r.bindApp(ctx, app); err != nil {
+			viaCLI, err := r.bindApp(ctx, app)
+			if err != nil {
 				return details, err
 			}
 			details[s] = "bound"
+			if viaCLI {
+				details[s] = "bound (encryption set with the nv CLI)"
+			}
 			continue
 		}
 		svc := nvueService[s]
@@ -227,29 +231,29 @@ func (r *configureRun) bind(ctx context.Context) (map[string]string, error) {
 // (southbound §3.11): the cluster and the app's manager enabled first
 // (§3.12), then the manager's certificate, CA certificate and mtls
 // encryption, ManagerSettle apart; when the encryption @update fails, the
-// nv CLI sets it.
-func (r *configureRun) bindApp(ctx context.Context, app string) error {
+// nv CLI sets it (viaCLI).
+func (r *configureRun) bindApp(ctx context.Context, app string) (viaCLI bool, err error) {
 	fs, err := r.d.fabricSwitch(r.plan.Node, "binding "+app+" to mTLS")
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer fs.Close()
 	cl, err := fs.Cluster(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !cl.Enabled() {
 		if _, err := fs.SetCluster(ctx, true); err != nil {
-			return err
+			return false, err
 		}
 	}
 	st, err := fs.App(ctx, app)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !st.ManagerEnabled() {
 		if err := fs.SetAppManager(ctx, app, true); err != nil {
-			return err
+			return false, err
 		}
 	}
 	for _, u := range []struct {
@@ -262,17 +266,17 @@ func (r *configureRun) bindApp(ctx context.Context, app string) error {
 		if err := r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
 			return c.UpdateAppManager(ctx, app, u.leaf, u.params)
 		}); err != nil {
-			return err
+			return false, err
 		}
 		if err := pause.For(ctx, r.d.ManagerSettle); err != nil {
-			return err
+			return false, err
 		}
 	}
 	err = r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
 		return c.UpdateAppManager(ctx, app, "encryption", map[string]any{"encryption": "mtls"})
 	})
 	if err == nil || ctx.Err() != nil {
-		return err
+		return false, err
 	}
 	cmd := "nv action update cluster apps " + app + " manager encryption mtls"
 	var out []platform.CommandOutcome
@@ -280,12 +284,12 @@ func (r *configureRun) bindApp(ctx context.Context, app string) error {
 		out, err = c.RunCLI(ctx, 0, cmd)
 		return err
 	}); cerr != nil {
-		return fmt.Errorf("%v; then %w", err, cerr)
+		return true, fmt.Errorf("%v; then %w", err, cerr)
 	}
 	if len(out) == 1 && out[0].Err != nil {
-		return fmt.Errorf("%v; then %s: %w: %s", err, cmd, out[0].Err, out[0].Output)
+		return true, fmt.Errorf("%v; then %s: %w: %s", err, cmd, out[0].Err, out[0].Output)
 	}
-	return nil
+	return true, nil
 }
 
 func (r *configureRun) verify(ctx context.Context) (map[string]string, error) {

@@ -18,6 +18,9 @@ const (
 	// StepMTLS: a manager @update action, or the nv action that restores
 	// the manager's encryption, fails.
 	StepMTLS FabricStep = "mtls-binding"
+	// StepEncryptionUpdate: a manager's encryption @update action fails
+	// (the nv action that sets it still works).
+	StepEncryptionUpdate FabricStep = "encryption-update"
 )
 
 // fabricFaults are the fabric's armed faults.
