@@ -179,9 +179,13 @@ func (r *registry) insert(ctx actor.Context, spec *messages.JobSpec, state messa
 // the two.
 func (r *registry) createJob(ctx actor.Context, m *messages.CreateJob) {
 	rec, kids, reply := r.admitJob(ctx, m)
-	ctx.Respond(reply)
-	if rec == nil {
-		return
+	if reply.Err != nil || rec == nil {
+		r.respond(ctx, reply, r.jobSeq(reply.Job.ID), nil)
+		if rec == nil {
+			return
+		}
+	} else {
+		r.respond(ctx, reply, r.lastSeq(), &messages.CreateJobReply{Err: errStoreUnavailable()}, rec.snap.ID)
 	}
 	r.startLeaf(ctx, rec)
 	for _, k := range kids {
@@ -199,6 +203,9 @@ func (r *registry) admitJob(ctx actor.Context, m *messages.CreateJob) (*record, 
 	}
 	if rec, ok := r.store.jobs[spec.ID]; ok { // a retried create: answer it again
 		return nil, nil, &messages.CreateJobReply{Job: r.store.snapshot(rec)}
+	}
+	if r.storeUnavailable() {
+		return nil, nil, &messages.CreateJobReply{Err: errStoreUnavailable()}
 	}
 	if m.Workflow == nil {
 		return nil, nil, &messages.CreateJobReply{Err: fmt.Errorf("create job %s: workflow is required: %w", spec.ID, messages.ErrInvalidSpec)}
@@ -236,7 +243,15 @@ func (r *registry) admitJob(ctx actor.Context, m *messages.CreateJob) (*record, 
 // children (all records exist before any child work starts).
 func (r *registry) createBatch(ctx actor.Context, m *messages.CreateBatch) {
 	parent, admitted, reply := r.admitBatch(ctx, m)
-	ctx.Respond(reply)
+	if len(admitted) == 0 {
+		r.respond(ctx, reply, r.jobSeq(reply.Parent.ID), nil)
+	} else {
+		cancel := make([]string, 0, len(admitted))
+		for _, rec := range admitted {
+			cancel = append(cancel, rec.snap.ID)
+		}
+		r.respond(ctx, reply, r.lastSeq(), &messages.CreateBatchReply{Err: errStoreUnavailable()}, cancel...)
+	}
 	for _, rec := range admitted {
 		r.startLeaf(ctx, rec)
 	}
@@ -252,6 +267,9 @@ func (r *registry) admitBatch(ctx actor.Context, m *messages.CreateBatch) (*reco
 	}
 	if rec, ok := r.store.jobs[spec.ID]; ok { // a retried batch: answer it again
 		return nil, nil, r.batchReply(rec)
+	}
+	if r.storeUnavailable() {
+		return nil, nil, &messages.CreateBatchReply{Err: errStoreUnavailable()}
 	}
 	if spec.NodeID != "" || spec.ParentID != "" {
 		return nil, nil, &messages.CreateBatchReply{Err: fmt.Errorf("create batch %s: a parent has no node and no parent: %w", spec.ID, messages.ErrInvalidSpec)}

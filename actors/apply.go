@@ -90,6 +90,10 @@ func (s *jobStore) apply(ev messages.Event) error {
 		s.moveChild(r, messages.StateUnspecified, time.Time{}) // a parent counts it missing
 		delete(s.jobs, e.ID)
 		delete(s.openParents, e.ID)
+	case messages.JobRestored:
+		if err := s.restore(e); err != nil {
+			return fmt.Errorf("restore %s: %w", e.Job.ID, err)
+		}
 	case messages.ShutdownBegun:
 		s.shuttingDown = true
 	default:

@@ -31,10 +31,7 @@ func (b *batchActor) Receive(ctx actor.Context) {
 	case *childFinished:
 		b.add(m.index, &m.snap)
 	case *settleBatch:
-		failed := slices.Clone(b.failed)
-		slices.SortFunc(failed, func(x, y failedEntry) int { return x.index - y.index })
-		out := verdict(b.typ, m.counts, b.skipped, failed)
-		b.verdict = &parentSettled{id: b.parentID, outcome: out}
+		b.verdict = &parentSettled{id: b.parentID, outcome: b.outcome(m.counts)}
 		ctx.Send(b.registry, b.verdict)
 	case *resync:
 		b.registry = m.registry
@@ -44,6 +41,13 @@ func (b *batchActor) Receive(ctx actor.Context) {
 	default:
 		crashIfAsked(m)
 	}
+}
+
+// outcome is the parent's verdict once its children are counted.
+func (b *batchActor) outcome(counts childCounts) messages.Outcome {
+	failed := slices.Clone(b.failed)
+	slices.SortFunc(failed, func(x, y failedEntry) int { return x.index - y.index })
+	return verdict(b.typ, counts, b.skipped, failed)
 }
 
 // add records one terminal child.

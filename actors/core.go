@@ -46,6 +46,11 @@ type core struct {
 	// the registry's spawn has completed. Only the facade reads it; actors
 	// learn the registry PID from the registry itself (spawn or resync).
 	registry atomic.Pointer[actor.PID]
+	// regDepth counts the current registry mailbox's backlog.
+	regDepth atomic.Pointer[mailboxDepth]
+
+	// journal writes the durable events; nil keeps the index in memory only.
+	journal *journalWriter
 
 	onCleanup func(messages.CleanupReport)
 	onJob     func(messages.JobObservation)

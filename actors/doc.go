@@ -33,6 +33,22 @@
 // event (messages.JobCreated, JobStarted, JobFailed, NodeLocked, ...)
 // applied by one function, jobStore.apply, so a journal can replay it.
 //
+// # Durability
+//
+// With Options.Journal set, the index also outlives the process. apply's
+// durable events (jobs and the holds of jobs) are handed to a writer
+// goroutine that appends them to the store's journal in group commits;
+// every reply that shows their effect (an admitted job's id, a status, a
+// finished wait) waits until they are committed, while the registry's turn
+// never waits for the database (journal.go). When the tail outgrows four
+// events per tracked job, a snapshot of the index replaces the journal in
+// one commit (durable.go). On start the engine replays the journal; the
+// registry's first turn seals every job that was not terminal Failed,
+// "interrupted by restart of rmsd at stage ...", releasing its holds, and
+// re-aggregates the parents (replay.go). While the journal cannot be
+// written, admission is refused with messages.ErrStoreUnavailable and
+// reads answer from memory.
+//
 // # Holds
 //
 // A hold is exclusive. A job holds its node from admission to its terminal

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store"
 )
 
 // Workflow is the work a job runs; the hardware packages implement it.
@@ -51,6 +52,11 @@ type Options struct {
 	// when it is admitted and when it is sealed. It runs on the registry's
 	// turn, so it must be cheap and never block: count, don't wait.
 	OnJob func(messages.JobObservation)
+	// Journal, when set, makes the index durable: New rebuilds it from the
+	// journal (jobs that were not terminal come back Failed, interrupted by
+	// the restart) and every later change is appended before a caller can
+	// see it (see journal.go). Nil keeps jobs in memory only.
+	Journal store.Journal
 }
 
 // Engine is the job engine: a JobRegistry actor (under a keeper that
@@ -108,12 +114,24 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 		removeDir:  os.RemoveAll,
 		dispatcher: newDispatcher(defaultWorkers()),
 	}
+	if opts.Journal != nil {
+		st, err := replayJournal(opts.Journal, store)
+		if err != nil {
+			c.dispatcher.close()
+			return nil, fmt.Errorf("new job engine: %w", err)
+		}
+		c.log.Info().Int("rows", st.rows).Int("events", st.events).Int("jobs", len(store.jobs)).Msg("job journal replayed")
+		if st.skipped > 0 {
+			c.log.Warn().Int("events", st.skipped).Msg("job journal events did not apply on replay and were skipped")
+		}
+		c.journal = newJournalWriter(opts.Journal, sys, c.log, c.registry.Load, st.events)
+	}
 	c.spawner = sys.Root.Copy().WithGuardian(c.noRestart)
 	c.stopCtx, c.stopWork = context.WithCancel(context.Background())
 	e := &Engine{sys: sys, core: c, askTimeout: opts.AskTimeout, reaperStop: make(chan struct{}), reaperDone: make(chan struct{})}
 	c.awaitTerminal = e.awaitForCleanup
 	regProps := actor.PropsFromProducer(func() actor.Actor { return &registry{store: store, core: c} },
-		actor.WithDispatcher(c.dispatcher))
+		actor.WithDispatcher(c.dispatcher), actor.WithMailbox(c.countRegistryMailbox()))
 	kp := &keeper{props: regProps, core: c, ready: make(chan struct{})}
 	e.keeper = sys.Root.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor { return kp },
 		actor.WithSupervisor(registryRestarts()), actor.WithDispatcher(c.dispatcher)), "jobs-")
@@ -441,6 +459,13 @@ func (e *Engine) closeWithin(d time.Duration) {
 		e.closed.Store(true)
 		e.core.stopWork()
 		_ = e.sys.Root.StopFuture(e.keeper).Wait()
+		if j := e.core.journal; j != nil { // the registry is gone: nothing more is added
+			flushBy := time.Now().Add(max(time.Until(deadline), closeGrace))
+			if j.unavailable() { // a failing store gets a moment, not the whole window
+				flushBy = time.Now().Add(closeGrace)
+			}
+			j.close(flushBy)
+		}
 		e.core.dispatcher.close()
 		done := make(chan struct{})
 		go func() { e.core.workers.Wait(); close(done) }()

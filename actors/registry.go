@@ -69,9 +69,10 @@ func (r *registry) handle(ctx actor.Context, msg any) {
 	case *messages.CreateBatch:
 		r.createBatch(ctx, m)
 	case *messages.GetJob:
-		ctx.Respond(r.getJob(m))
+		rep, seq := r.getJob(m)
+		r.respond(ctx, rep, seq, nil)
 	case *messages.SealJob:
-		ctx.Respond(r.sealJob(ctx, m))
+		r.respond(ctx, r.sealJob(ctx, m), r.lastSeq(), nil)
 	case *messages.CancelJob:
 		ctx.Respond(r.cancelJob(ctx, m))
 	case *messages.AcquireLease:
@@ -89,7 +90,9 @@ func (r *registry) handle(ctx actor.Context, msg any) {
 	case *messages.BeginShutdown:
 		ctx.Respond(r.beginShutdown(ctx))
 	case *interruptJobs:
-		ctx.Respond(r.interruptJobs(ctx))
+		r.respond(ctx, r.interruptJobs(ctx), r.lastSeq(), nil)
+	case *cancelUnjournaled:
+		r.cancelJobs(ctx, m.ids)
 	case *messages.ReapExpired:
 		ctx.Respond(&messages.ReapExpiredReply{Evicted: r.reap(ctx)})
 	case *reapTick:
@@ -128,6 +131,10 @@ func (r *registry) handle(ctx actor.Context, msg any) {
 func (r *registry) rebuild(ctx actor.Context) {
 	s := r.store
 	s.generation++
+	if s.replayed {
+		s.replayed = false
+		r.recoverInterrupted(ctx)
+	}
 	for id := range s.pidRefs {
 		pid := s.pids[id]
 		ctx.Watch(pid) // a dead PID answers with Terminated(NotFound)

@@ -60,6 +60,9 @@ type record struct {
 	index       int         // position among its parent's children
 	holds       []lockKey   // leases this job holds
 	counts      childCounts // of its children that are not reservations
+	// seq is the journal sequence of the last event about the job: a
+	// reply showing it waits until the journal holds it.
+	seq uint64
 
 	// Runtime links, rebuilt (not replayed) after a registry restart.
 	leaf     bool                      // has a workflow (a job actor)
@@ -98,6 +101,9 @@ type jobStore struct {
 	openParents  map[string]struct{} // non-terminal batch parents
 	shuttingDown bool
 	closing      bool // engine Close: dead actors are not replaced
+	// replayed is set when the index was rebuilt from the journal: the
+	// registry's first turn interrupts the jobs that were not terminal.
+	replayed bool
 
 	// generation counts registry instances over this store: it grows on
 	// every (re)start, so a waiting caller can tell a restart from a delay.

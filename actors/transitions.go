@@ -26,16 +26,33 @@ func reservationReleased(t messages.JobType) messages.Outcome {
 
 // applyAll applies events in order. An event that does not fit is an engine
 // bug: it is logged and skipped.
+//
+// The durable ones go to the journal in one hand-over, and the records
+// they touch remember the sequence a reply about them must wait for.
 func (r *registry) applyAll(ctx actor.Context, evs []messages.Event) {
+	j := r.core.journal
+	var durable []messages.Event
 	for _, ev := range evs {
+		keep := j != nil && r.store.journaled(ev)
 		if err := r.store.apply(ev); err != nil {
 			r.core.log.Error().Err(err).Str("job_id", ev.Subject()).Msg("job event not applied")
 			continue
+		}
+		if keep {
+			durable = append(durable, ev)
 		}
 		if e, ok := ev.(messages.JobEvicted); ok {
 			r.settleWaiters(ctx, e.ID)
 		}
 	}
+	if len(durable) == 0 {
+		return
+	}
+	seq := j.add(durable)
+	for _, ev := range durable {
+		r.store.noteSeq(ev, seq)
+	}
+	r.maybeCompact()
 }
 
 // progress records a progress report: Queued → Running is "started",
@@ -175,11 +192,13 @@ func (r *registry) settleIfDone(ctx actor.Context, p *record) {
 	}
 }
 
-func (r *registry) getJob(m *messages.GetJob) *messages.GetJobReply {
+// getJob answers a read, with the journal sequence the answer waits for.
+func (r *registry) getJob(m *messages.GetJob) (*messages.GetJobReply, uint64) {
 	rec, ok := r.store.jobs[m.ID]
 	if !ok {
-		return &messages.GetJobReply{Err: messages.ErrJobNotFound}
+		return &messages.GetJobReply{Err: messages.ErrJobNotFound}, 0
 	}
+	seq := rec.seq
 	n := 1
 	if m.IncludeChildren {
 		n += len(rec.snap.ChildIDs)
@@ -194,9 +213,10 @@ func (r *registry) getJob(m *messages.GetJob) *messages.GetJobReply {
 				continue
 			}
 			out = append(out, r.store.snapshot(c))
+			seq = max(seq, c.seq)
 		}
 	}
-	return &messages.GetJobReply{Jobs: out}
+	return &messages.GetJobReply{Jobs: out}, seq
 }
 
 func (r *registry) sealJob(ctx actor.Context, m *messages.SealJob) *messages.SealJobReply {

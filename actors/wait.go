@@ -42,7 +42,7 @@ func (r *registry) awaitTerminal(ctx actor.Context, m *messages.AwaitTerminal) {
 		s.waiters[id] = append(s.waiters[id], w)
 	}
 	if w.remaining == 0 {
-		ctx.Respond(&messages.AwaitTerminalReply{})
+		r.respond(ctx, &messages.AwaitTerminalReply{}, r.lastSeq(), nil)
 		return
 	}
 	s.awaiters[w.id] = w
@@ -60,7 +60,7 @@ func (r *registry) settleWaiters(ctx actor.Context, id string) {
 		w.remaining--
 		if w.remaining == 0 {
 			delete(r.store.awaiters, w.id)
-			ctx.Send(w.to, &messages.AwaitTerminalReply{})
+			r.sendDurable(ctx, w.to, &messages.AwaitTerminalReply{}, r.lastSeq(), nil)
 		}
 	}
 }

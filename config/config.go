@@ -114,15 +114,16 @@ type Switches struct {
 	// port is 0 or 22 (rmsd's own key; inventories share one port column
 	// for SSH and NVUE).
 	NVUEPort int `koanf:"nvue_port"`
-	// NMXPort is the NMX-C gRPC port of every switch and GNMIPort its gNMI
-	// port (rmsd's own keys; upstream dials 9370, NVOS serves gNMI on
-	// 9339).
-	NMXPort  int `koanf:"nmx_port"`
+	// NMXPort is the NMX-C gRPC port of every switch (rmsd's own key;
+	// upstream dials 9370).
+	NMXPort int `koanf:"nmx_port"`
+	// GNMIPort is the gNMI port of every switch (rmsd's own key; NVOS
+	// serves gNMI on 9339).
 	GNMIPort int `koanf:"gnmi_port"`
-	// NMXConnectTimeoutSeconds bounds connecting to NMX-C (upstream 30 s);
+	// NMXConnectTimeoutSeconds bounds connecting to NMX-C (upstream 30 s).
+	NMXConnectTimeoutSeconds int `koanf:"nmx_connect_timeout_seconds"`
 	// NMXRequestTimeoutSeconds is the deadline of each NMX-C and gNMI call
 	// (rmsd's own key, default 30 s).
-	NMXConnectTimeoutSeconds int `koanf:"nmx_connect_timeout_seconds"`
 	NMXRequestTimeoutSeconds int `koanf:"nmx_request_timeout_seconds"`
 	// SSHHostKeyPolicy is "accept-any" (upstream's behaviour) or
 	// "known-hosts", which checks host keys against ssh_known_hosts (rmsd's
@@ -152,6 +153,10 @@ type Storage struct {
 	// directory must exist); relative paths are from the working
 	// directory. ":memory:" keeps everything in memory (tests).
 	SQLitePath string `koanf:"sqlite_path"`
+	// EncryptionKeyFile is the key file (store/keyring) that seals the
+	// credentials of registered nodes in the store. Empty: registered
+	// nodes are not persisted.
+	EncryptionKeyFile string `koanf:"encryption_key_file"`
 }
 
 // Workflows configures the job engine and long-running workflows.
@@ -182,7 +187,33 @@ type Workflows struct {
 	// list before a firmware job touches it: an array of AP names, or a
 	// table with ap_names and/or flint_devices = { cx7, cx8, bf3_nic }.
 	ExpectedInventoryProfiles map[string]InventoryProfile `koanf:"expected_inventory_profiles"`
+	// NVSSVTPath is the NVSSVT executable StartSystemValidation runs per
+	// node; empty (the default) refuses the RPC. `rmsd --simulate` sets it
+	// to its own stand-in when it is empty (rmsd's own key: upstream has
+	// not implemented the RPC).
+	NVSSVTPath string `koanf:"nvssvt_path"`
+	// NVSSVTLogDir holds one log directory per scan, named by its job id
+	// (rmsd's own key).
+	NVSSVTLogDir string `koanf:"nvssvt_log_dir"`
+	// NVSSVTTimeoutSeconds bounds one scan's run time; the process group
+	// is killed after it (rmsd's own key).
+	NVSSVTTimeoutSeconds int `koanf:"nvssvt_timeout_seconds"`
+	// NVSSVTMaxOutputBytes bounds the stdout and the stderr kept of one
+	// scan, each (rmsd's own key).
+	NVSSVTMaxOutputBytes int64 `koanf:"nvssvt_max_output_bytes"`
+	// NVSSVTMaxConcurrent bounds the NVSSVT processes running at once;
+	// further scans wait for a slot (rmsd's own key).
+	NVSSVTMaxConcurrent int `koanf:"nvssvt_max_concurrent"`
 }
+
+// Bounds of the NVSSVT keys.
+const (
+	// MaxNVSSVTOutputBytes bounds nvssvt_max_output_bytes: the output is
+	// held in memory until the scan ends.
+	MaxNVSSVTOutputBytes = 64 << 20
+	// MaxNVSSVTConcurrent bounds nvssvt_max_concurrent.
+	MaxNVSSVTConcurrent = 256
+)
 
 // Logging configures the log output.
 type Logging struct {
@@ -247,9 +278,11 @@ type Simulator struct {
 	// SSHPort is the SSH/SFTP port of every simulated NVOS host; 0 picks
 	// one free port all hosts share.
 	SSHPort int `koanf:"ssh_port"`
-	// NMXPort and GNMIPort are the NMX-C and gNMI ports of every simulated
-	// NVOS host.
-	NMXPort  int `koanf:"nmx_port"`
+	// NMXPort is the NMX-C gRPC port of every simulated NVOS host; 0 picks
+	// one free port all hosts share.
+	NMXPort int `koanf:"nmx_port"`
+	// GNMIPort is the gNMI port of every simulated NVOS host; 0 picks one
+	// free port all hosts share.
 	GNMIPort int `koanf:"gnmi_port"`
 }
 
@@ -283,6 +316,10 @@ func Default() *Config {
 			TerminalJobTTLSeconds:    86400,
 			DrainTimeoutSeconds:      300,
 			MaxArtifactBytes:         8 << 30,
+			NVSSVTLogDir:             "nvssvt",
+			NVSSVTTimeoutSeconds:     4 * 3600,
+			NVSSVTMaxOutputBytes:     1 << 20,
+			NVSSVTMaxConcurrent:      4,
 		},
 		Logging: Logging{LogLevel: "info", Format: "json"},
 		Redfish: Redfish{

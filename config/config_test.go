@@ -95,6 +95,9 @@ func TestFileValuesOverrideDefaults(t *testing.T) {
 	if cfg.Workflows.SFTPStepTimeoutSeconds != 30 {
 		t.Errorf("unset key lost its default: %d", cfg.Workflows.SFTPStepTimeoutSeconds)
 	}
+	if cfg.Storage.EncryptionKeyFile != "/etc/rms/store-keys" {
+		t.Errorf("storage.encryption_key_file = %q", cfg.Storage.EncryptionKeyFile)
+	}
 	if cfg.Storage.SQLitePath != "/var/lib/rms/rmsd.db" {
 		t.Errorf("storage.sqlite_path = %q", cfg.Storage.SQLitePath)
 	}

@@ -74,6 +74,7 @@ func (c *Config) problems() []string {
 	if w.MaxArtifactBytes <= 0 {
 		add("workflows.max_artifact_bytes: must be greater than 0")
 	}
+	p = append(p, w.nvssvtProblems()...)
 	if _, err := ParseLogLevel(c.Logging.LogLevel); err != nil {
 		add("logging.log_level: %v", err)
 	}

@@ -25,6 +25,9 @@ var (
 	// ErrInterrupted is the cause a drain gives workflows it stops at its
 	// deadline, after recording them as interrupted.
 	ErrInterrupted = errors.New("jobs: interrupted by shutdown")
+	// ErrStoreUnavailable refuses a new job while the job journal cannot
+	// be written: a job id handed out then would not survive a restart.
+	ErrStoreUnavailable = errors.New("jobs: job store unavailable")
 )
 
 // RefusedError is an admission refusal. Error returns the exact message

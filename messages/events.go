@@ -4,7 +4,8 @@ import "time"
 
 // Event is one state change of the job index. The registry expresses every
 // change as a sequence of events applied by a single function, so the events
-// can be journaled and replayed to rebuild the index.
+// can be journaled and replayed to rebuild the index. The json tags are the
+// journal's encoding: renaming a field needs a new journal version.
 type Event interface {
 	// Subject returns the id of the job the event is about.
 	Subject() string
@@ -13,88 +14,88 @@ type Event interface {
 // JobCreated records a new job. Parents and reservations are created
 // Running, others Queued.
 type JobCreated struct {
-	ID          string
-	ParentID    string
-	Type        JobType
-	RackID      string
-	NodeID      string
-	State       JobState
-	Description string
+	ID          string   `json:"id,omitempty"`
+	ParentID    string   `json:"parent_id,omitempty"`
+	Type        JobType  `json:"type,omitempty"`
+	RackID      string   `json:"rack_id,omitempty"`
+	NodeID      string   `json:"node_id,omitempty"`
+	State       JobState `json:"state,omitempty"`
+	Description string   `json:"description,omitempty"`
 	// Reservation marks a child that only holds its node for its parent:
 	// it completes when the parent reaches a terminal state.
-	Reservation bool
-	At          time.Time
+	Reservation bool      `json:"reservation,omitempty"`
+	At          time.Time `json:"at,omitzero"`
 }
 
 // ChildAttached records that ChildID became a child of ParentID.
 type ChildAttached struct {
-	ParentID string
-	ChildID  string
-	At       time.Time
+	ParentID string    `json:"parent_id,omitempty"`
+	ChildID  string    `json:"child_id,omitempty"`
+	At       time.Time `json:"at,omitzero"`
 }
 
 // JobStarted records the first progress report (Queued → Running).
 type JobStarted struct {
-	ID          string
-	Description string
-	At          time.Time
+	ID          string    `json:"id,omitempty"`
+	Description string    `json:"description,omitempty"`
+	At          time.Time `json:"at,omitzero"`
 }
 
 // JobProgressed records a later progress report (Running → Running).
 type JobProgressed struct {
-	ID          string
-	Description string
-	At          time.Time
+	ID          string    `json:"id,omitempty"`
+	Description string    `json:"description,omitempty"`
+	At          time.Time `json:"at,omitzero"`
 }
 
 // JobCompleted records the terminal Completed state.
 type JobCompleted struct {
-	ID          string
-	Description string
-	ResultJSON  string
-	At          time.Time
+	ID          string    `json:"id,omitempty"`
+	Description string    `json:"description,omitempty"`
+	ResultJSON  string    `json:"result_json,omitempty"`
+	At          time.Time `json:"at,omitzero"`
 }
 
 // JobFailed records the terminal Failed state.
 type JobFailed struct {
-	ID          string
-	Code        JobError
-	Description string
-	Message     string
-	ResultJSON  string
-	At          time.Time
+	ID          string    `json:"id,omitempty"`
+	Code        JobError  `json:"code,omitempty"`
+	Description string    `json:"description,omitempty"`
+	Message     string    `json:"message,omitempty"`
+	ResultJSON  string    `json:"result_json,omitempty"`
+	At          time.Time `json:"at,omitzero"`
 }
 
 // NodeLocked records that Holder (a job id, or the id of an operation's
 // lease) now holds (RackID, NodeID); an empty NodeID is the lease of the
 // whole rack. Holds are exclusive.
 type NodeLocked struct {
-	RackID string
-	NodeID string
-	Holder string
+	RackID string `json:"rack_id,omitempty"`
+	NodeID string `json:"node_id,omitempty"`
+	Holder string `json:"holder,omitempty"`
 	// Operation names an operation lease's purpose; empty for jobs.
-	Operation string
-	Since     time.Time
+	Operation string    `json:"operation,omitempty"`
+	Since     time.Time `json:"since,omitzero"`
 	// Expires is when an operation's lease lapses; zero for jobs, whose
 	// holds end with their terminal state.
-	Expires time.Time
+	Expires time.Time `json:"expires,omitzero"`
 }
 
 // NodeReleased records that Holder no longer holds (RackID, NodeID).
 type NodeReleased struct {
-	RackID string
-	NodeID string
-	Holder string
+	RackID string `json:"rack_id,omitempty"`
+	NodeID string `json:"node_id,omitempty"`
+	Holder string `json:"holder,omitempty"`
 }
 
 // JobEvicted records that a job left the index (TTL or capacity pruning).
 type JobEvicted struct {
-	ID string
+	ID string `json:"id,omitempty"`
 }
 
 // ShutdownBegun records that the registry refuses new jobs from now on.
 type ShutdownBegun struct {
-	At time.Time
+	At time.Time `json:"at,omitzero"`
 }
 
 // Subject implements Event.
@@ -126,3 +127,28 @@ func (e JobEvicted) Subject() string { return e.ID }
 
 // Subject implements Event.
 func (e ShutdownBegun) Subject() string { return "" }
+
+// JobRestored puts back one job as a journal snapshot recorded it, with its
+// place among its parent's children and, for a parent, its children's
+// counts. A snapshot restores every job before any hold.
+type JobRestored struct {
+	Job         JobSnapshot `json:"job"`
+	Reservation bool        `json:"reservation,omitempty"`
+	// Index is the job's position among its parent's children.
+	Index int `json:"index,omitempty"`
+	// Counts are a parent's children by state (reservations aside).
+	Counts ChildCounts `json:"counts,omitzero"`
+}
+
+// ChildCounts tally a parent's children by state; Missing counts children
+// already evicted.
+type ChildCounts struct {
+	Queued    int `json:"queued,omitempty"`
+	Running   int `json:"running,omitempty"`
+	Completed int `json:"completed,omitempty"`
+	Failed    int `json:"failed,omitempty"`
+	Missing   int `json:"missing,omitempty"`
+}
+
+// Subject implements Event.
+func (e JobRestored) Subject() string { return e.Job.ID }

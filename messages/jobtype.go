@@ -17,6 +17,7 @@ const (
 	TypeSwitchSystemImageUpdate
 	TypeConfigureScaleUpFabricManagerV2
 	TypeColdRebootSequence
+	TypeSystemValidation
 )
 
 type jobTypeNames struct{ span, noun, plural string }
@@ -41,6 +42,8 @@ func (t JobType) names() jobTypeNames {
 		return jobTypeNames{"configure_scale_up_fabric_manager_v2", "scale-up fabric configuration", "scale-up fabric configurations"}
 	case TypeColdRebootSequence:
 		return jobTypeNames{"cold_reboot_sequence", "cold reboot", "cold reboots"}
+	case TypeSystemValidation:
+		return jobTypeNames{"system_validation", "system validation scan", "system validation scans"}
 	default:
 		return jobTypeNames{"job", "job", "jobs"}
 	}

@@ -6,19 +6,19 @@ import "time"
 // copy except ChildIDs, which shares the registry's append-only list (so
 // reading a parent of 10,000 children costs no copy): treat it as read-only.
 type JobSnapshot struct {
-	ID           string
-	ParentID     string   // empty for top-level jobs
-	ChildIDs     []string // in attach order; non-empty exactly for parents; read-only
-	Type         JobType
-	State        JobState
-	Description  string // state_description on the wire
-	RackID       string
-	NodeID       string // empty for batch parents
-	ErrorCode    JobError
-	ErrorMessage string
-	ResultJSON   string // empty unless the job is terminal
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	ID           string    `json:"id"`
+	ParentID     string    `json:"parent_id,omitempty"` // empty for top-level jobs
+	ChildIDs     []string  `json:"child_ids,omitempty"` // in attach order; non-empty exactly for parents; read-only
+	Type         JobType   `json:"type,omitempty"`
+	State        JobState  `json:"state"`
+	Description  string    `json:"description,omitempty"` // state_description on the wire
+	RackID       string    `json:"rack_id,omitempty"`
+	NodeID       string    `json:"node_id,omitempty"` // empty for batch parents
+	ErrorCode    JobError  `json:"error_code,omitempty"`
+	ErrorMessage string    `json:"error_message,omitempty"`
+	ResultJSON   string    `json:"result_json,omitempty"` // empty unless the job is terminal
+	CreatedAt    time.Time `json:"created_at,omitzero"`
+	UpdatedAt    time.Time `json:"updated_at,omitzero"`
 }
 
 // IsParent reports whether the job has children. A batch parent that has not

@@ -1,7 +1,9 @@
 // Package store is rmsd's durable state: the firmware catalog (firmware
 // objects from firmware manifests, their cached artifacts, one default per
-// hardware type), the history of stored objects applied to racks, and an
-// append-only event journal for the job engine. It declares the interface
+// hardware type), the history of stored objects applied to racks, an
+// append-only event journal for the job engine (compacted by replacing it
+// with a snapshot), and the registered nodes, whose settings arrive sealed
+// (keyring seals them; the store never sees a credential). It declares the interface
 // and the value types only; the engines live in sub-packages (sqlstore:
 // SQLite embedded by default, PostgreSQL when a database URL is set), and
 // storetest holds the contract suite every engine must pass.

@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// Journal is the append-only event log the job engine will write before
-// an event's effect becomes visible and replay at start. It lives in the
+// Journal is the append-only event log the job engine writes before an
+// event's effect becomes visible and replays at start. It lives in the
 // same store as the catalog so that an event and the catalog or history
 // change it describes commit together (Store.Update). Snapshots, replay
 // and compaction belong to the journal itself, not to the store.
@@ -20,6 +20,13 @@ type Journal interface {
 	// ReadEvents returns up to limit events with Seq greater than after,
 	// in Seq order (limit <= 0: all of them).
 	ReadEvents(ctx context.Context, after int64, limit int) ([]Event, error)
+	// CompactEvents appends snapshot as AppendEvents does and removes every
+	// event older than it, in one commit: a reader sees either the old
+	// journal or the snapshot followed by what is appended after it, never
+	// a journal without either. It returns the snapshot with Seq and
+	// Recorded set; Seq keeps growing (it is never reused). An empty
+	// snapshot is refused (it would erase the journal).
+	CompactEvents(ctx context.Context, snapshot []Event) ([]Event, error)
 }
 
 // Event is one journal entry: an opaque payload of a kind its writer

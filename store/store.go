@@ -8,6 +8,7 @@ import "context"
 type Store interface {
 	Catalog
 	Journal
+	Nodes
 	// Update runs fn in one read-write transaction and commits it when fn
 	// returns nil. When fn returns an error (or panics, or ctx ends first)
 	// nothing fn did is kept, and fn's error is returned as it is. fn must
@@ -24,6 +25,7 @@ type Store interface {
 type Tx interface {
 	Catalog
 	Journal
+	Nodes
 }
 
 // Info describes an open store. Location never holds a secret.

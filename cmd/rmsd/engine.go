@@ -14,6 +14,7 @@ import (
 	"github.com/rmsd/rmsd/grpc/adminserver"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store"
 )
 
 // jobEngine is the daemon's view of the job engine.
@@ -30,6 +31,8 @@ type jobEngine interface {
 	// Load returns the job records kept and the nodes held, without
 	// waiting for the registry (the metrics read it).
 	Load() (tracked, held int)
+	// RegistryMailboxDepth returns the job registry's mailbox backlog.
+	RegistryMailboxDepth() int
 }
 
 // beginShutdownTimeout bounds the registry round trip of BeginShutdown.
@@ -45,7 +48,9 @@ type actorEngine struct {
 // startEngine starts the job engine configured by [workflows], with
 // protoactor's own logs routed into the "protoactor" component logger.
 // onJob, when set, is told of every job admitted and sealed (the metrics).
-func startEngine(cfg *config.Config, logger logging.Logger, onJob func(messages.JobObservation)) (jobEngine, error) {
+// journal, when set, makes the jobs durable: the engine replays it at start
+// (interrupting what was running) and appends every change to it.
+func startEngine(cfg *config.Config, logger logging.Logger, onJob func(messages.JobObservation), journal store.Journal) (jobEngine, error) {
 	w := cfg.Workflows
 	log := logger.Component("jobs")
 	sys := actor.NewActorSystem(logger.ActorSystemOption())
@@ -54,6 +59,7 @@ func startEngine(cfg *config.Config, logger logging.Logger, onJob func(messages.
 		TerminalJobTTL: time.Duration(w.TerminalJobTTLSeconds) * time.Second,
 		Logger:         log,
 		OnJob:          onJob,
+		Journal:        journal,
 	})
 	if err != nil {
 		sys.Shutdown()
@@ -70,6 +76,9 @@ func (a *actorEngine) Admin() adminserver.Engine { return a.engine }
 
 // Load implements jobEngine.
 func (a *actorEngine) Load() (tracked, held int) { return a.engine.Load() }
+
+// RegistryMailboxDepth implements jobEngine.
+func (a *actorEngine) RegistryMailboxDepth() int { return a.engine.RegistryMailboxDepth() }
 
 // BeginShutdown implements jobEngine.
 func (a *actorEngine) BeginShutdown() {

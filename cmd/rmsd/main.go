@@ -6,6 +6,7 @@
 //
 //	rmsd [--config /etc/rms/config.toml] [--simulate]
 //	rmsd --help
+//	rmsd nvssvt-sim ...   (the NVSSVT stand-in, see hw/sim/nvssvtsim)
 //
 // SIGINT or SIGTERM starts a graceful shutdown: health NOT_SERVING for
 // [server] drain_delay_seconds while connections are still accepted, then
@@ -18,10 +19,18 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/rmsd/rmsd/hw/sim/nvssvtsim"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if len(os.Args) > 1 && os.Args[1] == nvssvtsim.Command {
+		// `rmsd --simulate` runs its system validation scans this way.
+		code := nvssvtsim.Main(ctx, os.Args[2:], os.Environ(), os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	code := run(ctx, runOptions{
 		Args:    os.Args[1:],
 		Environ: os.Environ(),

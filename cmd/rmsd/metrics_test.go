@@ -136,6 +136,7 @@ func TestMetricsOfARunningDaemon(t *testing.T) {
 		"rmsd_bmc_operations_in_flight":      "",
 		"rmsd_bmc_operations_queued":         "",
 		"rmsd_firmware_download_bytes_total": "",
+		"rmsd_registry_mailbox_depth":        "",
 	} {
 		if m[family] == nil {
 			t.Errorf("no %s family", family)

@@ -128,10 +128,18 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 			return nil, err
 		}
 	}
+	// After the simulation's own nodes, which are not persisted.
+	if err = restoreNodes(ctx, cfg.Storage, d.store, registry, logger.Component("nodes")); err != nil {
+		return nil, err
+	}
 	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger); err != nil {
 		return nil, err
 	}
-	if d.engine, err = startEngine(cfg, logger, d.metrics.ObserveJob); err != nil {
+	validation, err := validationRunner(cfg.Workflows, f.simulate, logger)
+	if err != nil {
+		return nil, err
+	}
+	if d.engine, err = startEngine(cfg, logger, d.metrics.ObserveJob, d.store); err != nil {
 		return nil, fmt.Errorf("start job engine: %w", err)
 	}
 	addr := net.JoinHostPort(cfg.Server.BindAddress, strconv.Itoa(cfg.Port))
@@ -141,7 +149,8 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if d.admin, err = startAdmin(cfg.Admin, d.engine.Admin(), logger); err != nil {
 		return nil, err
 	}
-	d.metrics.Watch(metrics.Sources{Jobs: d.engine.Load, BMC: d.hw.runner.Load, DownloadBytes: d.catalog.dl.BytesReceived})
+	d.metrics.Watch(metrics.Sources{Jobs: d.engine.Load, BMC: d.hw.runner.Load, DownloadBytes: d.catalog.dl.BytesReceived,
+		RegistryMailbox: d.engine.RegistryMailboxDepth})
 	if err = d.startMetrics(logger); err != nil {
 		return nil, err
 	}
@@ -167,6 +176,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 			DefaultDomain: cfg.Switches.DefaultSwitchDomain, Insecure: cfg.Switches.InsecureSwitch},
 		InventoryProfiles: profileAPs(cfg.Workflows.ExpectedInventoryProfiles),
 		Fabric:            &d.hw.fabric,
+		Validation:        validation,
 	}
 	d.server = rmsserver.New(serverOpts)
 	go func() { d.served <- d.server.Serve(d.lis) }()

@@ -19,9 +19,15 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw/sim/nvssvtsim"
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == nvssvtsim.Command {
+		// `rmsd --simulate` in these tests runs the test binary as its
+		// NVSSVT stand-in, as main does.
+		os.Exit(nvssvtsim.Main(context.Background(), os.Args[2:], os.Environ(), os.Stdout, os.Stderr))
+	}
 	_, err := os.Stat(defaultSQLitePath)
 	existed := err == nil
 	code := m.Run()

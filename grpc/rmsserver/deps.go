@@ -9,6 +9,7 @@ import (
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
 	"github.com/rmsd/rmsd/hw/fwupdate"
 	"github.com/rmsd/rmsd/hw/nodeops"
+	"github.com/rmsd/rmsd/hw/nvssvt"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/hw/spdm"
 	"github.com/rmsd/rmsd/hw/switchadmin"
@@ -59,6 +60,9 @@ type Deps struct {
 	// InventoryProfiles are [workflows.expected_inventory_profiles]: the
 	// firmware inventory ids each profile requires, by profile name.
 	InventoryProfiles map[string][]string
+	// Validation runs the NVSSVT scans of StartSystemValidation; nil or
+	// without an executable, the RPC refuses every node in band.
+	Validation *nvssvt.Runner
 }
 
 // SwitchCertConfig is the [switches] configuration of the switch mTLS

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/grpc/rmspbv2"
 )
 
 // FuzzSwitchAdmin drives the switch administration RPCs. Their jobs run
@@ -51,7 +52,7 @@ func (fx *fuzzFixture) switchAdminJobs(t *testing.T, reply proto.Message) (paren
 	switch reply.(type) {
 	case *rmspb.UpdateSwitchSystemPasswordResponse, *rmspb.BatchResetSwitchFactoryDefaultResponse,
 		*rmspb.BatchResetSwitchSdnFactoryDefaultResponse, *rmspb.ConfigureSwitchCertificateResponse,
-		*rmspb.BatchDisableSwitchMtlsResponse:
+		*rmspb.BatchDisableSwitchMtlsResponse, *rmspbv2.StartSystemValidationResponse:
 	default:
 		return "", nil
 	}

@@ -9,8 +9,10 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/grpc/rmspbv2"
 )
 
 // The fuzz targets build one request per input (the fuzzer's bytes decoded
@@ -58,6 +60,8 @@ type fuzzRPC struct {
 // fixture's server, or (direct families) a rackManager of its own.
 type fuzzCallee struct {
 	client rmspb.RackManagerClient
+	// v2 is the RackManagerV2 client of the fixture's server (see rpcV2).
+	v2     rmspbv2.RackManagerV2Client
 	direct *rackManager
 }
 
@@ -232,7 +236,7 @@ func fuzzTarget(f *testing.F, target string) {
 		r := fam.rpcs[int(pick)%len(fam.rpcs)]
 		req := r.newReq()
 		decodeLeniently(data, req)
-		to := fuzzCallee{client: fx.client}
+		to := fuzzCallee{client: fx.client, v2: fx.v2}
 		if fam.direct {
 			to = fuzzCallee{direct: fx.freshManager(t)}
 		} else {
@@ -255,17 +259,21 @@ func fuzzTarget(f *testing.F, target string) {
 // Every implemented RPC is driven by exactly one fuzz target, and no
 // target names an RPC that is pending or unknown.
 func TestEveryImplementedRPCIsFuzzed(t *testing.T) {
-	svc := rmspb.File_rack_manager_rack_manager_proto.Services().ByName("RackManager")
-	methods := svc.Methods()
 	known := map[string]bool{}
-	for i := 0; i < methods.Len(); i++ {
-		name := "/" + string(svc.FullName()) + "/" + string(methods.Get(i).Name())
-		known[name] = true
-		if pendingRPCs[name] {
-			continue
-		}
-		if _, _, ok := fuzzTargetOf(name); !ok {
-			t.Errorf("%s is implemented but no fuzz target drives it", name)
+	for _, svc := range []protoreflect.ServiceDescriptor{
+		rmspb.File_rack_manager_rack_manager_proto.Services().ByName("RackManager"),
+		rmspbv2.File_rack_manager_v2_rack_manager_v2_proto.Services().ByName("RackManagerV2"),
+	} {
+		methods := svc.Methods()
+		for i := 0; i < methods.Len(); i++ {
+			name := "/" + string(svc.FullName()) + "/" + string(methods.Get(i).Name())
+			known[name] = true
+			if pendingRPCs[name] {
+				continue
+			}
+			if _, _, ok := fuzzTargetOf(name); !ok {
+				t.Errorf("%s is implemented but no fuzz target drives it", name)
+			}
 		}
 	}
 	seen := map[string]bool{}
@@ -276,8 +284,8 @@ func TestEveryImplementedRPCIsFuzzed(t *testing.T) {
 				t.Errorf("%s drives %s, which is not an implemented RPC", f.target, r.method)
 			case seen[r.method]:
 				t.Errorf("%s is driven twice", r.method)
-			case !strings.HasPrefix(r.method, "/rack_manager.RackManager/"):
-				t.Errorf("%s: not a RackManager method", r.method)
+			case !strings.HasPrefix(r.method, "/rack_manager.RackManager/") && !strings.HasPrefix(r.method, "/rack_manager_v2.RackManagerV2/"):
+				t.Errorf("%s: not a RackManager or RackManagerV2 method", r.method)
 			}
 			seen[r.method] = true
 		}

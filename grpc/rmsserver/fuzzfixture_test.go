@@ -16,6 +16,7 @@ import (
 
 	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/grpc/rmspbv2"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/hw/sim"
@@ -25,6 +26,7 @@ import (
 // fuzzFixture is the server the fuzzed requests go to.
 type fuzzFixture struct {
 	client rmspb.RackManagerClient
+	v2     rmspbv2.RackManagerV2Client
 	deps   Deps
 	engine *actors.Engine
 	// sinkPort is where every node's BMC and switch host "are": a loopback
@@ -48,7 +50,7 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	// (refusing) sink every few milliseconds; settle ends every job they
 	// start.
 	fx.deps = Deps{Version: "fuzz", Jobs: fx.engine, Nodes: runner, Racks: fx.registry(f), Catalog: fuzzCatalog(f),
-		FirmwareDir: fuzzFirmwareDir(f), FirmwareTiming: fastFirmwareTiming, Fabric: fuzzFabric(f, int(fx.sinkPort))}
+		FirmwareDir: fuzzFirmwareDir(f), FirmwareTiming: fastFirmwareTiming, Fabric: fuzzFabric(f, int(fx.sinkPort)), Validation: fuzzValidation(f)}
 	// Panics and errors of the server reach the fuzzer's output.
 	log := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).Level(zerolog.ErrorLevel)
 	ts := startServer(f, Options{Deps: fx.deps, Logger: log})
@@ -59,6 +61,7 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	}
 	f.Cleanup(func() { _ = conn.Close() })
 	fx.client = rmspb.NewRackManagerClient(conn)
+	fx.v2 = rmspbv2.NewRackManagerV2Client(conn)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -7,5 +7,4 @@ package rmsserver
 // or a name here matches no RPC.
 var pendingRPCs = map[string]bool{
 	"/rack_manager_v2.RackManagerV2/ConfigureScaleUpFabricManager": true,
-	"/rack_manager_v2.RackManagerV2/StartSystemValidation":         true,
 }

@@ -22,6 +22,7 @@ type rackManager struct {
 type rackManagerV2 struct {
 	rmspbv2.UnimplementedRackManagerV2Server
 	deps Deps
+	log  zerolog.Logger
 }
 
 // GetVersion answers the build version. Clients call it first on every new

@@ -66,7 +66,7 @@ func New(opts Options) *Server {
 	}
 	s := &Server{grpc: grpc.NewServer(serverOpts...), health: health.NewServer(), log: opts.Logger}
 	rmspb.RegisterRackManagerServer(s.grpc, &rackManager{deps: opts.Deps, log: opts.Logger})
-	rmspbv2.RegisterRackManagerV2Server(s.grpc, &rackManagerV2{deps: opts.Deps})
+	rmspbv2.RegisterRackManagerV2Server(s.grpc, &rackManagerV2{deps: opts.Deps, log: opts.Logger})
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
 	s.setServing(healthpb.HealthCheckResponse_NOT_SERVING)

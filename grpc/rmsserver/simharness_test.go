@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
 
 	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/grpc/rmspb"
@@ -23,6 +24,7 @@ import (
 type simRack struct {
 	fleet  *sim.Fleet
 	client rmspb.RackManagerClient
+	conn   *grpc.ClientConn // the client's connection, for the other services
 	racks  *racks.Registry
 	runner *nodeops.Runner
 	engine *actors.Engine
@@ -93,7 +95,8 @@ func startSimRackFleetDeps(t *testing.T, opts sim.Options, tune func(*sim.Fleet,
 	if tune != nil {
 		tune(fleet, &deps)
 	}
-	s.client = rmspb.NewRackManagerClient(startTestServer(t, deps))
+	s.conn = startTestServer(t, deps)
+	s.client = rmspb.NewRackManagerClient(s.conn)
 	return s
 }
 

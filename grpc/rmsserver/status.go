@@ -32,6 +32,8 @@ func engineError(err error) error {
 		return status.Error(codes.Canceled, "request cancelled")
 	case errors.Is(err, messages.ErrEngineClosed):
 		return status.Error(codes.Unavailable, "job engine is shutting down")
+	case errors.Is(err, messages.ErrStoreUnavailable):
+		return status.Error(codes.Unavailable, clip(err.Error(), maxMessage))
 	default:
 		return status.Error(codes.Internal, "job engine: "+clip(err.Error(), maxMessage))
 	}

@@ -13,8 +13,28 @@ import (
 type Registry struct {
 	profiles map[string]bool
 
-	mu    sync.RWMutex
-	racks map[string]*rack
+	mu       sync.RWMutex
+	racks    map[string]*rack
+	observer Observer
+}
+
+// Observer is told of every change of a node: the node as registered now,
+// or nil when it was deleted. It runs under the registry's lock, so changes
+// reach it in the order they happened, before the call that made them
+// returns; it must not call the registry.
+type Observer func(ref hw.Ref, n *hw.Node)
+
+// Observe sets the observer (nil: none).
+func (r *Registry) Observe(o Observer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.observer = o
+}
+
+func (r *Registry) notify(ref hw.Ref, n *hw.Node) {
+	if r.observer != nil {
+		r.observer(ref, n)
+	}
 }
 
 type rack struct {
@@ -68,6 +88,7 @@ func (r *Registry) Create(nodes []hw.Node) []error {
 		}
 		rk.nodes[n.ID] = n
 		r.racks[n.RackID] = rk
+		r.notify(n.Ref(), &n)
 	}
 	return errs
 }
@@ -165,6 +186,7 @@ func (r *Registry) Update(rackID, nodeID string, bmc, host *hw.Endpoint) error {
 		return err
 	}
 	r.racks[rackID].nodes[nodeID] = n
+	r.notify(n.Ref(), &n)
 	return nil
 }
 
@@ -179,6 +201,7 @@ func (r *Registry) Delete(rackID, nodeID string) error {
 		return err
 	}
 	delete(r.racks[rackID].nodes, nodeID)
+	r.notify(hw.Ref{RackID: rackID, NodeID: nodeID}, nil)
 	return nil
 }
 

@@ -252,3 +252,33 @@ func TestRackNodesListsOneRackByNodeID(t *testing.T) {
 		t.Fatalf("RackNodes of an emptied rack = %v, %v", nodes, err)
 	}
 }
+
+// TestObserverSeesEveryChangeInOrder: additions, updates and deletions
+// reach the observer once each, in order; refusals and identical repeats
+// do not.
+func TestObserverSeesEveryChangeInOrder(t *testing.T) {
+	r := New(nil)
+	var seen []string
+	r.Observe(func(ref hw.Ref, n *hw.Node) {
+		what := "deleted"
+		if n != nil {
+			what = n.BMC.IP
+		}
+		seen = append(seen, ref.RackID+"/"+ref.NodeID+"="+what)
+	})
+	r.Create([]hw.Node{node("r1", "c1", hw.ComputeGB200Nvidia), {ID: "bad", RackID: "r1"}})
+	r.Create([]hw.Node{node("r1", "c1", hw.ComputeGB200Nvidia)})
+	if err := r.Update("r1", "c1", bmc("10.0.0.2"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Delete("r1", "c1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Delete("r1", "c1"); err == nil {
+		t.Fatal("deleted twice")
+	}
+	want := "r1/c1=10.0.0.1,r1/c1=10.0.0.2,r1/c1=deleted"
+	if got := strings.Join(seen, ","); got != want {
+		t.Errorf("observer saw %s, want %s", got, want)
+	}
+}

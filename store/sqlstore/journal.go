@@ -71,3 +71,19 @@ func (t *tx) ReadEvents(ctx context.Context, after int64, limit int) ([]store.Ev
 	}
 	return out, nil
 }
+
+// CompactEvents implements store.Journal: the snapshot is appended under the
+// append lock, then every older row is deleted, in the same transaction.
+func (t *tx) CompactEvents(ctx context.Context, snapshot []store.Event) ([]store.Event, error) {
+	if len(snapshot) == 0 {
+		return nil, fmt.Errorf("sqlstore: compact journal: empty snapshot: %w", store.ErrInvalid)
+	}
+	out, err := t.AppendEvents(ctx, snapshot)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: compact journal: %w", err)
+	}
+	if _, err := t.exec(ctx, `DELETE FROM journal_events WHERE seq < ?`, out[0].Seq); err != nil {
+		return nil, fmt.Errorf("sqlstore: compact journal: delete events before %d: %w", out[0].Seq, err)
+	}
+	return out, nil
+}

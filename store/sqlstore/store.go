@@ -177,3 +177,8 @@ func (s *Store) AppendEvents(ctx context.Context, events []store.Event) ([]store
 func (s *Store) ReadEvents(ctx context.Context, after int64, limit int) ([]store.Event, error) {
 	return view(ctx, s, func(t *tx) ([]store.Event, error) { return t.ReadEvents(ctx, after, limit) })
 }
+
+// CompactEvents implements store.Journal.
+func (s *Store) CompactEvents(ctx context.Context, snapshot []store.Event) ([]store.Event, error) {
+	return update(ctx, s, func(t *tx) ([]store.Event, error) { return t.CompactEvents(ctx, snapshot) })
+}

@@ -142,3 +142,45 @@ func testJournalTailMissesNothing(t *testing.T, b Backend) {
 		t.Fatalf("the tail saw %d events, the journal holds %d: an append became visible after a later one", len(tail), len(all))
 	}
 }
+
+// testJournalCompact replaces the journal with a snapshot: older events
+// are gone, the snapshot and what follows it read back in order, sequence
+// numbers keep growing, and an empty snapshot or one with a bad event
+// changes nothing.
+func testJournalCompact(t *testing.T, b Backend) {
+	s, _ := openFresh(t, b)
+	ctx := t.Context()
+	old := appendEvents(t, s, store.Event{Kind: "A", Data: []byte("1")}, store.Event{Kind: "A", Data: []byte("2")})
+	_, err := s.CompactEvents(ctx, nil)
+	wantErr(t, "compact with an empty snapshot", err, store.ErrInvalid)
+	_, err = s.CompactEvents(ctx, []store.Event{{Kind: "Snap"}, {Data: []byte("no kind")}})
+	wantErr(t, "compact with an event without a kind", err, store.ErrInvalid)
+	if got := readEvents(t, s, 0, 0); !sameEvents(got, old) {
+		t.Fatalf("a refused compaction changed the journal: %+v", got)
+	}
+	snap, err := s.CompactEvents(ctx, []store.Event{{Kind: "Snap", Data: []byte("s1")}, {Kind: "Snap", Data: []byte("s2")}})
+	if err != nil {
+		t.Fatalf("compact: %v", err)
+	}
+	if len(snap) != 2 || snap[0].Seq <= old[1].Seq || snap[1].Seq != snap[0].Seq+1 {
+		t.Fatalf("compacted snapshot = %+v after %+v: seqs must grow", snap, old)
+	}
+	tail := appendEvents(t, s, store.Event{Kind: "A", Data: []byte("3")})
+	want := append(append([]store.Event{}, snap...), tail...)
+	if got := readEvents(t, s, 0, 0); !sameEvents(got, want) {
+		t.Errorf("after compaction the journal holds\n%+v\nwant\n%+v", got, want)
+	}
+	if tail[0].Seq <= snap[1].Seq {
+		t.Errorf("seq after compaction %d, want above %d", tail[0].Seq, snap[1].Seq)
+	}
+	err = s.Update(ctx, func(tx store.Tx) error {
+		if _, err := tx.CompactEvents(ctx, []store.Event{{Kind: "Snap", Data: []byte("rolled back")}}); err != nil {
+			return err
+		}
+		return store.ErrInvalid
+	})
+	wantErr(t, "a compaction in a failed transaction", err, store.ErrInvalid)
+	if got := readEvents(t, s, 0, 0); !sameEvents(got, want) {
+		t.Errorf("a rolled-back compaction changed the journal: %+v", got)
+	}
+}

@@ -42,6 +42,8 @@ func Run(t *testing.T, b Backend) {
 		{"HistoryFiltersNewestFirst", testHistoryFiltersNewestFirst},
 		{"JournalAppendAndRead", testJournalAppendAndRead},
 		{"JournalTailMissesNothingUnderConcurrentAppends", testJournalTailMissesNothing},
+		{"JournalCompactKeepsSnapshotAndTail", testJournalCompact},
+		{"NodesPutListDelete", testNodes},
 		{"UpdateCommitsAllOrNothing", testUpdateCommitsAllOrNothing},
 		{"UpdateRollsBackWhenTheContextEnds", testUpdateRollsBackWhenTheContextEnds},
 		{"UpdateRollsBackOnPanic", testUpdateRollsBackOnPanic},

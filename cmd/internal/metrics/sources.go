@@ -15,6 +15,9 @@ type Sources struct {
 	BMC func() (inFlight, queued int)
 	// DownloadBytes returns the firmware artifact bytes received so far.
 	DownloadBytes func() int64
+	// RegistryMailbox returns the messages waiting in the job registry's
+	// mailbox (the one in hand included).
+	RegistryMailbox func() int
 }
 
 // Watch registers the rmsd_* families over s. Call it once.
@@ -33,6 +36,10 @@ func (m *Metrics) Watch(s Sources) {
 			func() float64 { n, _ := s.BMC(); return float64(n) })
 		gauge("rmsd_bmc_operations_queued", "Hardware operations waiting for their device or a concurrency slot.",
 			func() float64 { _, n := s.BMC(); return float64(n) })
+	}
+	if s.RegistryMailbox != nil {
+		gauge("rmsd_registry_mailbox_depth", "Messages waiting in the job registry's mailbox, the one being handled included.",
+			func() float64 { return float64(s.RegistryMailbox()) })
 	}
 	if s.DownloadBytes != nil {
 		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{

@@ -43,9 +43,10 @@ func TestWatchReadsSourcesAtScrapeTime(t *testing.T) {
 	m := New(Info{})
 	held := 3
 	m.Watch(Sources{
-		Jobs:          func() (int, int) { return 7, held },
-		BMC:           func() (int, int) { return 2, 5 },
-		DownloadBytes: func() int64 { return 1024 },
+		Jobs:            func() (int, int) { return 7, held },
+		BMC:             func() (int, int) { return 2, 5 },
+		DownloadBytes:   func() int64 { return 1024 },
+		RegistryMailbox: func() int { return 6 },
 	})
 	held = 4
 	want := `
@@ -58,9 +59,12 @@ rmsd_bmc_operations_queued 5
 # HELP rmsd_firmware_download_bytes_total Firmware artifact bytes received from their sources.
 # TYPE rmsd_firmware_download_bytes_total counter
 rmsd_firmware_download_bytes_total 1024
+# HELP rmsd_registry_mailbox_depth Messages waiting in the job registry's mailbox, the one being handled included.
+# TYPE rmsd_registry_mailbox_depth gauge
+rmsd_registry_mailbox_depth 6
 `
 	if err := testutil.GatherAndCompare(m.reg, strings.NewReader(want),
-		"rmsd_nodes_held", "rmsd_bmc_operations_queued", "rmsd_firmware_download_bytes_total"); err != nil {
+		"rmsd_nodes_held", "rmsd_bmc_operations_queued", "rmsd_firmware_download_bytes_total", "rmsd_registry_mailbox_depth"); err != nil {
 		t.Fatal(err)
 	}
 }

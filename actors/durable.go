@@ -1,0 +1,160 @@
+package actors
+
+import (
+	"slices"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/rmsd/rmsd/messages"
+)
+
+// The registry's side of the journal (journal.go): which events are
+// durable, which replies wait for them, and when the journal is compacted.
+
+// compactSlack is how many events the journal's tail may hold beyond four
+// per tracked job before the registry writes a snapshot: the journal then
+// holds at most one snapshot (a record per job, a row per hold) and that
+// tail, so its size follows max_tracked_jobs, not uptime.
+const compactSlack = 4096
+
+// cancelUnjournaled asks the registry to cancel jobs whose admission was
+// answered with a store failure: their ids were never handed out.
+type cancelUnjournaled struct{ ids []string }
+
+// journaled reports whether ev changes the durable part of the index. It
+// is asked before ev is applied. Operation leases and shutdown belong to
+// one process's life and are not journaled.
+func (s *jobStore) journaled(ev messages.Event) bool {
+	switch e := ev.(type) {
+	case messages.ShutdownBegun:
+		return false
+	case messages.NodeLocked:
+		return e.Operation == ""
+	case messages.NodeReleased:
+		l, ok := s.leases[lockKey{e.RackID, e.NodeID}]
+		return ok && l.holder == e.Holder && l.isJob()
+	}
+	return true
+}
+
+// noteSeq records on the records an event touches the journal sequence a
+// reply about them must wait for.
+func (s *jobStore) noteSeq(ev messages.Event, seq uint64) {
+	if r, ok := s.jobs[ev.Subject()]; ok {
+		r.seq = seq
+	}
+	if e, ok := ev.(messages.ChildAttached); ok {
+		if p, ok := s.jobs[e.ParentID]; ok {
+			p.seq = seq
+		}
+	}
+}
+
+// lastSeq is the sequence of the last journaled event (0 without a
+// journal).
+func (r *registry) lastSeq() uint64 {
+	if r.core.journal == nil {
+		return 0
+	}
+	return r.core.journal.last()
+}
+
+// jobSeq is the journal sequence a reply about job id waits for (0: none).
+func (r *registry) jobSeq(id string) uint64 {
+	if rec, ok := r.store.jobs[id]; ok {
+		return rec.seq
+	}
+	return 0
+}
+
+// respond answers the current request once the journal holds every event
+// up to seq. failed, when set, is the answer should the store fail first,
+// and cancel the jobs to cancel then.
+func (r *registry) respond(ctx actor.Context, msg any, seq uint64, failed any, cancel ...string) {
+	r.sendDurable(ctx, ctx.Sender(), msg, seq, failed, cancel...)
+}
+
+// sendDurable sends msg to to once the journal holds every event up to seq.
+func (r *registry) sendDurable(ctx actor.Context, to *actor.PID, msg any, seq uint64, failed any, cancel ...string) {
+	if to == nil {
+		return // nobody asked (a Send, not a Request)
+	}
+	j := r.core.journal
+	if j == nil || seq == 0 {
+		ctx.Send(to, msg)
+		return
+	}
+	j.reply(deferredReply{seq: seq, to: to, msg: msg, failed: failed, cancel: cancel})
+}
+
+// storeUnavailable reports whether new jobs must be refused because the
+// journal cannot be written.
+func (r *registry) storeUnavailable() bool {
+	return r.core.journal != nil && r.core.journal.unavailable()
+}
+
+// cancelJobs cancels the workflows of jobs whose admission failed on the
+// store; a parent's children are cancelled with it.
+func (r *registry) cancelJobs(ctx actor.Context, ids []string) {
+	for _, id := range ids {
+		rec, ok := r.store.jobs[id]
+		if !ok || rec.snap.State.IsTerminal() {
+			continue
+		}
+		r.core.log.Warn().Str("job_id", id).Msg("job cancelled: its admission could not be journaled")
+		if rec.worker != nil {
+			ctx.Send(rec.worker, &cancelWork{cause: messages.ErrStoreUnavailable})
+		}
+	}
+}
+
+// maybeCompact queues a snapshot of the index when the journal's tail has
+// grown past four events per tracked job (plus compactSlack).
+func (r *registry) maybeCompact() {
+	j := r.core.journal
+	if j == nil || j.tailLen() <= 4*len(r.store.jobs)+compactSlack {
+		return
+	}
+	j.addSnapshot(r.store.snapshotEvents())
+}
+
+// snapshotEvents returns the events that rebuild the durable index: every
+// job as it is (by id, for a stable snapshot), then every hold of a job.
+func (s *jobStore) snapshotEvents() []messages.Event {
+	ids := make([]string, 0, len(s.jobs))
+	for id := range s.jobs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	evs := make([]messages.Event, 0, len(ids)+len(s.leases))
+	for _, id := range ids {
+		rec := s.jobs[id]
+		snap := rec.snap
+		n := len(snap.ChildIDs)
+		snap.ChildIDs = snap.ChildIDs[:n:n]
+		c := rec.counts
+		evs = append(evs, messages.JobRestored{Job: snap, Reservation: rec.reservation, Index: rec.index,
+			Counts: messages.ChildCounts{Queued: c.queued, Running: c.running, Completed: c.completed, Failed: c.failed, Missing: c.missing}})
+	}
+	for _, l := range s.leases {
+		if l.isJob() {
+			evs = append(evs, messages.NodeLocked{RackID: l.key.rack, NodeID: l.key.node, Holder: l.holder, Since: l.since})
+		}
+	}
+	return evs
+}
+
+// restore applies a messages.JobRestored.
+func (s *jobStore) restore(e messages.JobRestored) error {
+	if _, ok := s.jobs[e.Job.ID]; ok {
+		return messages.ErrDuplicateJob
+	}
+	c := e.Counts
+	rec := &record{snap: e.Job, reservation: e.Reservation, index: e.Index,
+		counts: childCounts{queued: c.Queued, running: c.Running, completed: c.Completed, failed: c.Failed, missing: c.Missing}}
+	s.jobs[e.Job.ID] = rec
+	if !rec.snap.State.IsTerminal() && rec.counts.total() > 0 {
+		s.openParents[e.Job.ID] = struct{}{}
+	}
+	return nil
+}

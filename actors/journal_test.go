@@ -1,0 +1,561 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store"
+	"github.com/rmsd/rmsd/store/sqlstore"
+	"github.com/rmsd/rmsd/store/storetest"
+)
+
+// journalBackends are the stores the journal tests run on: SQLite always,
+// PostgreSQL when a server is reachable (see storetest.TempPostgresDatabase).
+var journalBackends = []struct {
+	name string
+	open func(t testing.TB) store.Store
+}{
+	{"sqlite", func(t testing.TB) store.Store {
+		return openJournalStore(t, func(ctx context.Context) (store.Store, error) {
+			return sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "rmsd.db"), sqlstore.Options{})
+		})
+	}},
+	{"postgres", func(t testing.TB) store.Store {
+		url := storetest.TempPostgresDatabase(t)
+		return openJournalStore(t, func(ctx context.Context) (store.Store, error) {
+			return sqlstore.OpenPostgres(ctx, url, 4, sqlstore.Options{})
+		})
+	}},
+}
+
+func openJournalStore(t testing.TB, open func(context.Context) (store.Store, error)) store.Store {
+	t.Helper()
+	s, err := open(testCtx(t))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// errCut is what a cut journal answers.
+var errCut = errors.New("test: store cut off")
+
+// cutJournal is a store.Journal in front of a real one that a test can cut
+// off (every call fails, as a dead database or a killed process would
+// leave it), hold (writes block until released) and count.
+type cutJournal struct {
+	store.Journal
+	cut     atomic.Bool
+	commits atomic.Int64 // successful appends and compactions
+	rows    atomic.Int64 // rows they wrote
+
+	mu      sync.Mutex
+	hold    chan struct{} // non-nil: writes wait for it to close
+	holding chan struct{} // closed when a write waits on hold
+}
+
+func (c *cutJournal) gate(ctx context.Context) error {
+	c.mu.Lock()
+	hold, holding := c.hold, c.holding
+	c.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-holding:
+		default:
+			close(holding)
+		}
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if c.cut.Load() {
+		return errCut
+	}
+	return nil
+}
+
+// holdWrites makes every write wait until the returned release is called;
+// the channel closes once a write is waiting.
+func (c *cutJournal) holdWrites() (waiting <-chan struct{}, release func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	hold, holding := make(chan struct{}), make(chan struct{})
+	c.hold, c.holding = hold, holding
+	return holding, func() {
+		c.mu.Lock()
+		c.hold = nil
+		c.mu.Unlock()
+		close(hold)
+	}
+}
+
+func (c *cutJournal) AppendEvents(ctx context.Context, evs []store.Event) ([]store.Event, error) {
+	if err := c.gate(ctx); err != nil {
+		return nil, err
+	}
+	out, err := c.Journal.AppendEvents(ctx, evs)
+	if err == nil {
+		c.commits.Add(1)
+		c.rows.Add(int64(len(evs)))
+	}
+	return out, err
+}
+
+func (c *cutJournal) CompactEvents(ctx context.Context, evs []store.Event) ([]store.Event, error) {
+	if err := c.gate(ctx); err != nil {
+		return nil, err
+	}
+	out, err := c.Journal.CompactEvents(ctx, evs)
+	if err == nil {
+		c.commits.Add(1)
+		c.rows.Add(int64(len(evs)))
+	}
+	return out, err
+}
+
+func (c *cutJournal) ReadEvents(ctx context.Context, after int64, limit int) ([]store.Event, error) {
+	if c.cut.Load() {
+		return nil, errCut
+	}
+	return c.Journal.ReadEvents(ctx, after, limit)
+}
+
+// syncBuffer collects log lines from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// blocks is a workflow that reports nothing and ends only when cancelled.
+var blocks = messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
+	<-ctx.Done()
+	_ = job.Fail(messages.NewFailure(messages.ErrorOther, "cancelled"))
+})
+
+// TestJournalRestartBringsBackJobsAndInterruptsTheRest runs jobs on one
+// engine, "kills" it (its journal cut off, so nothing it does afterwards
+// reaches the store) and starts a second engine on the same store: every
+// job is back, finished ones as they were, running ones Failed with the
+// interruption reason, parents re-aggregated, no node held, and the log
+// names the nodes that were mid-operation.
+func TestJournalRestartBringsBackJobsAndInterruptsTheRest(t *testing.T) {
+	for _, b := range journalBackends {
+		t.Run(b.name, func(t *testing.T) {
+			st := b.open(t)
+			first := &cutJournal{Journal: st}
+			e1, _ := newEngine(t, Options{Journal: first})
+
+			done := mustCreate(t, e1, messages.JobSpec{RackID: "r1", NodeID: "done"}, completes("Completed", `{"status":"completed"}`))
+			failed := mustCreate(t, e1, messages.JobSpec{RackID: "r1", NodeID: "failed"}, fails(messages.ErrorTimeout, "BMC did not answer"))
+			waitTerminal(t, e1, done.ID, failed.ID)
+			g := newGate()
+			running := mustCreate(t, e1, messages.JobSpec{RackID: "r1", NodeID: "busy"}, g)
+			batch := mustBatch(t, e1, messages.TypeFirmwareUpdate, []messages.BatchTarget{
+				{RackID: "r2", NodeID: "a", Workflow: completes("Completed", `{"status":"completed"}`)},
+				{RackID: "r2", NodeID: "b", Workflow: g},
+				{RackID: "r2", NodeID: "c", Workflow: g},
+			})
+			reboot, err := e1.CreateReserved(testCtx(t), messages.JobSpec{Type: messages.TypeColdRebootSequence, RackID: "r3"}, g,
+				&messages.Reservation{HoldRack: true, Nodes: []messages.NodeRef{{RackID: "r3", NodeID: "shelf-1"}, {RackID: "r3", NodeID: "tray-1"}}})
+			if err != nil {
+				t.Fatalf("create reserved: %v", err)
+			}
+			g.waitStarted(t, 4)
+			waitTerminal(t, e1, batch.Admitted[0].ID)
+			// Every state read here was durable when it was answered.
+			before := map[string]messages.JobSnapshot{}
+			for _, id := range []string{done.ID, failed.ID, running.ID, batch.Parent.ID, reboot.Job.ID} {
+				jobs, err := e1.Get(testCtx(t), id, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, j := range jobs {
+					before[j.ID] = j
+				}
+			}
+			if s := before[running.ID]; s.State != messages.StateRunning || s.Description != "waiting at gate" {
+				t.Fatalf("running job before the kill: %+v", s)
+			}
+
+			first.cut.Store(true) // kill -9: nothing after this reaches the store
+			close(g.release)      // what the dying process still does is lost
+			waitTerminal(t, e1, running.ID)
+
+			var logs syncBuffer
+			e2, _ := newEngine(t, Options{Journal: st, Logger: zerolog.New(&logs)})
+			for id, was := range before {
+				got := mustGet(t, e2, id)
+				switch {
+				case was.State.IsTerminal():
+					if got.State != was.State || got.ErrorMessage != was.ErrorMessage || got.ResultJSON != was.ResultJSON ||
+						got.Description != was.Description || !got.UpdatedAt.Equal(was.UpdatedAt) || len(got.ChildIDs) != len(was.ChildIDs) {
+						t.Errorf("terminal job %s after restart:\n%+v\nbefore:\n%+v", id, got, was)
+					}
+				case was.ParentID == reboot.Job.ID:
+					if got.State != messages.StateCompleted {
+						t.Errorf("reservation %s after restart: %+v, want completed with its parent", id, got)
+					}
+				case id == batch.Parent.ID:
+					if got.State != messages.StateFailed || !strings.Contains(got.ErrorMessage, "2") {
+						t.Errorf("batch parent after restart: %+v, want failed from its two interrupted children", got)
+					}
+				default:
+					want := `interrupted by restart of rmsd at stage "waiting at gate"; the state of the hardware is unknown`
+					if got.State != messages.StateFailed || got.ErrorCode != messages.ErrorInternal || got.ErrorMessage != want {
+						t.Errorf("job %s after restart: %+v, want Failed/Internal %q", id, got, want)
+					}
+				}
+			}
+			// No node stays held: new jobs on every node (and the rack) are admitted.
+			for _, n := range []messages.JobSpec{{RackID: "r1", NodeID: "busy"}, {RackID: "r2", NodeID: "b"}, {RackID: "r3", NodeID: "tray-1"}} {
+				mustCreate(t, e2, n, completes("Completed", "{}"))
+			}
+			if _, err := e2.CreateReserved(testCtx(t), messages.JobSpec{Type: messages.TypeColdRebootSequence, RackID: "r3"}, completes("Completed", "{}"),
+				&messages.Reservation{HoldRack: true, Nodes: []messages.NodeRef{{RackID: "r3", NodeID: "shelf-1"}}}); err != nil {
+				t.Errorf("a cold reboot of the interrupted rack after restart: %v", err)
+			}
+			log := logs.String()
+			for _, want := range []string{"jobs interrupted by restart of rmsd", "r1/busy", "r2/b", "r2/c", "r3/shelf-1", "r3/tray-1"} {
+				if !strings.Contains(log, want) {
+					t.Errorf("start-up log lacks %q:\n%s", want, log)
+				}
+			}
+		})
+	}
+}
+
+// TestJournalBatchAdmissionIsAFewCommits: a 1,000-child batch is admitted
+// in a handful of commits, and its reply comes only once they are durable.
+func TestJournalBatchAdmissionIsAFewCommits(t *testing.T) {
+	st := journalBackends[0].open(t)
+	j := &cutJournal{Journal: st}
+	e, _ := newEngine(t, Options{Journal: j})
+	ts := make([]messages.BatchTarget, 1000)
+	for i := range ts {
+		ts[i] = messages.BatchTarget{RackID: "r", NodeID: "n" + string(rune('a'+i%26)) + "-" + itoa(i), Workflow: blocks}
+	}
+	before := j.commits.Load()
+	rep := mustBatch(t, e, messages.TypeFirmwareUpdate, ts)
+	commits := j.commits.Load() - before
+	if len(rep.Admitted) != 1000 {
+		t.Fatalf("admitted %d children", len(rep.Admitted))
+	}
+	if commits < 1 || commits > 3 {
+		t.Errorf("admitting 1,000 children took %d commits, want 1 to 3", commits)
+	}
+	rows, err := st.ReadEvents(testCtx(t), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	for _, r := range rows {
+		evs, err := decodeRow(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(evs)
+	}
+	if n < 3001 { // parent, then created + locked + attached per child
+		t.Errorf("journal holds %d events after the admission reply, want at least 3001", n)
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
+
+// TestJournalReplyWaitsForTheWrite: while the journal write is held, the
+// caller of an admission gets no job id; once it is written, it does.
+func TestJournalReplyWaitsForTheWrite(t *testing.T) {
+	st := journalBackends[0].open(t)
+	j := &cutJournal{Journal: st}
+	e, _ := newEngine(t, Options{Journal: j})
+	waiting, release := j.holdWrites()
+	type result struct {
+		snap messages.JobSnapshot
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		s, err := e.Create(context.Background(), messages.JobSpec{RackID: "r", NodeID: "n"}, blocks, nil)
+		got <- result{s, err}
+	}()
+	select {
+	case <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the admission never reached the journal")
+	}
+	select {
+	case r := <-got:
+		t.Fatalf("admission answered (%+v, %v) while its journal write was held", r.snap, r.err)
+	default:
+	}
+	release()
+	select {
+	case r := <-got:
+		if r.err != nil {
+			t.Fatalf("create: %v", r.err)
+		}
+		rows, err := st.ReadEvents(testCtx(t), 0, 0)
+		if err != nil || len(rows) == 0 || !strings.Contains(string(rows[0].Data), r.snap.ID) {
+			t.Fatalf("journal after the reply: %d rows, %v; want the job %s in it", len(rows), err, r.snap.ID)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("admission not answered after its write")
+	}
+}
+
+// TestJournalStoreFailureRefusesJobsAndRecovers: with the store cut off,
+// new jobs are refused with ErrStoreUnavailable while reads answer from
+// memory; once it is back, admission resumes and what happened meanwhile
+// is in the journal.
+func TestJournalStoreFailureRefusesJobsAndRecovers(t *testing.T) {
+	st := journalBackends[0].open(t)
+	j := &cutJournal{Journal: st}
+	e, _ := newEngine(t, Options{Journal: j})
+	g := newGate()
+	held := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "held"}, g)
+	g.waitStarted(t, 1)
+
+	j.cut.Store(true)
+	// The first admission after the cut fails on its write (or is refused
+	// if the writer already knows); either way no id is handed out.
+	_, err := e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "a"}, blocks, nil)
+	if !errors.Is(err, messages.ErrStoreUnavailable) {
+		t.Fatalf("create with the store cut off: %v, want ErrStoreUnavailable", err)
+	}
+	_, err = e.CreateBatch(testCtx(t), messages.JobSpec{Type: messages.TypeFirmwareUpdate}, targets(blocks, "r", "b"), nil)
+	if !errors.Is(err, messages.ErrStoreUnavailable) || !strings.Contains(err.Error(), "job store unavailable") {
+		t.Fatalf("create batch with the store cut off: %v, want a clear ErrStoreUnavailable", err)
+	}
+	if s := mustGet(t, e, held.ID); s.State != messages.StateRunning {
+		t.Fatalf("read from memory while the store is cut off: %+v", s)
+	}
+	close(g.release) // a state change during the outage
+	waitTerminal(t, e, held.ID)
+
+	j.cut.Store(false)
+	// The writer retries its backlog on its own; admission resumes once it
+	// is written.
+	eventually(t, "the journal is written again", func() bool { return !e.core.journal.unavailable() })
+	again := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "c"}, completes("Completed", "{}"))
+	waitTerminal(t, e, again.ID)
+	// A fresh engine on the store sees the outage's changes.
+	e.Close()
+	e2, _ := newEngine(t, Options{Journal: st})
+	if s := mustGet(t, e2, held.ID); s.State != messages.StateCompleted {
+		t.Errorf("job completed during the outage, after restart: %+v", s)
+	}
+	if s := mustGet(t, e2, again.ID); s.State != messages.StateCompleted {
+		t.Errorf("job admitted after recovery, after restart: %+v", s)
+	}
+	for _, n := range []string{"a", "b"} { // refused admissions left nothing held
+		mustCreate(t, e2, messages.JobSpec{RackID: "r", NodeID: n}, completes("Completed", "{}"))
+	}
+}
+
+// tcpProxy forwards loopback connections to a server until cut: then it
+// drops every connection it carries and every new one, until restored.
+type tcpProxy struct {
+	lis    net.Listener
+	target string
+	cut    atomic.Bool
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	wg     sync.WaitGroup
+}
+
+func newTCPProxy(t testing.TB, target string) *tcpProxy {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &tcpProxy{lis: lis, target: target, conns: map[net.Conn]struct{}{}}
+	p.wg.Go(p.serve)
+	t.Cleanup(func() {
+		_ = lis.Close()
+		p.drop()
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *tcpProxy) serve() {
+	for {
+		c, err := p.lis.Accept()
+		if err != nil {
+			return
+		}
+		if p.cut.Load() {
+			_ = c.Close()
+			continue
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			_ = c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns[c], p.conns[s] = struct{}{}, struct{}{}
+		p.mu.Unlock()
+		pipe := func(dst, src net.Conn) {
+			_, _ = io.Copy(dst, src)
+			_ = dst.Close()
+			_ = src.Close()
+		}
+		p.wg.Go(func() { pipe(s, c) })
+		p.wg.Go(func() { pipe(c, s) })
+	}
+}
+
+// drop closes every connection carried.
+func (p *tcpProxy) drop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		_ = c.Close()
+	}
+	clear(p.conns)
+}
+
+// TestJournalPostgresOutageRefusesJobsAndRecovers cuts the connection to
+// PostgreSQL (a proxy in front of the shared server, not the server
+// itself): admission answers ErrStoreUnavailable with a clear message,
+// reads answer from memory, and when the connection is back admission
+// resumes and the journal has what happened meanwhile.
+func TestJournalPostgresOutageRefusesJobsAndRecovers(t *testing.T) {
+	dbURL := storetest.TempPostgresDatabase(t)
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newTCPProxy(t, u.Host)
+	viaProxy := *u
+	viaProxy.Host = proxy.lis.Addr().String()
+	st := openJournalStore(t, func(ctx context.Context) (store.Store, error) {
+		return sqlstore.OpenPostgres(ctx, viaProxy.String(), 4, sqlstore.Options{})
+	})
+	e, _ := newEngine(t, Options{Journal: st})
+	g := newGate()
+	held := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "held"}, g)
+	g.waitStarted(t, 1)
+
+	proxy.cut.Store(true)
+	proxy.drop()
+	_, err = e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "a"}, blocks, nil)
+	if !errors.Is(err, messages.ErrStoreUnavailable) || !strings.Contains(err.Error(), "job store unavailable") {
+		t.Fatalf("create with PostgreSQL cut off: %v, want a clear ErrStoreUnavailable", err)
+	}
+	if s := mustGet(t, e, held.ID); s.State != messages.StateRunning {
+		t.Fatalf("read from memory during the outage: %+v", s)
+	}
+	close(g.release)
+	waitTerminal(t, e, held.ID)
+
+	proxy.cut.Store(false)
+	eventually(t, "the journal is written again", func() bool { return !e.core.journal.unavailable() })
+	again := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "c"}, completes("Completed", "{}"))
+	waitTerminal(t, e, again.ID)
+	e.Close()
+
+	direct := openJournalStore(t, func(ctx context.Context) (store.Store, error) {
+		return sqlstore.OpenPostgres(ctx, dbURL, 4, sqlstore.Options{})
+	})
+	e2, _ := newEngine(t, Options{Journal: direct})
+	for _, id := range []string{held.ID, again.ID} {
+		if s := mustGet(t, e2, id); s.State != messages.StateCompleted {
+			t.Errorf("job %s after the outage and a restart: %+v", id, s)
+		}
+	}
+	mustCreate(t, e2, messages.JobSpec{RackID: "r", NodeID: "a"}, completes("Completed", "{}"))
+}
+
+// TestJournalWritesWhatQueuedDuringAWriteTogetherInOrder: admissions made
+// while one write is in flight go to the journal together in the next
+// commit, after it, in the order the registry applied them.
+func TestJournalWritesWhatQueuedDuringAWriteTogetherInOrder(t *testing.T) {
+	st := journalBackends[0].open(t)
+	j := &cutJournal{Journal: st}
+	e, _ := newEngine(t, Options{Journal: j})
+	waiting, release := j.holdWrites()
+	created := make(chan messages.JobSnapshot, 3)
+	create := func(node string) {
+		s, err := e.Create(context.Background(), messages.JobSpec{ID: "job-" + node, RackID: "r", NodeID: node}, blocks, nil)
+		if err != nil {
+			t.Errorf("create %s: %v", node, err)
+		}
+		created <- s
+	}
+	go create("1")
+	<-waiting // job 1's events are being written
+	go create("2")
+	go create("3")
+	eventually(t, "jobs 2 and 3 queued behind the write", func() bool { return e.core.journal.last() == 6 })
+	before := j.commits.Load()
+	release()
+	for range 3 {
+		select {
+		case <-created:
+		case <-time.After(10 * time.Second):
+			t.Fatal("an admission was never answered")
+		}
+	}
+	if n := j.commits.Load() - before; n != 2 {
+		t.Errorf("%d commits for the held write and what queued behind it, want 2", n)
+	}
+	rows, err := st.ReadEvents(testCtx(t), 0, 0)
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("journal: %d rows, %v; want 2", len(rows), err)
+	}
+	var order []string
+	for i, r := range rows {
+		evs, err := decodeRow(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			if c, ok := ev.(messages.JobCreated); ok {
+				order = append(order, fmt.Sprint(i, ":", c.ID))
+			}
+		}
+	}
+	if len(order) != 3 || order[0] != "0:job-1" || !strings.HasPrefix(order[1], "1:") || !strings.HasPrefix(order[2], "1:") {
+		t.Errorf("creations in the journal by row: %v; want job-1 alone, then the other two together", order)
+	}
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/config"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/racks"
+	"github.com/rmsd/rmsd/store"
+	"github.com/rmsd/rmsd/store/keyring"
+)
+
+// Registered nodes (CreateNodes, UpdateNode, DeleteNode) persist in the
+// store when [storage] encryption_key_file names a key file: each node's
+// settings, credentials included, are sealed with the file's first key
+// (store/keyring) and bound to the node's identity. At start they are
+// registered again before rmsd serves, and every later change is written
+// before the RPC that made it returns.
+
+// nodeWriteTimeout bounds writing one node change to the store.
+const nodeWriteTimeout = 10 * time.Second
+
+// nodeDoc is a node's settings as sealed in the store (version 1).
+type nodeDoc struct {
+	V                   int           `json:"v"`
+	Type                hw.NodeType   `json:"type"`
+	BMC                 *endpointDoc  `json:"bmc,omitempty"`
+	Host                *endpointDoc  `json:"host,omitempty"`
+	AdditionalHosts     []endpointDoc `json:"additional_hosts,omitempty"`
+	InventoryProfile    string        `json:"inventory_profile,omitempty"`
+	HasInventoryProfile bool          `json:"has_inventory_profile,omitempty"`
+}
+
+type endpointDoc struct {
+	IP       string `json:"ip,omitempty"`
+	MAC      string `json:"mac,omitempty"`
+	HostName string `json:"host_name,omitempty"`
+	Port     int    `json:"port,omitempty"`
+	Username string `json:"username,omitempty"`
+	Password string `json:"password,omitempty"`
+	Token    string `json:"token,omitempty"`
+}
+
+func endpointToDoc(e *hw.Endpoint) *endpointDoc {
+	if e == nil {
+		return nil
+	}
+	return &endpointDoc{IP: e.IP, MAC: e.MAC, HostName: e.HostName, Port: e.Port, Username: e.Credentials.Username,
+		Password: e.Credentials.Password.Reveal(), Token: e.Credentials.Token.Reveal()}
+}
+
+func (d *endpointDoc) endpoint() *hw.Endpoint {
+	if d == nil {
+		return nil
+	}
+	return &hw.Endpoint{IP: d.IP, MAC: d.MAC, HostName: d.HostName, Port: d.Port, Credentials: hw.Credentials{
+		Username: d.Username, Password: hw.NewSecret(d.Password), Token: hw.NewSecret(d.Token)}}
+}
+
+// nodeAAD binds a sealed node to its identity.
+func nodeAAD(rackID, nodeID string) []byte { return []byte(rackID + "\x00" + nodeID) }
+
+// nodeStore writes registered nodes to the store, sealed.
+type nodeStore struct {
+	st   store.Nodes
+	keys *keyring.Keyring
+	log  zerolog.Logger
+}
+
+// seal returns n's store record.
+func (s *nodeStore) seal(n hw.Node) (store.NodeRecord, error) {
+	doc := nodeDoc{V: 1, Type: n.Type, BMC: endpointToDoc(n.BMC), Host: endpointToDoc(n.Host),
+		InventoryProfile: n.InventoryProfile, HasInventoryProfile: n.HasInventoryProfile}
+	for _, h := range n.AdditionalHosts {
+		doc.AdditionalHosts = append(doc.AdditionalHosts, *endpointToDoc(&h))
+	}
+	plain, err := json.Marshal(doc)
+	if err != nil {
+		return store.NodeRecord{}, fmt.Errorf("encode node %s/%s: %w", n.RackID, n.ID, err)
+	}
+	keyID, sealed, err := s.keys.Seal(plain, nodeAAD(n.RackID, n.ID))
+	if err != nil {
+		return store.NodeRecord{}, err
+	}
+	return store.NodeRecord{RackID: n.RackID, NodeID: n.ID, KeyID: keyID, Sealed: sealed}, nil
+}
+
+// open returns the node a record holds.
+func (s *nodeStore) open(rec store.NodeRecord) (hw.Node, error) {
+	plain, err := s.keys.Open(rec.KeyID, rec.Sealed, nodeAAD(rec.RackID, rec.NodeID))
+	if err != nil {
+		return hw.Node{}, err
+	}
+	var doc nodeDoc
+	if err := json.Unmarshal(plain, &doc); err != nil || doc.V != 1 {
+		return hw.Node{}, fmt.Errorf("sealed settings are not a version 1 node document")
+	}
+	n := hw.Node{ID: rec.NodeID, RackID: rec.RackID, Type: doc.Type, BMC: doc.BMC.endpoint(), Host: doc.Host.endpoint(),
+		InventoryProfile: doc.InventoryProfile, HasInventoryProfile: doc.HasInventoryProfile}
+	for _, h := range doc.AdditionalHosts {
+		n.AdditionalHosts = append(n.AdditionalHosts, *h.endpoint())
+	}
+	return n, nil
+}
+
+// observe writes one change of the registry (racks.Observer).
+func (s *nodeStore) observe(ref hw.Ref, n *hw.Node) {
+	ctx, cancel := context.WithTimeout(context.Background(), nodeWriteTimeout)
+	defer cancel()
+	var err error
+	if n == nil {
+		if err = s.st.DeleteNode(ctx, ref.RackID, ref.NodeID); errors.Is(err, store.ErrNotFound) {
+			err = nil
+		}
+	} else {
+		err = s.put(ctx, *n)
+	}
+	if err != nil {
+		s.log.Error().Err(err).Str("rack_id", ref.RackID).Str("node_id", ref.NodeID).
+			Msg("registered node change not persisted; it is lost at restart")
+	}
+}
+
+func (s *nodeStore) put(ctx context.Context, n hw.Node) error {
+	rec, err := s.seal(n)
+	if err == nil {
+		_, err = s.st.PutNode(ctx, rec)
+	}
+	return err
+}
+
+// restoreNodes registers the persisted nodes again and persists every
+// later change, when [storage] encryption_key_file is set; without it, it
+// says once that nodes are not persisted. Records sealed with an older key
+// of the file are sealed again with its first key. A node that no longer
+// opens (its key removed from the file) or no longer registers is logged
+// and left in the store.
+func restoreNodes(ctx context.Context, cfg config.Storage, st store.Nodes, reg *racks.Registry, log zerolog.Logger) error {
+	if cfg.EncryptionKeyFile == "" {
+		log.Warn().Msg("registered nodes are not persisted: [storage] encryption_key_file is not set, so nodes added with CreateNodes are lost at restart")
+		return nil
+	}
+	keys, err := keyring.Load(cfg.EncryptionKeyFile)
+	if err != nil {
+		return fmt.Errorf("[storage] encryption_key_file: %w", err)
+	}
+	s := &nodeStore{st: st, keys: keys, log: log}
+	recs, err := st.ListNodes(ctx)
+	if err != nil {
+		return fmt.Errorf("read registered nodes: %w", err)
+	}
+	var nodes []hw.Node
+	var stale []bool
+	for _, rec := range recs {
+		n, err := s.open(rec)
+		if err != nil {
+			log.Error().Err(err).Str("rack_id", rec.RackID).Str("node_id", rec.NodeID).Str("key_id", rec.KeyID).
+				Msg("registered node not restored: its settings do not open with the key file")
+			continue
+		}
+		nodes = append(nodes, n)
+		stale = append(stale, rec.KeyID != keys.Current())
+	}
+	restored, resealed := 0, 0
+	for i, err := range reg.Create(nodes) {
+		if err != nil {
+			log.Error().Err(err).Str("rack_id", nodes[i].RackID).Str("node_id", nodes[i].ID).Msg("registered node not restored")
+			continue
+		}
+		restored++
+		if stale[i] {
+			if err := s.put(ctx, nodes[i]); err != nil {
+				return fmt.Errorf("seal node %s/%s with key %q: %w", nodes[i].RackID, nodes[i].ID, keys.Current(), err)
+			}
+			resealed++
+		}
+	}
+	reg.Observe(s.observe)
+	log.Info().Int("nodes", restored).Int("resealed", resealed).Str("key_id", keys.Current()).Msg("registered nodes restored")
+	return nil
+}

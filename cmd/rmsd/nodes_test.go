@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/store"
+	"github.com/rmsd/rmsd/store/sqlstore"
+	"github.com/rmsd/rmsd/store/storetest"
+)
+
+const bmcPassword = "s3cr3t-bmc-password"
+
+func keyLine(id string, b byte) string {
+	return id + ":" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{b}, 32)) + "\n"
+}
+
+func bmcNode(rack, id, password string) *rmspb.NodeInfo {
+	t := rmspb.NodeType_COMPUTE_GB200_NVIDIA
+	return &rmspb.NodeInfo{NodeId: id, RackId: rack, Type: &t, BmcEndpoint: &rmspb.Endpoint{
+		Interface:   &rmspb.NetworkInterface{IpAddress: "10.0.0.7", MacAddress: "aa:bb:cc:00:00:07"},
+		Port:        443,
+		Credentials: &rmspb.Credentials{Auth: &rmspb.Credentials_UserPass{UserPass: &rmspb.UsernamePassword{Username: "admin", Password: password}}},
+	}}
+}
+
+func inventoryIDs(t *testing.T, client rmspb.RackManagerClient) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	inv, err := client.ListNodeInventory(ctx, &rmspb.ListNodeInventoryRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, n := range inv.GetNodes() {
+		ids = append(ids, n.GetRackId()+"/"+n.GetNodeId())
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// TestRegisteredNodesSurviveARestartSealed: with a key file, registered
+// nodes come back after a restart with their credentials, which the store
+// only holds encrypted; a new first key re-seals them; without a key file
+// rmsd says nodes are not persisted, and they are not.
+func TestRegisteredNodesSurviveARestartSealed(t *testing.T) {
+	for _, b := range []struct {
+		name string
+		env  func(t *testing.T, dir string) (env []string, open func(context.Context) (store.Store, error))
+	}{
+		{"sqlite", func(t *testing.T, dir string) ([]string, func(context.Context) (store.Store, error)) {
+			path := filepath.Join(dir, "rmsd.db")
+			return []string{"RMS_STORAGE__SQLITE_PATH=" + path}, func(ctx context.Context) (store.Store, error) {
+				return sqlstore.OpenSQLite(ctx, path, sqlstore.Options{})
+			}
+		}},
+		{"postgres", func(t *testing.T, dir string) ([]string, func(context.Context) (store.Store, error)) {
+			url := storetest.TempPostgresDatabase(t)
+			return []string{"DATABASE_URL=" + url}, func(ctx context.Context) (store.Store, error) {
+				return sqlstore.OpenPostgres(ctx, url, 2, sqlstore.Options{})
+			}
+		}},
+	} {
+		t.Run(b.name, func(t *testing.T) {
+			dir := t.TempDir()
+			storeEnv, openStore := b.env(t, dir)
+			keys := filepath.Join(dir, "store-keys")
+			if err := os.WriteFile(keys, []byte(keyLine("k1", 1)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg := writeFile(t, insecureLoopback)
+			env := append([]string{"RMS_ALLOW_INSECURE=1", "RMS_STORAGE__ENCRYPTION_KEY_FILE=" + keys}, storeEnv...)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+
+			d := startRun(t, env, "--config", cfg)
+			client := rmspb.NewRackManagerClient(d.conn)
+			resp, err := client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{
+				bmcNode("rack-a", "tray-1", bmcPassword), bmcNode("rack-a", "tray-2", bmcPassword), bmcNode("rack-b", "tray-3", bmcPassword)}}})
+			if err != nil || resp.GetStats().GetSuccessfulNodes() != 3 {
+				t.Fatalf("CreateNodes = %v, %v", resp, err)
+			}
+			if _, err := client.DeleteNode(ctx, &rmspb.DeleteNodeRequest{RackId: "rack-a", NodeId: "tray-2"}); err != nil {
+				t.Fatal(err)
+			}
+			stopRun(t, d)
+			if strings.Contains(d.stdout.String(), bmcPassword) {
+				t.Fatal("a password is in the log")
+			}
+
+			st, err := openStore(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, err := st.ListNodes(ctx)
+			_ = st.Close()
+			if err != nil || len(recs) != 2 {
+				t.Fatalf("stored nodes: %d, %v; want 2", len(recs), err)
+			}
+			for _, r := range recs {
+				if r.KeyID != "k1" || bytes.Contains(r.Sealed, []byte(bmcPassword)) || bytes.Contains(r.Sealed, []byte("admin")) {
+					t.Fatalf("stored node %s/%s is not sealed with k1", r.RackID, r.NodeID)
+				}
+			}
+			if b.name == "sqlite" {
+				for _, f := range []string{"rmsd.db", "rmsd.db-wal"} {
+					if raw, err := os.ReadFile(filepath.Join(dir, f)); err == nil && bytes.Contains(raw, []byte(bmcPassword)) {
+						t.Fatalf("%s holds the password in the clear", f)
+					}
+				}
+			}
+
+			// Rotation: a new first key; the old one still opens.
+			if err := os.WriteFile(keys, []byte(keyLine("k2", 2)+keyLine("k1", 1)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			d = startRun(t, env, "--config", cfg)
+			client = rmspb.NewRackManagerClient(d.conn)
+			if got := inventoryIDs(t, client); strings.Join(got, ",") != "rack-a/tray-1,rack-b/tray-3" {
+				t.Fatalf("nodes after a restart: %v", got)
+			}
+			// The credentials came back: the same node again is accepted,
+			// with another password it is refused.
+			same, err := client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{bmcNode("rack-a", "tray-1", bmcPassword)}}})
+			if err != nil || same.GetStats().GetSuccessfulNodes() != 1 {
+				t.Errorf("the restored node again: %v, %v", same.GetResponse(), err)
+			}
+			other, err := client.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{bmcNode("rack-a", "tray-1", "another")}}})
+			if err != nil || other.GetStats().GetFailedNodes() != 1 {
+				t.Errorf("the restored node with another password: %v, %v", other.GetResponse(), err)
+			}
+			stopRun(t, d)
+			if !strings.Contains(d.stdout.String(), `"resealed":2`) {
+				t.Errorf("no re-sealing logged after the rotation:\n%s", d.stdout.String())
+			}
+			st, err = openStore(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, _ = st.ListNodes(ctx)
+			_ = st.Close()
+			for _, r := range recs {
+				if r.KeyID != "k2" {
+					t.Errorf("node %s/%s still sealed with %s after the rotation", r.RackID, r.NodeID, r.KeyID)
+				}
+			}
+
+			// Without a key file: said once, nothing restored.
+			d = startRun(t, append([]string{"RMS_ALLOW_INSECURE=1"}, storeEnv...), "--config", cfg)
+			if got := inventoryIDs(t, rmspb.NewRackManagerClient(d.conn)); len(got) != 0 {
+				t.Errorf("nodes restored without a key file: %v", got)
+			}
+			stopRun(t, d)
+			if n := strings.Count(d.stdout.String(), "registered nodes are not persisted"); n != 1 {
+				t.Errorf("%d log lines say nodes are not persisted, want 1", n)
+			}
+		})
+	}
+}

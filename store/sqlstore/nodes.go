@@ -1,0 +1,72 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rmsd/rmsd/store"
+)
+
+// PutNode implements store.Nodes.
+func (t *tx) PutNode(ctx context.Context, n store.NodeRecord) (store.NodeRecord, error) {
+	if err := n.Validate(); err != nil {
+		return store.NodeRecord{}, err
+	}
+	n.UpdatedAt = t.now()
+	if _, err := t.exec(ctx, `INSERT INTO registered_nodes (rack_id, node_id, key_id, sealed, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (rack_id, node_id) DO UPDATE SET key_id = excluded.key_id, sealed = excluded.sealed, updated_at = excluded.updated_at`,
+		n.RackID, n.NodeID, n.KeyID, n.Sealed, t.d.timeArg(n.UpdatedAt)); err != nil {
+		return store.NodeRecord{}, fmt.Errorf("sqlstore: put node %s/%s: %w", n.RackID, n.NodeID, err)
+	}
+	return n, nil
+}
+
+// DeleteNode implements store.Nodes.
+func (t *tx) DeleteNode(ctx context.Context, rackID, nodeID string) error {
+	res, err := t.exec(ctx, `DELETE FROM registered_nodes WHERE rack_id = ? AND node_id = ?`, rackID, nodeID)
+	if err != nil {
+		return fmt.Errorf("sqlstore: delete node %s/%s: %w", rackID, nodeID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("sqlstore: delete node %s/%s: %w", rackID, nodeID, err)
+	} else if n == 0 {
+		return fmt.Errorf("node %s/%s: %w", rackID, nodeID, store.ErrNotFound)
+	}
+	return nil
+}
+
+// ListNodes implements store.Nodes.
+func (t *tx) ListNodes(ctx context.Context) ([]store.NodeRecord, error) {
+	rows, err := t.query(ctx, `SELECT rack_id, node_id, key_id, sealed, updated_at FROM registered_nodes ORDER BY rack_id, node_id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: list nodes: %w", err)
+	}
+	defer rows.Close()
+	var out []store.NodeRecord
+	for rows.Next() {
+		var n store.NodeRecord
+		if err := rows.Scan(&n.RackID, &n.NodeID, &n.KeyID, &n.Sealed, timeCol{&n.UpdatedAt}); err != nil {
+			return nil, fmt.Errorf("sqlstore: list nodes: %w", err)
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: list nodes: %w", err)
+	}
+	return out, nil
+}
+
+// PutNode implements store.Nodes.
+func (s *Store) PutNode(ctx context.Context, n store.NodeRecord) (store.NodeRecord, error) {
+	return update(ctx, s, func(t *tx) (store.NodeRecord, error) { return t.PutNode(ctx, n) })
+}
+
+// DeleteNode implements store.Nodes.
+func (s *Store) DeleteNode(ctx context.Context, rackID, nodeID string) error {
+	return s.inTx(ctx, s.write, nil, func(t *tx) error { return t.DeleteNode(ctx, rackID, nodeID) })
+}
+
+// ListNodes implements store.Nodes.
+func (s *Store) ListNodes(ctx context.Context) ([]store.NodeRecord, error) {
+	return view(ctx, s, func(t *tx) ([]store.NodeRecord, error) { return t.ListNodes(ctx) })
+}
