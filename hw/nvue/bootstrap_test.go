@@ -40,7 +40,7 @@ type siteCA struct {
 	pool *x509.CertPool
 }
 
-func newSiteCA(t *testing.T) *siteCA {
+func newSiteCA(t testing.TB) *siteCA {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -60,7 +60,7 @@ func newSiteCA(t *testing.T) *siteCA {
 }
 
 // issue returns a certificate for the switch names and its PEM files.
-func (ca *siteCA) issue(t *testing.T, serial int64, ip string, names ...string) (tls.Certificate, []byte, []byte) {
+func (ca *siteCA) issue(t testing.TB, serial int64, ip string, names ...string) (tls.Certificate, []byte, []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -107,7 +107,7 @@ func (b *logBuffer) String() string {
 
 // verifiedPool is rmsd's pool with a client_tls_root identity: mTLS
 // verified against the site CA, with the bootstrap fallback.
-func verifiedPool(t *testing.T, ca *siteCA, log *logBuffer) *nvue.Pool {
+func verifiedPool(t testing.TB, ca *siteCA, log *logBuffer) *nvue.Pool {
 	t.Helper()
 	client, _, _ := ca.issue(t, 99, "127.0.0.1", "rmsd")
 	opts := options()
@@ -121,7 +121,7 @@ func verifiedPool(t *testing.T, ca *siteCA, log *logBuffer) *nvue.Pool {
 	return pool
 }
 
-func poolClient(t *testing.T, pool *nvue.Pool, ep hw.Endpoint) *nvue.Client {
+func poolClient(t testing.TB, pool *nvue.Pool, ep hw.Endpoint) *nvue.Client {
 	t.Helper()
 	c, err := pool.Client(ep)
 	if err != nil {
@@ -340,4 +340,33 @@ func TestIsCertificateError(t *testing.T) {
 			t.Errorf("IsCertificateError(%v) = %v, want %v", tc.err, got, tc.want)
 		}
 	}
+}
+
+// BenchmarkBootstrapRead compares GET /nvue_v1/system on a factory switch
+// (each request a failed verified handshake, then a new unverified
+// connection) with the same read on a switch whose certificate verifies
+// (one pooled mTLS connection), in the same run.
+func BenchmarkBootstrapRead(b *testing.B) {
+	ca := newSiteCA(b)
+	ctx := context.Background()
+	run := func(b *testing.B, cfg nvossim.Config) {
+		cfg.TimeScale = fast
+		sw, err := nvossim.New(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := sw.Start(ctx, "127.0.0.1"); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { _ = sw.Close() }()
+		c := poolClient(b, verifiedPool(b, ca, &logBuffer{}), sw.Endpoint())
+		for b.Loop() {
+			if _, err := c.System(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	good, _, _ := ca.issue(b, 8, "127.0.0.1", "sw-good")
+	b.Run("baseline-verified", func(b *testing.B) { run(b, nvossim.Config{HostName: "sw-good", Certificate: &good}) })
+	b.Run("factory-bootstrap", func(b *testing.B) { run(b, nvossim.Config{HostName: "sw-factory"}) })
 }
