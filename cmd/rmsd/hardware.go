@@ -117,7 +117,9 @@ func (h *hardware) Close() {
 // nvueOptions builds the NVUE client policy: [switches] nvue_port for host
 // endpoints on port 0 or 22; unverified HTTPS with [switches]
 // insecure_switch or when no client identity is configured, else mTLS with
-// <client_tls_root>/<default_switch_domain>/{client.pem,client.key,ca.pem}.
+// <client_tls_root>/<default_switch_domain>/{client.pem,client.key,ca.pem},
+// with upstream's unverified bootstrap for a switch whose certificate fails
+// verification (a factory self-signed one; see nvue.IsCertificateError).
 func nvueOptions(s config.Switches) (nvue.Options, error) {
 	if s.InsecureSwitch || s.ClientTLSRoot == "" {
 		return nvue.Options{TLS: nvue.TLSInsecure, Port: s.NVUEPort}, nil
@@ -126,7 +128,7 @@ func nvueOptions(s config.Switches) (nvue.Options, error) {
 	if err != nil {
 		return nvue.Options{}, err
 	}
-	return nvue.Options{TLS: nvue.TLSVerify, RootCAs: pool, ClientCertificate: &cert, Port: s.NVUEPort}, nil
+	return nvue.Options{TLS: nvue.TLSVerify, RootCAs: pool, ClientCertificate: &cert, BootstrapFallback: true, Port: s.NVUEPort}, nil
 }
 
 // switchClientIdentity loads rmsd's outbound switch identity:

@@ -55,6 +55,8 @@ type Deps struct {
 	SwitchCert SwitchCertConfig
 	// Fabric is how the scale-up fabric RPCs reach switches (NVUE pool, SSH,
 	// NMX-C and gNMI options, waits); nil makes them answer UNAVAILABLE.
+	// Switch certificate jobs bind the NMX services and make the NMX-C and
+	// gNMI test hellos with it (nil: they cannot).
 	Fabric *fabric.Options
 	// FabricSwitch, when set, builds the fabric clients of the V2 reconcile
 	// in place of fabric.New with Fabric (a test wraps them).

@@ -49,6 +49,32 @@ func startAdminRack(t *testing.T, timing switchadmin.Timing) *adminRack {
 // completes.
 func startAdminRackWith(t *testing.T, timing switchadmin.Timing, more func(*Deps)) *adminRack {
 	t.Helper()
+	return startAdminRackConf(t, timing, adminRackConf{deps: func(_ adminWiring, d *Deps) {
+		if more != nil {
+			more(d)
+		}
+	}})
+}
+
+// adminWiring is what an admin rack's server dependencies are built
+// from: the fleet, rmsd's NVUE pool and SSH policy.
+type adminWiring struct {
+	fleet *sim.Fleet
+	nvue  *nvue.Pool
+	ssh   sshsftp.Options
+}
+
+// adminRackConf changes an admin rack before it starts: the fleet's
+// options, rmsd's NVUE options and the server dependencies (nil: none).
+type adminRackConf struct {
+	fleet func(*sim.Options)
+	nvue  func(*nvue.Options)
+	deps  func(adminWiring, *Deps)
+}
+
+// startAdminRackConf is startAdminRack changed by conf.
+func startAdminRackConf(t *testing.T, timing switchadmin.Timing, conf adminRackConf) *adminRack {
+	t.Helper()
 	logs := &syncBuffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -59,8 +85,11 @@ func startAdminRackWith(t *testing.T, timing switchadmin.Timing, more func(*Deps
 	// must see the switch go down, which a reboot of a few milliseconds
 	// would let pass unseen on a loaded machine.
 	const outage = 1000 * time.Second // × 0.001
-	fleet, err := sim.Start(context.Background(), sim.Options{TimeScale: 0.001, Logger: zerolog.New(logs),
-		Timing: sim.Timing{NVOSReboot: outage}})
+	fleetOpts := sim.Options{TimeScale: 0.001, Logger: zerolog.New(logs), Timing: sim.Timing{NVOSReboot: outage}}
+	if conf.fleet != nil {
+		conf.fleet(&fleetOpts)
+	}
+	fleet, err := sim.Start(context.Background(), fleetOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,16 +106,19 @@ func startAdminRackWith(t *testing.T, timing switchadmin.Timing, more func(*Deps
 	}
 	pool := redfish.NewPool(redfish.Options{RequestTimeout: 10 * time.Second})
 	t.Cleanup(pool.Close)
-	nv, err := nvue.NewPool(nvue.Options{Port: fleet.NVUEPort(), PollInterval: 2 * time.Millisecond, WaitTimeout: 10 * time.Second,
-		Logger: zerolog.New(logs).Level(zerolog.DebugLevel)})
+	nvOpts := nvue.Options{Port: fleet.NVUEPort(), PollInterval: 2 * time.Millisecond, WaitTimeout: 10 * time.Second,
+		Logger: zerolog.New(logs).Level(zerolog.DebugLevel)}
+	if conf.nvue != nil {
+		conf.nvue(&nvOpts)
+	}
+	nv, err := nvue.NewPool(nvOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nv.Close)
-	s.runner = nodeops.New(platform.Deps{Redfish: pool, NVUE: nv, Logger: zerolog.New(logs).Level(zerolog.DebugLevel),
-		SSH: sshsftp.Options{Port: fleet.SSHPort(), HostKey: sshsftp.AcceptAnyHostKey(), ConnectTimeout: 5 * time.Second,
-			Logger: zerolog.New(logs).Level(zerolog.DebugLevel)},
-	}, 64)
+	ssh := sshsftp.Options{Port: fleet.SSHPort(), HostKey: sshsftp.AcceptAnyHostKey(), ConnectTimeout: 5 * time.Second,
+		Logger: zerolog.New(logs).Level(zerolog.DebugLevel)}
+	s.runner = nodeops.New(platform.Deps{Redfish: pool, NVUE: nv, Logger: zerolog.New(logs).Level(zerolog.DebugLevel), SSH: ssh}, 64)
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}))
@@ -99,8 +131,8 @@ func startAdminRackWith(t *testing.T, timing switchadmin.Timing, more func(*Deps
 		sys.Shutdown()
 	})
 	deps := Deps{Nodes: s.runner, Jobs: s.engine, SwitchAdminTiming: timing}
-	if more != nil {
-		more(&deps)
+	if conf.deps != nil {
+		conf.deps(adminWiring{fleet: fleet, nvue: nv, ssh: ssh}, &deps)
 	}
 	ts := startServer(t, Options{Logger: zerolog.New(logs).Level(zerolog.DebugLevel), Deps: deps})
 	s.client = rmspb.NewRackManagerClient(dial(t, ts.addr, nil))

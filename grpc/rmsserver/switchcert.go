@@ -58,7 +58,7 @@ func (m *rackManager) ConfigureSwitchCertificate(ctx context.Context, req *rmspb
 	}
 	cfg := m.deps.SwitchCert
 	deps := cfg.Pacing
-	deps.Nodes = m.deps.Nodes
+	deps.Nodes, deps.Fabric = m.deps.Nodes, m.deps.Fabric
 	var workflow func(n hw.Node) messages.Workflow
 	if cfg.Insecure {
 		workflow = func(n hw.Node) messages.Workflow {

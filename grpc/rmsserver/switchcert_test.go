@@ -1,6 +1,7 @@
 package rmsserver
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,9 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/fabric"
+	"github.com/rmsd/rmsd/hw/gnmicap"
+	"github.com/rmsd/rmsd/hw/nmxc"
 	"github.com/rmsd/rmsd/hw/switchcert"
 )
 
@@ -42,6 +46,21 @@ func writeMaterial(t *testing.T, domain string) string {
 func startCertRack(t *testing.T, cfg SwitchCertConfig) *adminRack {
 	cfg.Pacing = switchcert.Deps{CLIPause: time.Millisecond, HelloRetry: 5 * time.Millisecond}
 	return startAdminRackWith(t, fastAdminTiming, func(d *Deps) { d.SwitchCert = cfg })
+}
+
+// startCertRackFabric is startCertRack with the scale-up fabric client:
+// NMX-C and gNMI over TLS that verifies nothing (the tests' material is no
+// real certificate, so the simulator checks no client certificate).
+func startCertRackFabric(t *testing.T, cfg SwitchCertConfig) *adminRack {
+	cfg.Pacing = switchcert.Deps{CLIPause: time.Millisecond, HelloRetry: 5 * time.Millisecond, ManagerSettle: time.Millisecond}
+	return startAdminRackConf(t, fastAdminTiming, adminRackConf{deps: func(w adminWiring, d *Deps) {
+		unverified := &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12} //nolint:gosec // the simulator's self-made certificates
+		d.SwitchCert = cfg
+		d.Fabric = &fabric.Options{NVUE: w.nvue, SSH: w.ssh,
+			NMXC:   nmxc.Options{Port: w.fleet.NMXPort(), TLS: unverified, HelloRetry: 5 * time.Millisecond},
+			GNMI:   gnmicap.Options{Port: w.fleet.GNMIPort(), TLS: unverified, Timeout: 5 * time.Second},
+			Timing: fabric.Timing{}.Scaled(0.0001)}
+	}})
 }
 
 // certResult is the part of a switch certificate result_json the tests read.
@@ -79,9 +98,12 @@ var bindServices = []rmspb.SwitchService{rmspb.SwitchService_SWITCH_SERVICE_NVUE
 	rmspb.SwitchService_SWITCH_SERVICE_SCALE_UP_FABRIC_TELEMETRY_INTERFACE}
 
 func TestConfigureSwitchCertificate_BindsEachSwitchAndNeverShowsTheKey(t *testing.T) {
-	a := startCertRack(t, SwitchCertConfig{CertRoot: writeMaterial(t, "site.a"), DefaultDomain: "site.a"})
+	a := startCertRackFabric(t, SwitchCertConfig{CertRoot: writeMaterial(t, "site.a"), DefaultDomain: "site.a"})
 	sw := a.ofKind(hw.KindSwitch)
 	compute := a.ofKind(hw.KindCompute)[0]
+	for _, n := range sw[:3] {
+		a.nvos(t, n).EnableGNMI(true) // the gNMI test hello
+	}
 	a.nvos(t, sw[2]).FailCertImports("import failed: simulated bad material")
 	resp, err := a.client.ConfigureSwitchCertificate(rpcContext(t), &rmspb.ConfigureSwitchCertificateRequest{
 		Nodes: nodeSet(sw[0], sw[1], sw[2], compute), Services: bindServices, TestHello: true})
@@ -235,7 +257,9 @@ func TestConfigureSwitchCertificate_CancelledCopyIsRecordedCancelled(t *testing.
 	}
 }
 
-func TestConfigureSwitchCertificate_NMXServicesAreNotSupportedYet(t *testing.T) {
+// Without the scale-up fabric client (Deps.Fabric), the NMX services
+// cannot be bound: bind_services fails before anything is bound.
+func TestConfigureSwitchCertificate_NMXServicesNeedTheFabricClient(t *testing.T) {
 	a := startCertRack(t, SwitchCertConfig{CertRoot: writeMaterial(t, "d"), DefaultDomain: "d"})
 	sw := a.ofKind(hw.KindSwitch)[0]
 	resp, err := a.client.ConfigureSwitchCertificate(rpcContext(t), &rmspb.ConfigureSwitchCertificateRequest{
@@ -246,7 +270,7 @@ func TestConfigureSwitchCertificate_NMXServicesAreNotSupportedYet(t *testing.T) 
 	}
 	c := childOf(t, a.waitJobs(t, resp.GetResponse().GetJobId()), sw.ID)
 	res := parseCertResult(t, c.GetResultJson())
-	if c.GetExecutionState() != failed || !strings.Contains(c.GetErrorMessage(), "not supported yet") ||
+	if c.GetExecutionState() != failed || !strings.Contains(c.GetErrorMessage(), "needs the scale-up fabric client") ||
 		!strings.Contains(res.stageStatuses(), "bind_services=failed verify_services=skipped") {
 		t.Fatalf("child = %v", c)
 	}

@@ -52,6 +52,11 @@ type Options struct {
 	RootCAs *x509.CertPool
 	// ClientCertificate, when set, is presented for mTLS.
 	ClientCertificate *tls.Certificate
+	// BootstrapFallback (TLSVerify only) sends a request whose verified
+	// exchange failed with a certificate error (IsCertificateError) once
+	// more over unverified HTTPS, as upstream bootstraps factory switches
+	// with self-signed certificates; see bootstrap.go.
+	BootstrapFallback bool
 
 	// Port is the NVUE HTTPS port of a host endpoint whose port is 0 or 22
 	// (default 443, [switches] nvue_port).
@@ -176,28 +181,15 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) ([]by
 func (c *Client) send(ctx context.Context, method, path string, in any) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
 	defer cancel()
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return 0, nil, fmt.Errorf("%s %s: encode body: %w", method, path, err)
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(withTLSName(ctx, c.tlsName), method, c.base+path, body)
+	req, err := c.newRequest(ctx, method, path, in)
 	if err != nil {
-		return 0, nil, fmt.Errorf("%s %s: %w: %v", method, path, ErrRequest, err)
+		return 0, nil, err
 	}
-	if c.host != "" {
-		req.Host = c.host
-	}
-	req.Header.Set("Accept", "application/json")
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.SetBasicAuth(c.ep.Credentials.Username, c.ep.Credentials.Password.Reveal())
 	start := time.Now()
 	resp, err := c.pool.http.Do(req)
+	if err != nil && c.pool.bootstrap != nil && IsCertificateError(err) {
+		resp, err = c.sendUnverified(ctx, method, path, in, err)
+	}
 	if err != nil {
 		return 0, nil, c.transportErr(ctx, method, path, err)
 	}
@@ -212,6 +204,49 @@ func (c *Client) send(ctx context.Context, method, path string, in any) (int, []
 	c.log.Debug().Str("switch", c.ep.Host()).Str("method", method).Str("path", path).
 		Int("status", resp.StatusCode).Dur("took_ms", time.Since(start)).Msg("nvue request")
 	return resp.StatusCode, raw, nil
+}
+
+// newRequest builds one request: in (if non-nil) as its JSON body, Basic
+// authentication, the endpoint's Host and TLS name.
+func (c *Client) newRequest(ctx context.Context, method, path string, in any) (*http.Request, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: encode body: %w", method, path, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(withTLSName(ctx, c.tlsName), method, c.base+path, body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w: %v", method, path, ErrRequest, err)
+	}
+	if c.host != "" {
+		req.Host = c.host
+	}
+	req.Header.Set("Accept", "application/json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.SetBasicAuth(c.ep.Credentials.Username, c.ep.Credentials.Password.Reveal())
+	return req, nil
+}
+
+// sendUnverified is the bootstrap fallback (bootstrap.go): the request
+// again over unverified HTTPS after the verified exchange failed with the
+// certificate error verified. A failure names both.
+func (c *Client) sendUnverified(ctx context.Context, method, path string, in any, verified error) (*http.Response, error) {
+	c.warnBootstrap(verified)
+	req, err := c.newRequest(ctx, method, path, in)
+	if err != nil {
+		return nil, err
+	}
+	c.pool.bootstrapped.Add(1)
+	resp, err := c.pool.bootstrap.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("verified: %v; unverified bootstrap: %w", stripURL(verified), stripURL(err))
+	}
+	return resp, nil
 }
 
 // transportErr classifies a failed exchange as timeout or transport error.

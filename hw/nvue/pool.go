@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
@@ -22,6 +24,11 @@ type Pool struct {
 	tls       *tls.Config
 	transport *http.Transport
 	http      *http.Client
+	// bootstrap is the unverified fallback client (bootstrap.go), nil
+	// unless Options.BootstrapFallback applies.
+	bootstrap    *http.Client
+	bootstrapped atomic.Int64
+	warned       sync.Map // switch base URL -> struct{}: fallback logged
 }
 
 // NewPool builds a pool; the zero Options are upstream's defaults.
@@ -48,12 +55,20 @@ func NewPool(opts Options) (*Pool, error) {
 		ForceAttemptHTTP2:   false,
 	}
 	p.http = &http.Client{Transport: p.transport}
+	if opts.BootstrapFallback && opts.TLS == TLSVerify {
+		p.bootstrap = p.newBootstrapClient()
+	}
 	return p, nil
 }
 
 // Close drops every idle connection. Clients made from the pool must not be
 // used afterwards.
-func (p *Pool) Close() { p.transport.CloseIdleConnections() }
+func (p *Pool) Close() {
+	p.transport.CloseIdleConnections()
+	if p.bootstrap != nil {
+		p.bootstrap.CloseIdleConnections()
+	}
+}
 
 // Client returns a client for the switch's host endpoint (IP, optional host
 // name sent as Host and checked as TLS name, port: 0 or 22 mean

@@ -52,6 +52,14 @@ type SwitchCertifier interface {
 	// RunCLI runs commands over one SSH connection, pause apart, and
 	// reports each; it stops early only when the connection fails.
 	RunCLI(ctx context.Context, pause time.Duration, commands ...string) ([]CommandOutcome, error)
+	// UpdateAppManager runs one @update of a cluster app's manager setting
+	// (leaf "certificate", "ca-certificate" or "encryption") and waits for
+	// the action to end.
+	UpdateAppManager(ctx context.Context, app, leaf string, params map[string]any) error
+	// AppManagerTLS reads a cluster app manager's mTLS settings: its
+	// "cert-id", "cacert-id" and "encryption" ("" when the switch gives
+	// none).
+	AppManagerTLS(ctx context.Context, app string) (map[string]string, error)
 }
 
 var _ SwitchCertifier = (*switchDevice)(nil)
@@ -181,6 +189,27 @@ func (s *switchDevice) RunCLI(ctx context.Context, pause time.Duration, commands
 			return append(out, o), fmt.Errorf("%s on %s: %w", cmd, s.cfg.ID, err)
 		}
 		out = append(out, o)
+	}
+	return out, nil
+}
+
+func (s *switchDevice) UpdateAppManager(ctx context.Context, app, leaf string, params map[string]any) error {
+	return s.waitImport(ctx, "update manager "+leaf+" of", app, func() (string, error) {
+		return s.nvue.UpdateClusterAppManager(ctx, app, leaf, params)
+	})
+}
+
+func (s *switchDevice) AppManagerTLS(ctx context.Context, app string) (map[string]string, error) {
+	if err := s.needHost("cluster app manager read"); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, l := range []struct{ leaf, key string }{{"certificate", "cert-id"}, {"ca-certificate", "cacert-id"}, {"encryption", "encryption"}} {
+		m, err := s.nvue.ClusterAppManagerLeaf(ctx, app, l.leaf)
+		if err != nil {
+			return out, fmt.Errorf("read %s manager %s on %s: %w", app, l.leaf, s.cfg.ID, err)
+		}
+		out[l.key], _ = m[l.key].(string)
 	}
 	return out, nil
 }

@@ -47,7 +47,8 @@ type SwitchHostSpec struct {
 	// Fabric is the rack as the switch's fabric manager sees it.
 	Fabric nvossim.FabricModel
 	// Certificate is the NVUE server certificate, issued by the fleet CA
-	// for IP and NodeID (Fleet.CertPool verifies it).
+	// for IP and NodeID (Fleet.CertPool verifies it); empty with
+	// Options.FactorySwitchCertificates: the host makes a self-signed one.
 	Certificate tls.Certificate
 	Credentials hw.Credentials
 	TimeScale   float64
@@ -223,9 +224,12 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 	for j, d := range switches {
 		slot++
 		ip := fmt.Sprintf("127.%d.%d.%d", o.Network+r/256, r%256, slot)
-		cert, err := f.ca.issue(int64(r)<<16|int64(slot)+2, ip, d.id)
-		if err != nil {
-			return rack, err
+		var cert tls.Certificate
+		if !o.FactorySwitchCertificates {
+			var err error
+			if cert, err = f.ca.issue(int64(r)<<16|int64(slot)+2, ip, d.id); err != nil {
+				return rack, err
+			}
 		}
 		spec := SwitchHostSpec{
 			NodeID: d.id, RackID: rack.ID, Type: d.typ, IP: ip,

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"time"
 
@@ -12,6 +13,10 @@ import (
 // HTTPS with the fleet-issued certificate, SSH/SFTP) on the host address
 // and ports of the spec.
 func NVOSHosts(ctx context.Context, spec SwitchHostSpec) (SwitchHost, error) {
+	var cert *tls.Certificate
+	if len(spec.Certificate.Certificate) > 0 {
+		cert = &spec.Certificate
+	}
 	sw, err := nvossim.New(nvossim.Config{
 		HostName:       spec.NodeID,
 		Username:       spec.Credentials.Username,
@@ -23,7 +28,7 @@ func NVOSHosts(ctx context.Context, spec SwitchHostSpec) (SwitchHost, error) {
 		NMXPort:        spec.NMXPort,
 		GNMIPort:       spec.GNMIPort,
 		Fabric:         spec.Fabric,
-		Certificate:    &spec.Certificate,
+		Certificate:    cert,
 		ChassisSerial:  spec.ChassisSerial,
 		SlotNumber:     spec.SlotNumber,
 		TrayIndex:      spec.TrayIndex,

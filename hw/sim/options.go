@@ -107,6 +107,11 @@ type Options struct {
 	SwitchHosts SwitchHostFactory
 	// NoSwitchHosts starts switch trays with their BMC only.
 	NoSwitchHosts bool
+	// FactorySwitchCertificates has every NVOS host serve NVUE, NMX-C and
+	// gNMI with a self-signed certificate of its own, as a switch fresh
+	// from the factory does, instead of one issued by the fleet CA (until
+	// a service is bound to an imported certificate).
+	FactorySwitchCertificates bool
 	// Logger receives simulator events. The zero value logs nothing.
 	Logger zerolog.Logger
 }

@@ -196,16 +196,26 @@ func (r *configureRun) bindOrder() []string {
 }
 
 func (r *configureRun) bind(ctx context.Context) (map[string]string, error) {
-	order := r.bindOrder()
 	details := map[string]string{}
-	for _, s := range order {
-		if app, ok := clusterApp[s]; ok {
-			details[s] = "not supported yet"
-			return details, fmt.Errorf("%w: binding %s (cluster app %s) to mTLS needs the NMX cluster apps, which rmsd does not drive yet; nothing was bound",
-				errNotSupported, s, app)
+	for _, s := range r.plan.Services {
+		if _, ok := clusterApp[s]; ok && r.d.Fabric == nil {
+			details[s] = "not supported"
+			return details, fmt.Errorf("%w: binding %s to mTLS needs the scale-up fabric client, which this rmsd has not configured; nothing was bound",
+				errNotSupported, s)
 		}
 	}
-	for _, s := range order {
+	for _, s := range r.bindOrder() {
+		if app, ok := clusterApp[s]; ok {
+			viaCLI, err := r.bindApp(ctx, app)
+			if err != nil {
+				return details, err
+			}
+			details[s] = "bound"
+			if viaCLI {
+				details[s] = "bound (encryption set with the nv CLI)"
+			}
+			continue
+		}
 		svc := nvueService[s]
 		if err := r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
 			return c.BindServiceTLS(ctx, svc, r.crtID, r.caID)
@@ -215,6 +225,71 @@ func (r *configureRun) bind(ctx context.Context) (map[string]string, error) {
 		details[s] = "bound"
 	}
 	return details, nil
+}
+
+// bindApp binds an NMX cluster app's manager to the installed material
+// (southbound §3.11): the cluster and the app's manager enabled first
+// (§3.12), then the manager's certificate, CA certificate and mtls
+// encryption, ManagerSettle apart; when the encryption @update fails, the
+// nv CLI sets it (viaCLI).
+func (r *configureRun) bindApp(ctx context.Context, app string) (viaCLI bool, err error) {
+	fs, err := r.d.fabricSwitch(r.plan.Node, "binding "+app+" to mTLS")
+	if err != nil {
+		return false, err
+	}
+	defer fs.Close()
+	cl, err := fs.Cluster(ctx)
+	if err != nil {
+		return false, err
+	}
+	if !cl.Enabled() {
+		if _, err := fs.SetCluster(ctx, true); err != nil {
+			return false, err
+		}
+	}
+	st, err := fs.App(ctx, app)
+	if err != nil {
+		return false, err
+	}
+	if !st.ManagerEnabled() {
+		if err := fs.SetAppManager(ctx, app, true); err != nil {
+			return false, err
+		}
+	}
+	for _, u := range []struct {
+		leaf   string
+		params map[string]any
+	}{
+		{"certificate", map[string]any{"cert-id": r.crtID}},
+		{"ca-certificate", map[string]any{"cacert-id": r.caID}},
+	} {
+		if err := r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
+			return c.UpdateAppManager(ctx, app, u.leaf, u.params)
+		}); err != nil {
+			return false, err
+		}
+		if err := pause.For(ctx, r.d.ManagerSettle); err != nil {
+			return false, err
+		}
+	}
+	err = r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
+		return c.UpdateAppManager(ctx, app, "encryption", map[string]any{"encryption": "mtls"})
+	})
+	if err == nil || ctx.Err() != nil {
+		return false, err
+	}
+	cmd := "nv action update cluster apps " + app + " manager encryption mtls"
+	var out []platform.CommandOutcome
+	if cerr := r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) (err error) {
+		out, err = c.RunCLI(ctx, 0, cmd)
+		return err
+	}); cerr != nil {
+		return true, fmt.Errorf("%v; then %w", err, cerr)
+	}
+	if len(out) == 1 && out[0].Err != nil {
+		return true, fmt.Errorf("%v; then %s: %w: %s", err, cmd, out[0].Err, out[0].Output)
+	}
+	return true, nil
 }
 
 func (r *configureRun) verify(ctx context.Context) (map[string]string, error) {
@@ -238,6 +313,13 @@ func (r *configureRun) verify(ctx context.Context) (map[string]string, error) {
 	details["valid_to"] = validTo
 	installed := installedList(cert)
 	for _, s := range r.plan.Services {
+		if app, ok := clusterApp[s]; ok {
+			if err := r.verifyApp(ctx, app); err != nil {
+				return details, err
+			}
+			details[s] = "verified"
+			continue
+		}
 		svc := nvueService[s]
 		if !slices.Contains(installed, installedName[s]) {
 			return details, fmt.Errorf("certificate %s is not installed for %s (installed: %v)", r.crtID, installedName[s], installed)
@@ -255,6 +337,23 @@ func (r *configureRun) verify(ctx context.Context) (map[string]string, error) {
 		details[s] = "verified"
 	}
 	return details, nil
+}
+
+// verifyApp reads an NMX app manager's binding back: the run's
+// certificate and CA certificate with mtls encryption.
+func (r *configureRun) verifyApp(ctx context.Context, app string) error {
+	var got map[string]string
+	if err := r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) (err error) {
+		got, err = c.AppManagerTLS(ctx, app)
+		return err
+	}); err != nil {
+		return err
+	}
+	if got["cert-id"] != r.crtID || got["cacert-id"] != r.caID || got["encryption"] != "mtls" {
+		return fmt.Errorf("%s manager is bound to certificate %q, CA certificate %q with encryption %q; want %q, %q, mtls",
+			app, got["cert-id"], got["cacert-id"], got["encryption"], r.crtID, r.caID)
+	}
+	return nil
 }
 
 // certValidTo finds valid-to (top level, or under operational or applied)
@@ -297,33 +396,66 @@ func installedList(cert map[string]any) []string {
 	return out
 }
 
-// hello checks that the NVUE API still answers after the binding, five
-// tries HelloRetry apart. rmsd has no gNMI client: a gNMI test is recorded
-// as not supported.
+// hello is the post-install connection test over rmsd's outbound mTLS
+// identity: NVUE GET /system always, NMX-C Hello when the fabric manager
+// was bound, gNMI Capabilities when the telemetry interface was; five
+// tries HelloRetry apart each. nmx-telemetry has no test (upstream has
+// none).
 func (r *configureRun) hello(ctx context.Context) (map[string]string, error) {
 	details := map[string]string{}
-	if slices.Contains(r.plan.Services, ServiceTelemetryInterface) {
-		details[ServiceTelemetryInterface] = "not supported yet (rmsd has no gNMI client)"
+	try := func(key string, f func(ctx context.Context) error) error {
+		var err error
+		for n := 1; n <= 5; n++ {
+			details[key+"_tries"] = fmt.Sprint(n)
+			if err = f(ctx); err == nil || n == 5 || ctx.Err() != nil {
+				break
+			}
+			if perr := pause.For(ctx, r.d.HelloRetry); perr != nil {
+				return perr
+			}
+		}
+		return err
 	}
-	var err error
-	for try := 1; try <= 5; try++ {
-		details["nvue_tries"] = fmt.Sprint(try)
-		err = r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
+	if err := try("nvue", func(ctx context.Context) error {
+		return r.op(ctx, func(ctx context.Context, c platform.SwitchCertifier) error {
 			p, ok := c.(platform.NVOSProber)
 			if !ok {
 				return fmt.Errorf("%w: no NVUE probe", hw.ErrUnsupported)
 			}
 			return p.ProbeNVOS(ctx)
 		})
-		if err == nil || try == 5 {
-			break
-		}
-		if err := pause.For(ctx, r.d.HelloRetry); err != nil {
+	}); err != nil {
+		return details, err
+	}
+	details[ServiceNVUEAPI] = "answered"
+	manager := slices.Contains(r.plan.Services, ServiceFabricManager)
+	gnmi := slices.Contains(r.plan.Services, ServiceTelemetryInterface)
+	if slices.Contains(r.plan.Services, ServiceFabricTelemetry) {
+		details[ServiceFabricTelemetry] = "no test hello"
+	}
+	if !manager && !gnmi {
+		return details, nil
+	}
+	fs, err := r.d.fabricSwitch(r.plan.Node, "the NMX-C and gNMI test hellos")
+	if err != nil {
+		return details, err
+	}
+	defer fs.Close()
+	if manager {
+		if err := try("nmxc", fs.Hello); err != nil {
 			return details, err
 		}
+		details[ServiceFabricManager] = "answered"
 	}
-	if err == nil {
-		details[ServiceNVUEAPI] = "answered"
+	if gnmi {
+		var version string
+		if err := try("gnmi", func(ctx context.Context) (err error) {
+			version, err = fs.GNMICapabilities(ctx)
+			return err
+		}); err != nil {
+			return details, err
+		}
+		details[ServiceTelemetryInterface] = "answered (gNMI " + version + ")"
 	}
-	return details, err
+	return details, nil
 }

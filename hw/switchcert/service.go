@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/fabric"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/platform"
@@ -41,9 +42,17 @@ type Deps struct {
 	// CLIPause is the pause between two NVOS CLI commands (300 ms when
 	// zero).
 	CLIPause time.Duration
-	// HelloRetry is the pause between the tries of the post-install NVUE
-	// test (6 s when zero); there are five tries.
+	// HelloRetry is the pause between the tries of each post-install test
+	// hello (6 s when zero); there are five tries per service.
 	HelloRetry time.Duration
+	// ManagerSettle is the pause after each cluster app manager @update
+	// of an NMX binding (5 s when zero).
+	ManagerSettle time.Duration
+	// Fabric reaches a switch's fabric services: the cluster and its app
+	// managers (the NMX bindings), NMX-C and gNMI (their test hellos, over
+	// the outbound mTLS identity). Nil: the NMX services cannot be bound
+	// and those hellos not made.
+	Fabric *fabric.Options
 }
 
 func (d Deps) withDefaults() Deps {
@@ -55,6 +64,9 @@ func (d Deps) withDefaults() Deps {
 	}
 	if d.HelloRetry <= 0 {
 		d.HelloRetry = 6 * time.Second
+	}
+	if d.ManagerSettle <= 0 {
+		d.ManagerSettle = 5 * time.Second
 	}
 	return d
 }
@@ -70,8 +82,21 @@ func (d Deps) step(ctx context.Context, n hw.Node, f func(ctx context.Context, c
 	})
 }
 
-// errNotSupported marks a service rmsd cannot bind yet.
-var errNotSupported = errors.New("switchcert: not supported yet")
+// errNotSupported marks a service rmsd cannot bind or test without a
+// fabric client.
+var errNotSupported = errors.New("switchcert: not supported")
+
+// fabricSwitch builds the fabric client of n (Close it), or fails when
+// rmsd has none.
+func (d Deps) fabricSwitch(n hw.Node, what string) (*fabric.Switch, error) {
+	if d.Fabric == nil {
+		return nil, fmt.Errorf("%w: %s needs the scale-up fabric client, which this rmsd has not configured", errNotSupported, what)
+	}
+	if n.Host == nil {
+		return nil, fmt.Errorf("%s: %w: no host endpoint", n.ID, hw.ErrUnsupported)
+	}
+	return fabric.New(n.ID, *n.Host, *d.Fabric)
+}
 
 // classify maps why a workflow stopped to the job error callers see.
 func classify(err error) messages.JobError {

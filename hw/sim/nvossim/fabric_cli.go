@@ -58,6 +58,12 @@ func (s *Switch) runFabricCommand(args []string, stdout, stderr io.Writer) (code
 			return 1, true
 		}
 		a.manager = strings.TrimPrefix(tail, "manager ")
+	case verb == "update" && tail == "manager encryption mtls":
+		if a.certID == "" || a.caID == "" {
+			fmt.Fprintln(stderr, "Error: mtls needs a certificate and a ca-certificate")
+			return 1, true
+		}
+		a.encryption = "mtls"
 	case verb == "restore" && tail == "manager encryption":
 		if msg := s.takeFaultLocked(StepMTLS); msg != "" {
 			fmt.Fprintln(stderr, "Error: "+msg)

@@ -18,6 +18,9 @@ const (
 	// StepMTLS: a manager @update action, or the nv action that restores
 	// the manager's encryption, fails.
 	StepMTLS FabricStep = "mtls-binding"
+	// StepEncryptionUpdate: a manager's encryption @update action fails
+	// (the nv action that sets it still works).
+	StepEncryptionUpdate FabricStep = "encryption-update"
 )
 
 // fabricFaults are the fabric's armed faults.
@@ -163,6 +166,26 @@ func (s *Switch) GNMIEnabled() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.fabricLocked().gnmi
+}
+
+// EnableGNMI turns the gNMI server on or off, as an applied
+// nv set system gnmi-server state would.
+func (s *Switch) EnableGNMI(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fabricLocked().gnmi = on
+}
+
+// AppMTLS returns a cluster app manager's encryption (mtls or none) and
+// the certificate and CA certificate ids it is bound to.
+func (s *Switch) AppMTLS(app string) (encryption, certificate, ca string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked(s.now())
+	if a := s.fabricLocked().apps[app]; a != nil {
+		return a.encryption, a.certID, a.caID
+	}
+	return "", "", ""
 }
 
 // NMXMTLS returns the controller manager's encryption (mtls or none) and

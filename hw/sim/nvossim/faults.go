@@ -2,6 +2,8 @@ package nvossim
 
 import (
 	"encoding/json"
+	"fmt"
+	"path"
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
@@ -213,6 +215,24 @@ func (s *Switch) File(path string) ([]byte, bool) {
 		return nil, false
 	}
 	return append([]byte(nil), f.data...), true
+}
+
+// PutFile writes a file of the simulated host (mode 0644, parents
+// created), as an operator copying it there would; path must lie in a
+// writable tree (/host, /home, /tmp).
+func (s *Switch) PutFile(p string, data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p = cleanPath(p)
+	if err := s.fs.mkdirAll(path.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("nvossim: put %s: %w", p, err)
+	}
+	f, err := s.fs.create(p, 0o644, s.now())
+	if err != nil {
+		return fmt.Errorf("nvossim: put %s: %w", p, err)
+	}
+	f.data = append([]byte(nil), data...)
+	return nil
 }
 
 // Reachable reports whether the switch currently accepts connections.

@@ -12,7 +12,9 @@ import (
 // The switch's gNMI server (Config.GNMIPort): Capabilities only, with the
 // NVOS login as "username"/"password" metadata, answered only while
 // nv set system gnmi-server state enabled is applied (else Unavailable, as
-// a closed port would).
+// a closed port would). Once bound to mTLS (a gnmi-server mtls
+// ca-certificate), only calls over TLS with a client certificate of that
+// CA are answered.
 
 type gnmiServer struct {
 	gpb.UnimplementedGNMIServer
@@ -38,6 +40,9 @@ func (g *gnmiServer) Capabilities(ctx context.Context, _ *gpb.CapabilityRequest)
 	defer s.mu.Unlock()
 	if !s.fabricLocked().gnmi {
 		return nil, status.Error(codes.Unavailable, "gnmi-server is disabled")
+	}
+	if ca := s.tlsLocked().bindings["gnmi-server"].ca; ca != "" && !s.clientVerifiedLocked(ctx, ca) {
+		return nil, status.Error(codes.Unavailable, "gnmi-server requires mTLS with a client certificate of "+ca)
 	}
 	name := first("username")
 	if s.rejectLogins || s.checkPasswordLocked(name, first("password")) != authOK {

@@ -17,7 +17,8 @@ import (
 // Hello, the static config, and the inspection reads answered from the
 // rack model of Config.Fabric. It answers only while the cluster runs the
 // controller with external gRPC access (else Unavailable, as a closed port
-// would); once the manager is bound to mTLS, plaintext calls are refused.
+// would); once the manager is bound to mTLS, only calls over TLS with a
+// client certificate of its CA certificate are answered.
 
 // FabricTray is a tray's physical identity as NMX-C reports it.
 type FabricTray struct {
@@ -67,8 +68,8 @@ func (n *nmxServer) admit(ctx context.Context, gatewayID string) (*nmxcpb.Server
 	if !c.enabled || !ctl.running || ctl.manager != "enabled" {
 		return nil, status.Error(codes.Unavailable, "nmx-controller does not accept external gRPC clients")
 	}
-	if ctl.encryption == "mtls" && !overTLS(ctx) {
-		return nil, status.Error(codes.Unavailable, "nmx-controller requires mTLS")
+	if ctl.encryption == "mtls" && !s.clientVerifiedLocked(ctx, ctl.caID) {
+		return nil, status.Error(codes.Unavailable, "nmx-controller requires mTLS with a client certificate of "+ctl.caID)
 	}
 	if strings.TrimSpace(gatewayID) == "" {
 		return &nmxcpb.ServerHeader{ReturnCode: nmxcpb.ST_ReturnCode_NMX_ST_BADPARAM}, nil

@@ -1,12 +1,18 @@
 package nvossim
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
+
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/peer"
 )
 
 // Switch mTLS (southbound §3.11): imported certificates and CA
@@ -26,7 +32,14 @@ type tlsBinding struct {
 
 // tlsState is the switch's certificate store and bindings.
 type tlsState struct {
-	certs      map[string]time.Time // certificate id -> valid-to
+	certs map[string]time.Time // certificate id -> valid-to
+	// pairs are the imported certificates whose files parse as a TLS key
+	// pair: the NVUE API bound to one serves it (nvueCertificate).
+	pairs map[string]*tls.Certificate
+	// caPools are the imported CA certificates that parse as PEM: a
+	// service bound to mTLS with one accepts client certificates it
+	// signed (clientVerifiedLocked).
+	caPools    map[string]*x509.CertPool
 	caCerts    map[string]time.Time
 	bindings   map[string]*tlsBinding // "api", "gnmi-server"
 	pendingCLI []func() bool          // staged "nv unset"s; each reports a change
@@ -37,6 +50,8 @@ type tlsState struct {
 func (s *Switch) tlsLocked() *tlsState {
 	if s.tls.certs == nil {
 		s.tls.certs, s.tls.caCerts = map[string]time.Time{}, map[string]time.Time{}
+		s.tls.pairs = map[string]*tls.Certificate{}
+		s.tls.caPools = map[string]*x509.CertPool{}
 		s.tls.bindings = map[string]*tlsBinding{"api": {}, "gnmi-server": {}}
 	}
 	return &s.tls
@@ -80,6 +95,11 @@ func (s *Switch) postCAImport(q *nvueReq) reply {
 			return "import failed: " + file + " is not a PEM certificate"
 		}
 		t.caCerts[id] = end.Add(certValidity)
+		if pool := x509.NewCertPool(); pool.AppendCertsFromPEM(s.fileData(file)) {
+			t.caPools[id] = pool
+		} else {
+			delete(t.caPools, id)
+		}
 		return ""
 	})
 	return actionAccepted(a)
@@ -107,9 +127,74 @@ func (s *Switch) postCertImport(q *nvueReq) reply {
 			return "import failed: " + key + " is not a PEM private key"
 		}
 		t.certs[id] = end.Add(certValidity)
+		if kp, err := tls.X509KeyPair(s.fileData(pub), s.fileData(key)); err == nil {
+			t.pairs[id] = &kp
+		} else {
+			delete(t.pairs, id)
+		}
 		return ""
 	})
 	return actionAccepted(a)
+}
+
+// nvueCertificate is the certificate the NVUE server presents in a
+// handshake: the one the API is bound to when its import was a real key
+// pair (after ConfigureSwitchCertificate), else the switch's own, the
+// factory one (Config.Certificate, or self-signed).
+func (s *Switch) nvueCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advanceLocked(s.now())
+	t := s.tlsLocked()
+	if kp := t.pairs[t.bindings["api"].certificate]; kp != nil {
+		return kp, nil
+	}
+	return &s.tlsCrt, nil
+}
+
+// serviceCertificate is GetCertificate of a gRPC service: the imported
+// key pair bound returns (a certificate id), else the switch's own.
+func (s *Switch) serviceCertificate(bound func() string) func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.advanceLocked(s.now())
+		if kp := s.tlsLocked().pairs[bound()]; kp != nil {
+			return kp, nil
+		}
+		return &s.tlsCrt, nil
+	}
+}
+
+// clientVerifiedLocked reports whether a gRPC call came over TLS with a
+// client certificate that chains to the CA certificate caID imported on
+// the switch: what a service bound to mTLS with caID demands. A CA id the
+// simulator has no PEM material for (set with BindTLS, or imported from a
+// file that is no certificate) can verify nothing: any TLS call passes.
+func (s *Switch) clientVerifiedLocked(ctx context.Context, caID string) bool {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return false
+	}
+	info, ok := p.AuthInfo.(credentials.TLSInfo)
+	if !ok {
+		return false
+	}
+	pool := s.tlsLocked().caPools[caID]
+	if pool == nil {
+		return true
+	}
+	if len(info.State.PeerCertificates) == 0 {
+		return false
+	}
+	chain := info.State.PeerCertificates
+	inter := x509.NewCertPool()
+	for _, c := range chain[1:] {
+		inter.AddCert(c)
+	}
+	_, err := chain[0].Verify(x509.VerifyOptions{Roots: pool, Intermediates: inter,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, CurrentTime: s.now()})
+	return err == nil
 }
 
 // fileData is a switch file's contents, nil when absent.

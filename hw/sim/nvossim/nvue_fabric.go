@@ -150,6 +150,9 @@ func (s *Switch) postAppManagerLeaf(q *nvueReq) reply {
 	act := s.startActionLocked(q.now, appActionDuration, "Updating manager "+leaf, "Manager "+leaf+" updated",
 		func(time.Time) string { return apply() })
 	act.failMsg = s.takeFaultLocked(StepMTLS)
+	if act.failMsg == "" && leaf == "encryption" {
+		act.failMsg = s.takeFaultLocked(StepEncryptionUpdate)
+	}
 	return actionAccepted(act)
 }
 

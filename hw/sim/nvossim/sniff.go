@@ -9,14 +9,13 @@ import (
 	"time"
 
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/peer"
 )
 
 // sniffCreds are server transport credentials that accept TLS and plaintext
 // on one port, as a switch service that may or may not be bound to mTLS
 // does: a connection whose first byte is a TLS handshake record gets a TLS
-// handshake, any other is served as is. Handlers tell them apart with
-// overTLS.
+// handshake, any other is served as is. Handlers tell them apart by the
+// peer's AuthInfo (clientVerifiedLocked).
 type sniffCreds struct {
 	tls *tls.Config
 }
@@ -70,16 +69,6 @@ func (sniffCreds) Info() credentials.ProtocolInfo {
 func (c sniffCreds) Clone() credentials.TransportCredentials { return sniffCreds{tls: c.tls.Clone()} }
 
 func (sniffCreds) OverrideServerName(string) error { return nil }
-
-// overTLS reports whether the call came over TLS.
-func overTLS(ctx context.Context) bool {
-	p, ok := peer.FromContext(ctx)
-	if !ok {
-		return false
-	}
-	_, isTLS := p.AuthInfo.(credentials.TLSInfo)
-	return isTLS
-}
 
 // gatedListener drops new connections while the switch is unreachable.
 type gatedListener struct {

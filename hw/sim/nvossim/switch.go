@@ -164,7 +164,7 @@ func (s *Switch) Start(ctx context.Context, ip string) error {
 		return fmt.Errorf("nvossim: listen gnmi: %w", err)
 	}
 	s.started, s.ip, s.nvueLn, s.sshLn, s.nmxLn, s.gnmiLn = true, ip, nvueLn, sshLn, nmxLn, gnmiLn
-	tlsCfg := &tls.Config{Certificates: []tls.Certificate{s.tlsCrt}, MinVersion: tls.VersionTLS12}
+	tlsCfg := &tls.Config{GetCertificate: s.nvueCertificate, MinVersion: tls.VersionTLS12}
 	if s.clientCAs != nil {
 		tlsCfg.ClientCAs = s.clientCAs
 		tlsCfg.ClientAuth = tls.RequireAndVerifyClientCert
@@ -175,11 +175,20 @@ func (s *Switch) Start(ctx context.Context, ip string) error {
 		ErrorLog:          newDiscardLogger(),
 	}
 	gated := &gateListener{Listener: nvueLn, sw: s}
-	creds := grpc.Creds(sniffCreds{tls: &tls.Config{Certificates: []tls.Certificate{s.tlsCrt}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2"},
-		ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: s.clientCAs}})
-	s.grpcSrv = grpc.NewServer(creds)
+	// The gRPC services ask for a client certificate and check it against
+	// the CA they are bound to in the handlers (once bound to mTLS); each
+	// presents the certificate it is bound to.
+	grpcCreds := func(bound func() string) grpc.ServerOption {
+		cfg := &tls.Config{GetCertificate: s.serviceCertificate(bound), MinVersion: tls.VersionTLS12, NextProtos: []string{"h2"},
+			ClientAuth: tls.RequestClientCert}
+		if s.clientCAs != nil {
+			cfg.ClientAuth, cfg.ClientCAs = tls.VerifyClientCertIfGiven, s.clientCAs
+		}
+		return grpc.Creds(sniffCreds{tls: cfg})
+	}
+	s.grpcSrv = grpc.NewServer(grpcCreds(func() string { return s.fabricLocked().apps[appController].certID }))
 	nmxcpb.RegisterNMX_ControllerServer(s.grpcSrv, &nmxServer{sw: s})
-	s.gnmiSrv = grpc.NewServer(creds)
+	s.gnmiSrv = grpc.NewServer(grpcCreds(func() string { return s.tlsLocked().bindings["gnmi-server"].certificate }))
 	gpb.RegisterGNMIServer(s.gnmiSrv, &gnmiServer{sw: s})
 	s.wg.Add(4)
 	go func() {
