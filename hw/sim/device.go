@@ -148,6 +148,34 @@ func (d *Device) stopLocked() {
 	d.srv, d.ln, d.up = nil, nil, false
 }
 
+// replyGrace bounds how long a rebooting device still lets the requests it
+// is handling finish; those arrived before it went down.
+const replyGrace = 2 * time.Second
+
+// goDownLocked takes the device off the network for a reboot: no new
+// connection is accepted from now on, idle ones are closed, and the
+// requests in hand (the reset that caused the reboot among them) still get
+// their replies, as a real BMC answers the reset before it restarts. A
+// handler that holds d.mu unlocks before its reply is flushed, so closing
+// every connection at once here would lose that reply to a race with the
+// client (it read EOF instead of 204). Caller holds d.mu.
+func (d *Device) goDownLocked() {
+	if !d.up {
+		return
+	}
+	_ = d.ln.Close()
+	srv := d.srv
+	d.srv, d.ln, d.up = nil, nil, false
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), replyGrace)
+		defer cancel()
+		_ = srv.Shutdown(ctx) // waits for the requests in hand
+		_ = srv.Close()
+	}()
+}
+
 // afterLocked runs fn (with d.mu held) after wall-clock duration w, unless
 // the device closes first. Caller holds d.mu.
 func (d *Device) afterLocked(w time.Duration, fn func()) {
@@ -180,7 +208,7 @@ func (d *Device) rebootLocked(delay, downFor time.Duration, onBack func()) {
 		if d.epoch != epoch {
 			return
 		}
-		d.stopLocked()
+		d.goDownLocked()
 		d.boots++
 		if until := time.Now().Add(downFor); until.After(d.bootUntil) {
 			d.bootUntil = until
