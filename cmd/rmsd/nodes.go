@@ -109,8 +109,10 @@ func (s *nodeStore) open(rec store.NodeRecord) (hw.Node, error) {
 	return n, nil
 }
 
-// observe writes one change of the registry (racks.Observer).
-func (s *nodeStore) observe(ref hw.Ref, n *hw.Node) {
+// observe writes one change of the registry before it is made
+// (racks.Observer): a change the store did not take is refused, so what a
+// caller was told is registered is what a restart brings back.
+func (s *nodeStore) observe(ref hw.Ref, n *hw.Node) error {
 	ctx, cancel := context.WithTimeout(context.Background(), nodeWriteTimeout)
 	defer cancel()
 	var err error
@@ -123,8 +125,10 @@ func (s *nodeStore) observe(ref hw.Ref, n *hw.Node) {
 	}
 	if err != nil {
 		s.log.Error().Err(err).Str("rack_id", ref.RackID).Str("node_id", ref.NodeID).
-			Msg("registered node change not persisted; it is lost at restart")
+			Msg("registered node change refused: the node store did not take it")
+		return fmt.Errorf("the node store is unavailable: %w", err)
 	}
+	return nil
 }
 
 func (s *nodeStore) put(ctx context.Context, n hw.Node) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
@@ -164,5 +170,39 @@ func TestRegisteredNodesSurviveARestartSealed(t *testing.T) {
 				t.Errorf("%d log lines say nodes are not persisted, want 1", n)
 			}
 		})
+	}
+}
+
+// TestANodeTheStoreDoesNotTakeIsNotRegistered: with the store gone, a
+// registration is refused in-band naming the store, nothing is
+// registered, and the refusal does not show the password.
+func TestANodeTheStoreDoesNotTakeIsNotRegistered(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "store-keys")
+	if err := os.WriteFile(keys, []byte(keyLine("k1", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(dir, "rmsd.db"), sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := racks.New(nil)
+	if err := restoreNodes(ctx, config.Storage{EncryptionKeyFile: keys}, st, reg, zerolog.Nop()); err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close() // the store goes away under the running registry
+	n := hw.Node{ID: "tray-1", RackID: "rack-a", Type: hw.ComputeGB200Nvidia,
+		BMC: &hw.Endpoint{IP: "10.0.0.1", Credentials: hw.UserPass("admin", bmcPassword)}}
+	errs := reg.Create([]hw.Node{n})
+	if !errors.Is(errs[0], racks.ErrUnavailable) || !strings.Contains(errs[0].Error(), "node store") {
+		t.Fatalf("registration with the store gone: %v, want a refusal naming the node store", errs[0])
+	}
+	if strings.Contains(errs[0].Error(), bmcPassword) {
+		t.Fatal("the refusal shows the password")
+	}
+	if _, err := reg.Node("rack-a", "tray-1"); err == nil {
+		t.Fatal("a node the store did not take is registered")
 	}
 }

@@ -12,6 +12,8 @@ var (
 	ErrNodeNotFound = errors.New("racks: node not found")
 	ErrInvalidNode  = errors.New("racks: invalid node")
 	ErrConflict     = errors.New("racks: conflicting registration")
+	// ErrUnavailable: the change could not be persisted, so it was not made.
+	ErrUnavailable = errors.New("racks: node store unavailable")
 )
 
 // Error is a refusal of the registry. Its text is written for the caller

@@ -18,11 +18,13 @@ type Registry struct {
 	observer Observer
 }
 
-// Observer is told of every change of a node: the node as registered now,
-// or nil when it was deleted. It runs under the registry's lock, so changes
-// reach it in the order they happened, before the call that made them
-// returns; it must not call the registry.
-type Observer func(ref hw.Ref, n *hw.Node)
+// Observer is told of every change of a node before the registry makes it:
+// the node as it is to be registered, or nil when it is to be deleted. It
+// runs under the registry's lock, so changes reach it in the order they
+// happen; it must not call the registry. When it returns an error (it could
+// not persist the change) the change is not made and the call that asked
+// for it fails with ErrUnavailable.
+type Observer func(ref hw.Ref, n *hw.Node) error
 
 // Observe sets the observer (nil: none).
 func (r *Registry) Observe(o Observer) {
@@ -31,10 +33,20 @@ func (r *Registry) Observe(o Observer) {
 	r.observer = o
 }
 
-func (r *Registry) notify(ref hw.Ref, n *hw.Node) {
-	if r.observer != nil {
-		r.observer(ref, n)
+// notify tells the observer of a change about to be made; an error means
+// the change must not be made.
+func (r *Registry) notify(ref hw.Ref, n *hw.Node) error {
+	if r.observer == nil {
+		return nil
 	}
+	if err := r.observer(ref, n); err != nil {
+		what := "registered"
+		if n == nil {
+			what = "deleted"
+		}
+		return refuse(ErrUnavailable, "node %s of rack %s not %s: %v", ref.NodeID, ref.RackID, what, err)
+	}
+	return nil
 }
 
 type rack struct {
@@ -86,9 +98,12 @@ func (r *Registry) Create(nodes []hw.Node) []error {
 			}
 			continue
 		}
+		if err := r.notify(n.Ref(), &n); err != nil {
+			errs[i] = err
+			continue
+		}
 		rk.nodes[n.ID] = n
 		r.racks[n.RackID] = rk
-		r.notify(n.Ref(), &n)
 	}
 	return errs
 }
@@ -185,8 +200,10 @@ func (r *Registry) Update(rackID, nodeID string, bmc, host *hw.Endpoint) error {
 	if err := r.validate(n); err != nil {
 		return err
 	}
+	if err := r.notify(n.Ref(), &n); err != nil {
+		return err
+	}
 	r.racks[rackID].nodes[nodeID] = n
-	r.notify(n.Ref(), &n)
 	return nil
 }
 
@@ -200,8 +217,10 @@ func (r *Registry) Delete(rackID, nodeID string) error {
 	if _, err := r.nodeLocked(rackID, nodeID); err != nil {
 		return err
 	}
+	if err := r.notify(hw.Ref{RackID: rackID, NodeID: nodeID}, nil); err != nil {
+		return err
+	}
 	delete(r.racks[rackID].nodes, nodeID)
-	r.notify(hw.Ref{RackID: rackID, NodeID: nodeID}, nil)
 	return nil
 }
 

@@ -259,12 +259,13 @@ func TestRackNodesListsOneRackByNodeID(t *testing.T) {
 func TestObserverSeesEveryChangeInOrder(t *testing.T) {
 	r := New(nil)
 	var seen []string
-	r.Observe(func(ref hw.Ref, n *hw.Node) {
+	r.Observe(func(ref hw.Ref, n *hw.Node) error {
 		what := "deleted"
 		if n != nil {
 			what = n.BMC.IP
 		}
 		seen = append(seen, ref.RackID+"/"+ref.NodeID+"="+what)
+		return nil
 	})
 	r.Create([]hw.Node{node("r1", "c1", hw.ComputeGB200Nvidia), {ID: "bad", RackID: "r1"}})
 	r.Create([]hw.Node{node("r1", "c1", hw.ComputeGB200Nvidia)})
@@ -280,5 +281,46 @@ func TestObserverSeesEveryChangeInOrder(t *testing.T) {
 	want := "r1/c1=10.0.0.1,r1/c1=10.0.0.2,r1/c1=deleted"
 	if got := strings.Join(seen, ","); got != want {
 		t.Errorf("observer saw %s, want %s", got, want)
+	}
+}
+
+// TestAChangeTheObserverRefusesIsNotMade: when the change cannot be
+// persisted, the node is not added, updated or deleted, and the caller is
+// told why (ErrUnavailable); the registry is as before.
+func TestAChangeTheObserverRefusesIsNotMade(t *testing.T) {
+	r := New(nil)
+	down := false
+	r.Observe(func(hw.Ref, *hw.Node) error {
+		if down {
+			return errors.New("store offline")
+		}
+		return nil
+	})
+	if errs := r.Create([]hw.Node{node("r1", "c1", hw.ComputeGB200Nvidia)}); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	down = true
+	errs := r.Create([]hw.Node{node("r1", "c2", hw.ComputeGB200Nvidia)})
+	if !errors.Is(errs[0], ErrUnavailable) || !strings.Contains(errs[0].Error(), "store offline") {
+		t.Fatalf("create while the store is down: %v, want ErrUnavailable naming the cause", errs[0])
+	}
+	if _, err := r.Node("r1", "c2"); !errors.Is(err, ErrNodeNotFound) {
+		t.Fatalf("a refused node is registered: %v", err)
+	}
+	if err := r.Update("r1", "c1", bmc("10.0.0.9"), nil); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("update while the store is down: %v", err)
+	}
+	if n, _ := r.Node("r1", "c1"); n.BMC.IP != "10.0.0.1" {
+		t.Fatalf("a refused update changed the node: %s", n.BMC.IP)
+	}
+	if err := r.Delete("r1", "c1"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("delete while the store is down: %v", err)
+	}
+	if _, err := r.Node("r1", "c1"); err != nil {
+		t.Fatalf("a refused delete removed the node: %v", err)
+	}
+	down = false
+	if err := r.Delete("r1", "c1"); err != nil {
+		t.Fatalf("delete once the store is back: %v", err)
 	}
 }
