@@ -44,7 +44,11 @@ func TestJournalCompactionFollowsRetention(t *testing.T) {
 			firstParent = rep.Parent.ID
 		}
 		waitTerminal(t, e, rep.Parent.ID)
-		clk.Advance(2 * time.Minute) // everything finished so far has expired
+		if tracked, _ := e.Load(); tracked+2*(len(ts)+1) > retain {
+			// The index is full to the retention: everything finished so
+			// far expires, as the TTL would let it on a busy daemon.
+			clk.Advance(2 * time.Minute)
+		}
 	}
 	tracked, _ := e.Load()
 	e.Close()
