@@ -171,3 +171,23 @@ func TestFabricReconcileRollbackRestoresTheMTLSBinding(t *testing.T) {
 		})
 	}
 }
+
+// Secure mode on a primary that was never provisioned (its NMX-C is not
+// bound, so it does not present a certificate of the site CA): rmsd does
+// not fall back to an unverified or plaintext NMX-C; the job fails at
+// Hello, naming the certificate failure, and the switches are restored.
+func TestFabricReconcileSecureModeRefusesAnUnprovisionedPrimary(t *testing.T) {
+	m := startMTLSFabricRack(t)
+	r := m.secure
+	before := r.states()
+	js := r.reconcile(t, r.fabricRequest(testTopology))
+	msg := js.GetErrorMessage()
+	if js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED ||
+		!strings.Contains(msg, "failed while saying Hello to NMX-C") || !strings.Contains(msg, "certificate") ||
+		!strings.Contains(msg, "rolled back") {
+		t.Fatalf("job %v: %s", js.GetExecutionState(), msg)
+	}
+	if got := r.states(); !maps.Equal(got, before) {
+		t.Errorf("the switches were not restored: %v, were %v", got, before)
+	}
+}
