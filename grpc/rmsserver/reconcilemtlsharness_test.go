@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -138,7 +137,7 @@ func loadClientIdentity(t *testing.T, root, domain string) (tls.Certificate, *x5
 	}
 	roots := x509.NewCertPool()
 	if !roots.AppendCertsFromPEM(caPEM) {
-		t.Fatal(errors.New("client_tls_root ca.pem holds no certificate"))
+		t.Fatal("client_tls_root ca.pem holds no certificate")
 	}
 	return cert, roots
 }
@@ -200,7 +199,7 @@ func (m *mtlsFabricRack) binding(n hw.Node) nmxBinding {
 	return b
 }
 
-// node is the switch node id.
+// node is the rack's switch with the node id.
 func (m *mtlsFabricRack) node(t *testing.T, id string) hw.Node {
 	t.Helper()
 	for _, n := range m.secure.switches() {
