@@ -135,7 +135,8 @@ func startAdminRackConf(t *testing.T, timing switchadmin.Timing, conf adminRackC
 		conf.deps(adminWiring{fleet: fleet, nvue: nv, ssh: ssh}, &deps)
 	}
 	ts := startServer(t, Options{Logger: zerolog.New(logs).Level(zerolog.DebugLevel), Deps: deps})
-	s.client = rmspb.NewRackManagerClient(dial(t, ts.addr, nil))
+	s.conn = dial(t, ts.addr, nil)
+	s.client = rmspb.NewRackManagerClient(s.conn)
 	return &adminRack{simRack: s, logs: logs}
 }
 
