@@ -184,7 +184,7 @@ func TestFabricReconcileSecureModeRefusesAnUnprovisionedPrimary(t *testing.T) {
 	msg := js.GetErrorMessage()
 	if js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED ||
 		!strings.Contains(msg, "failed while saying Hello to NMX-C") || !strings.Contains(msg, "certificate") ||
-		!strings.Contains(msg, "rolled back") {
+		!strings.Contains(msg, "rolled back") || !strings.Contains(msg, "bind it with ConfigureSwitchCertificate") {
 		t.Fatalf("job %v: %s", js.GetExecutionState(), msg)
 	}
 	if got := r.states(); !maps.Equal(got, before) {

@@ -403,7 +403,17 @@ func (r *run) hello(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.Hello(ctx)
+	err = c.Hello(ctx)
+	if err == nil || r.plan.req.Insecure {
+		return err
+	}
+	// In secure mode rmsd speaks to NMX-C over mTLS only; a controller
+	// never bound to it cannot answer. Say what to do about it.
+	if b, rerr := c.NMXMTLS(ctx); rerr == nil && !b.Bound {
+		return fmt.Errorf("%w (NMX-C on %s is not bound to mTLS and rmsd uses plaintext only with [switches] insecure_switch: "+
+			"bind it with ConfigureSwitchCertificate, service SCALE_UP_FABRIC_MANAGER, first)", err, r.primary.ID)
+	}
+	return err
 }
 
 // staticConfig sets the desired entries whose value differs from the
