@@ -192,8 +192,9 @@ type Workflows struct {
 	// to its own stand-in when it is empty (rmsd's own key: upstream has
 	// not implemented the RPC).
 	NVSSVTPath string `koanf:"nvssvt_path"`
-	// NVSSVTLogDir holds one log directory per scan, named by its job id
-	// (rmsd's own key).
+	// NVSSVTLogDir holds one log directory per scan, named by its job id;
+	// a relative path is relative to rmsd's working directory (rmsd's own
+	// key).
 	NVSSVTLogDir string `koanf:"nvssvt_log_dir"`
 	// NVSSVTTimeoutSeconds bounds one scan's run time; the process group
 	// is killed after it (rmsd's own key).

@@ -65,7 +65,9 @@ func goSource(t *testing.T) map[string]string {
 	return out
 }
 
-var levelCall = regexp.MustCompile(`\.(Debug|Info|Warn|Error)\(\)`)
+// levelCall is a zerolog level call that starts a chain (followed by a
+// dot): err.Error() inside a field is not one.
+var levelCall = regexp.MustCompile(`\.(Debug|Info|Warn|Error)\(\)\s*\.`)
 
 // logLevels lists the levels at which the source logs a message starting
 // with msg: for every Msg("msg...") or Msgf("msg..."), the level of the
@@ -143,6 +145,10 @@ func TestLogLevelsNoticesAChange(t *testing.T) {
 	}
 	if got := logLevels(src, "thing done"); len(got) != 1 || got[0] != "info" {
 		t.Fatalf("thing done: %v", got)
+	}
+	src["b.go"] = "log.Warn().Str(\"reason\", cause.Error()).Str(\"x\", err.Error()).\n\t\tMsg(\"thing degraded\")"
+	if got := logLevels(src, "thing degraded"); len(got) != 1 || got[0] != "warn" {
+		t.Fatalf("thing degraded: %v (an err.Error() field is not a level)", got)
 	}
 	if got := logLevels(src, "no such thing"); len(got) != 0 {
 		t.Fatalf("no such thing: %v", got)

@@ -53,8 +53,21 @@ type Runner struct {
 	slots chan struct{}
 }
 
-// New returns a runner for cfg, its zero fields defaulted.
+// New returns a runner for cfg, its zero fields defaulted. A relative
+// LogRoot, and a relative Path naming a directory, are resolved against the
+// working directory now: the process runs inside its log directory, where
+// relative paths on its command line would otherwise name something else.
 func New(cfg Config) *Runner {
+	if cfg.LogRoot != "" {
+		if abs, err := filepath.Abs(cfg.LogRoot); err == nil {
+			cfg.LogRoot = abs
+		}
+	}
+	if cfg.Path != "" && strings.ContainsRune(cfg.Path, filepath.Separator) {
+		if abs, err := filepath.Abs(cfg.Path); err == nil {
+			cfg.Path = abs
+		}
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}

@@ -342,3 +342,30 @@ func containsSeq(s, want []string) bool {
 	}
 	return false
 }
+
+// TestRelativePathsAreResolvedBeforeTheRun: the default nvssvt_log_dir is
+// relative ("nvssvt") and the process runs inside its log directory, so a
+// relative log root or executable must still reach the right files.
+func TestRelativePathsAreResolvedBeforeTheRun(t *testing.T) {
+	bin := testBinary(t)
+	dir := t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(dir, "nvssvt")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	r := nvssvt.New(nvssvt.Config{Path: "./nvssvt", Args: []string{helperCommand, modePass}, LogRoot: "logs",
+		Timeout: time.Minute, TermGrace: 200 * time.Millisecond})
+	res, err := r.Run(context.Background(), helperScan("rel"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report == nil || res.Report.Status != nvssvt.StatusPass {
+		t.Fatalf("result %+v", res)
+	}
+	if want := filepath.Join(dir, "logs", "rel"); res.LogDir != want {
+		t.Errorf("log dir %s, want %s", res.LogDir, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "logs", "rel", nvssvt.ReportFile)); err != nil {
+		t.Error(err)
+	}
+}
