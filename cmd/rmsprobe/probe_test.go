@@ -2,15 +2,8 @@ package main
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,6 +15,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/rmsd/rmsd/grpc/rmsserver"
+	"github.com/rmsd/rmsd/test/pki"
 )
 
 // serveHealth serves a health service on loopback, with opts (TLS), and
@@ -100,11 +94,11 @@ func TestProbeNothingListening(t *testing.T) {
 // name, and not without them.
 func TestProbeMTLS(t *testing.T) {
 	dir := t.TempDir()
-	ca := newCA(t)
+	ca := pki.NewCA(t, "rmsprobe test CA")
 	caFile := filepath.Join(dir, "ca.crt")
-	writeFile(t, caFile, ca.pem)
-	srvCert, srvKey := ca.issue(t, dir, "server", x509.ExtKeyUsageServerAuth)
-	cliCert, cliKey := ca.issue(t, dir, "client", x509.ExtKeyUsageClientAuth)
+	pki.WriteFile(t, caFile, ca.PEM)
+	srvCert, srvKey := ca.Issue(t, dir, "server", "rmsd.test", x509.ExtKeyUsageServerAuth)
+	cliCert, cliKey := ca.Issue(t, dir, "client", "rmsd.test", x509.ExtKeyUsageClientAuth)
 	cfg, err := rmsserver.MTLSConfig(srvCert, srvKey, caFile)
 	if err != nil {
 		t.Fatal(err)
@@ -125,83 +119,5 @@ func TestProbeMTLS(t *testing.T) {
 	}
 	if code, _ := runProbe("--addr", addr, "--timeout", "500ms"); code != exitNotServing {
 		t.Fatalf("plaintext probe of an mTLS server: exit %d, want 1", code)
-	}
-}
-
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-}
-
-func newCA(t *testing.T) *testCA {
-	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "rmsprobe test CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// issue writes a leaf certificate named rmsd.test (no IP address) and its
-// key into dir and returns their paths.
-func (ca *testCA) issue(t *testing.T, dir, name string, usage x509.ExtKeyUsage) (certFile, keyFile string) {
-	t.Helper()
-	key := newKey(t)
-	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: name},
-		DNSNames:     []string{"rmsd.test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile = filepath.Join(dir, name+".crt")
-	keyFile = filepath.Join(dir, name+".key")
-	writeFile(t, certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
-	writeFile(t, keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
-	return certFile, keyFile
-}
-
-func newKey(t *testing.T) *ecdsa.PrivateKey {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
-
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -3,25 +3,18 @@ package ctl
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
+	"github.com/rmsd/rmsd/test/pki"
 )
 
 // versionServer answers GetVersion only.
@@ -48,11 +41,11 @@ func runCtl(t *testing.T, args ...string) (int, string, string) {
 // client certificate or the server's name.
 func TestMutualTLS(t *testing.T) {
 	dir := t.TempDir()
-	ca := newTestCA(t)
+	ca := pki.NewCA(t, "rmsctl test CA")
 	caFile := filepath.Join(dir, "ca.crt")
-	writeTestFile(t, caFile, ca.pem)
-	srvCert, srvKey := ca.issue(t, dir, "server", x509.ExtKeyUsageServerAuth)
-	cliCert, cliKey := ca.issue(t, dir, "client", x509.ExtKeyUsageClientAuth)
+	pki.WriteFile(t, caFile, ca.PEM)
+	srvCert, srvKey := ca.Issue(t, dir, "server", "rmsd.test", x509.ExtKeyUsageServerAuth)
+	cliCert, cliKey := ca.Issue(t, dir, "client", "rmsd.test", x509.ExtKeyUsageClientAuth)
 	cfg, err := rmsserver.MTLSConfig(srvCert, srvKey, caFile)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +72,7 @@ func TestMutualTLS(t *testing.T) {
 	}
 
 	config := filepath.Join(dir, "rmsctl.toml")
-	writeTestFile(t, config, []byte(`addr = "`+addr+`"
+	pki.WriteFile(t, config, []byte(`addr = "`+addr+`"
 ca = "ca.crt"
 cert = "client.crt"
 key = "client.key"
@@ -104,82 +97,5 @@ timeout = "5s"
 	}
 	if code, _, errOut := runCtl(t, "--addr", addr, "--ca", filepath.Join(dir, "client.key"), "version"); code != ExitUsage || !strings.Contains(errOut, "no PEM certificate") {
 		t.Errorf("a CA file without a certificate: exit %d, %q", code, errOut)
-	}
-}
-
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-}
-
-func newTestCA(t *testing.T) *testCA {
-	t.Helper()
-	key := newTestKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "rmsctl test CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// issue writes a leaf certificate for rmsd.test (no IP address) and its key
-// into dir as name.crt and name.key.
-func (ca *testCA) issue(t *testing.T, dir, name string, usage x509.ExtKeyUsage) (certFile, keyFile string) {
-	t.Helper()
-	key := newTestKey(t)
-	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: name},
-		DNSNames:     []string{"rmsd.test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile = filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key")
-	writeTestFile(t, certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
-	writeTestFile(t, keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
-	return certFile, keyFile
-}
-
-func newTestKey(t *testing.T) *ecdsa.PrivateKey {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
-
-func writeTestFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
 	}
 }
