@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -50,6 +51,7 @@ func TestJournalCompactionFollowsRetention(t *testing.T) {
 			clk.Advance(2 * time.Minute)
 		}
 	}
+	_, _ = e.Get(testCtx(t), "any", false) // every earlier turn has ended: Load is theirs
 	tracked, _ := e.Load()
 	e.Close()
 
@@ -75,9 +77,10 @@ func TestJournalCompactionFollowsRetention(t *testing.T) {
 	}
 
 	e2, _ := newEngine(t, Options{Journal: st, MaxTrackedJobs: retain, TerminalJobTTL: time.Minute})
-	if got, _ := e2.Load(); got != tracked {
-		t.Errorf("replayed journal tracks %d jobs, the engine tracked %d", got, tracked)
-	}
+	// Load is published at the end of a registry turn; the replayed
+	// index shows once the registry's first turn has ended.
+	eventually(t, fmt.Sprintf("the replayed journal tracks the %d jobs the engine tracked", tracked),
+		func() bool { got, _ := e2.Load(); return got == tracked })
 	if _, err := e2.Get(testCtx(t), firstParent, false); err == nil {
 		t.Errorf("the first batch, evicted long ago, came back from the journal")
 	}
