@@ -88,6 +88,7 @@ The target comes from the global flags, else from the config file
 		a.firmwareCommand(),
 		a.switchCommand(),
 		a.jobsCommand(),
+		a.callCommand(),
 	)
 	return root
 }
