@@ -67,12 +67,7 @@ func (a *app) nodesCreateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := a.emit(resp, func(w io.Writer) {
-				fmt.Fprintf(w, "%s: %s\n", code(resp.GetResponse().GetStatus()), resp.GetResponse().GetMessage())
-			}); err != nil {
-				return err
-			}
-			return inBand("CreateNodes", resp.GetResponse().GetStatus(), resp.GetResponse().GetMessage())
+			return a.emitOperation("CreateNodes", resp, resp.GetResponse())
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "NodeSet file (protobuf JSON)")
@@ -100,12 +95,7 @@ func (a *app) nodesUpdateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := a.emit(resp, func(w io.Writer) {
-				fmt.Fprintf(w, "%s: %s\n", code(resp.GetResponse().GetStatus()), resp.GetResponse().GetMessage())
-			}); err != nil {
-				return err
-			}
-			return inBand("UpdateNode", resp.GetResponse().GetStatus(), resp.GetResponse().GetMessage())
+			return a.emitOperation("UpdateNode", resp, resp.GetResponse())
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "NodeInfo file (protobuf JSON) with rack_id, node_id and the new endpoints")
@@ -124,12 +114,7 @@ func (a *app) nodesDeleteCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := a.emit(resp, func(w io.Writer) {
-				fmt.Fprintf(w, "%s: %s\n", code(resp.GetResponse().GetStatus()), resp.GetResponse().GetMessage())
-			}); err != nil {
-				return err
-			}
-			return inBand("DeleteNode", resp.GetResponse().GetStatus(), resp.GetResponse().GetMessage())
+			return a.emitOperation("DeleteNode", resp, resp.GetResponse())
 		},
 	}
 	rackFlag(cmd, &rack)

@@ -30,6 +30,17 @@ func (a *app) emit(m proto.Message, text func(w io.Writer)) error {
 	return nil
 }
 
+// emitOperation prints a reply whose outcome is one OperationResponse
+// (status: message) and returns its in-band FAILURE.
+func (a *app) emitOperation(rpc string, reply proto.Message, op *rmspb.OperationResponse) error {
+	if err := a.emit(reply, func(w io.Writer) {
+		fmt.Fprintf(w, "%s: %s\n", code(op.GetStatus()), op.GetMessage())
+	}); err != nil {
+		return err
+	}
+	return inBand(rpc, op.GetStatus(), op.GetMessage())
+}
+
 func writeJSONLine(w io.Writer, m proto.Message) error {
 	raw, err := jsonOptions.Marshal(m)
 	if err != nil {
