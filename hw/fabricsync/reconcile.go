@@ -423,17 +423,9 @@ func (r *run) staticConfig(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	keys := make([]fabric.ConfigKey, len(r.desired))
-	for i, e := range r.desired {
-		keys[i] = e.Name()
-	}
-	found, err := c.StaticConfig(ctx, keys)
+	cur, err := desiredValues(ctx, c, r.desired)
 	if err != nil {
 		return err
-	}
-	cur := map[fabric.ConfigKey]string{}
-	for _, e := range found {
-		cur[e.Name()] = e.Value
 	}
 	var old []fabric.ConfigEntry
 	for _, e := range r.desired {
@@ -531,17 +523,9 @@ func (r *run) verify(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	keys := make([]fabric.ConfigKey, len(r.desired))
-	for i, e := range r.desired {
-		keys[i] = e.Name()
-	}
-	got, err := c.StaticConfig(ctx, keys)
+	byKey, err := desiredValues(ctx, c, r.desired)
 	if err != nil {
 		return err
-	}
-	byKey := map[fabric.ConfigKey]string{}
-	for _, e := range got {
-		byKey[e.Name()] = e.Value
 	}
 	for i, e := range r.desired {
 		v, ok := byKey[e.Name()]
@@ -563,4 +547,22 @@ func orNone(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// desiredValues reads from c the current value of every desired entry's
+// key; a key the switch has no value for is absent from the map.
+func desiredValues(ctx context.Context, c Switch, desired []fabric.ConfigEntry) (map[fabric.ConfigKey]string, error) {
+	keys := make([]fabric.ConfigKey, len(desired))
+	for i, e := range desired {
+		keys[i] = e.Name()
+	}
+	found, err := c.StaticConfig(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	vals := make(map[fabric.ConfigKey]string, len(found))
+	for _, e := range found {
+		vals[e.Name()] = e.Value
+	}
+	return vals, nil
 }
