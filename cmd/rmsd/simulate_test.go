@@ -160,27 +160,7 @@ gnmi_port = 0
 ssh_port = 0
 nodes_file = "`+filepath.Join(t.TempDir(), "nodes.json")+`"
 `)
-	out := &lockedBuffer{}
-	d, err := start(context.Background(), runOptions{
-		Args: []string{"--config", cfg, "--simulate"}, Environ: withStorage(t, nil), Stdout: out, Stderr: out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	go func() { stopped <- d.wait(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	}()
-	conn, err := grpc.NewClient(d.lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	client := rmspb.NewRackManagerClient(conn)
+	d, client := startSimulated(t, cfg)
 
 	var sw sim.Node
 	for _, n := range d.fleet.Nodes() {
@@ -252,4 +232,34 @@ func TestSimulateStagesSwitchFirmwareOverSSH(t *testing.T) {
 	if _, ok := sw.Switch.(*sim.NVOSHost).File("/host/fw-images/bmc/" + file); !ok {
 		t.Fatal("package not staged on the simulated switch")
 	}
+}
+
+// startSimulated starts the daemon with --simulate on cfg, in process so
+// the test reaches its simulated fleet, and a plaintext client of it; the
+// daemon is stopped, and its shutdown checked, when the test ends.
+func startSimulated(t *testing.T, cfg string) (*daemon, rmspb.RackManagerClient) {
+	t.Helper()
+	out := &lockedBuffer{}
+	d, err := start(context.Background(), runOptions{
+		Args: []string{"--config", cfg, "--simulate"}, Environ: withStorage(t, nil), Stdout: out, Stderr: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- d.wait(ctx) }()
+	conn, err := grpc.NewClient(d.lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		cancel()
+		<-stopped
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = conn.Close()
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return d, rmspb.NewRackManagerClient(conn)
 }

@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/hw"
@@ -22,27 +19,7 @@ import (
 // own wiring.
 func TestSimulateBringsUpTheScaleUpFabric(t *testing.T) {
 	cfg := simulateConfig(t, 96, 0, filepath.Join(t.TempDir(), "nodes.json"))
-	out := &lockedBuffer{}
-	d, err := start(context.Background(), runOptions{
-		Args: []string{"--config", cfg, "--simulate"}, Environ: withStorage(t, nil), Stdout: out, Stderr: out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	go func() { stopped <- d.wait(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	}()
-	conn, err := grpc.NewClient(d.lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	client := rmspb.NewRackManagerClient(conn)
+	d, client := startSimulated(t, cfg)
 
 	var switches, computes []*rmspb.NodeInfo
 	for _, n := range d.fleet.Nodes() {
