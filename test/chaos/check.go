@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -15,7 +16,7 @@ import (
 // check waits up to settle for every admitted job (and its children) to
 // be terminal, then counts what is lost, stuck and held, and whether the
 // daemon still answers.
-func check(ctx context.Context, d *daemon, ids []string, settle time.Duration, rep *report) error {
+func check(ctx context.Context, d *daemon, ids []string, settle time.Duration, verbose bool, rep *report) error {
 	deadline := time.Now().Add(settle)
 	var pending []string
 	for {
@@ -46,6 +47,11 @@ func check(ctx context.Context, d *daemon, ids []string, settle time.Duration, r
 		pause(ctx, settleStep)
 	}
 	rep.stuck = len(pending)
+	if verbose {
+		for _, id := range pending {
+			describeStuck(ctx, d, id)
+		}
+	}
 	l, err := d.admin.ListActors(ctx, &adminpb.ListActorsRequest{})
 	if err != nil {
 		rep.daemonErr = fmt.Errorf("admin ListActors: %w", err)
@@ -74,4 +80,18 @@ func terminal(s *rmspb.JobStatus) bool {
 		return true
 	}
 	return false
+}
+
+// describeStuck prints a stuck job's tree: every job that is not terminal,
+// with its node and description.
+func describeStuck(ctx context.Context, d *daemon, id string) {
+	states, err := jobStates(ctx, d, id)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "chaos: stuck %s: %v\n", id, err)
+		return
+	}
+	for _, s := range states {
+		fmt.Fprintf(os.Stderr, "chaos: stuck %s: job %s parent %q node %s/%s %s %q\n", id, s.GetJobId(), s.GetParentJobId(),
+			s.GetRackId(), s.GetNodeId(), s.GetExecutionState(), s.GetStateDescription())
+	}
 }

@@ -38,6 +38,9 @@ func (l *load) admitted() []string {
 
 func u32(v uint32) *uint32 { return &v }
 
+// callTimeout bounds one cold-reboot admission call.
+const callTimeout = 30 * time.Second
+
 // start launches the callers; they return when ctx ends.
 func (l *load) start(ctx context.Context, wg *sync.WaitGroup) {
 	for i := range l.o.callers {
@@ -57,12 +60,19 @@ func (l *load) coldReboots(ctx context.Context, rng *rand.Rand) {
 	}
 	for ctx.Err() == nil {
 		rack := racks[rng.IntN(len(racks))]
-		resp, err := l.d.rms.ExecuteColdReboot(ctx, &rmspb.ExecuteColdRebootRequest{
-			Nodes:                 &rmspb.NodeSet{Nodes: l.racks[rack]},
+		// The call outlives the chaos window: a cold reboot the daemon
+		// admits is always recorded, so its outcome and holds are checked.
+		// A rack left dark by a killed runbook fails the next one's
+		// shutdown check after PrestageShutdownPollMaxSeconds.
+		call, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
+		resp, err := l.d.rms.ExecuteColdReboot(call, &rmspb.ExecuteColdRebootRequest{
+			Nodes:                        &rmspb.NodeSet{Nodes: l.racks[rack]},
+			PrestageShutdownFloorSeconds: u32(1), PrestageShutdownPollMaxSeconds: u32(10),
 			DischargeFloorSeconds: u32(1), DischargePollMaxSeconds: u32(60),
 			BmcUpFloorSeconds: u32(1), BmcUpPollMaxSeconds: u32(60),
 			NvosHelloBackoffSeconds: u32(1), ComputeBootWaitSeconds: u32(1), PollIntervalSeconds: u32(1),
 		})
+		cancel()
 		if err == nil && resp.GetResponse().GetJobId() != "" {
 			l.mu.Lock()
 			l.jobs = append(l.jobs, resp.GetResponse().GetJobId())

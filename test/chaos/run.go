@@ -53,7 +53,7 @@ func exercise(ctx context.Context, d *daemon, o options) (report, error) {
 			len(l.admitted()), l.batches.Load(), k.total)
 	}
 	rep := report{kills: k.total, killsByKind: k.byKind}
-	if err := check(ctx, d, l.admitted(), o.settle, &rep); err != nil {
+	if err := check(ctx, d, l.admitted(), o.settle, o.verbose, &rep); err != nil {
 		return rep, err
 	}
 	return rep, nil
