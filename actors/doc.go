@@ -40,7 +40,10 @@
 // goroutine that appends them to the store's journal in group commits;
 // every reply that shows their effect (an admitted job's id, a status, a
 // finished wait) waits until they are committed, while the registry's turn
-// never waits for the database (journal.go). When the tail outgrows four
+// never waits for the database (journal.go). A job's workflow starts only
+// once its admission is committed, so no hardware is touched for a job a
+// restart could not bring back; should the write fail first, the job ends
+// Failed without running. When the tail outgrows four
 // events per tracked job, a snapshot of the index replaces the journal in
 // one commit (durable.go). On start the engine replays the journal; the
 // registry's first turn seals every job that was not terminal Failed,

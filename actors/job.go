@@ -27,16 +27,31 @@ type jobActor struct {
 	cleanup      *messages.CleanupPlan
 	core         *core
 
+	// gated is set when the job's admission is not yet durable: the
+	// workflow waits for startWork (sent once the journal holds the job),
+	// so no hardware is touched for a job a restart could not bring back.
+	gated   bool
+	started bool // the worker goroutine runs (or ran)
+
 	hardStop, softStop context.CancelCauseFunc
 	lastDesc           string
 	pending            *messages.Outcome // terminal report not yet acknowledged
 }
 
+// startWork lets a gated job's workflow run: its admission is durable.
+type startWork struct{}
+
 // Receive implements actor.Actor.
 func (j *jobActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
-		j.start(ctx)
+		if !j.gated {
+			j.start(ctx, j.wf)
+		}
+	case *startWork:
+		if !j.started {
+			j.start(ctx, j.wf)
+		}
 	case *workerProgress:
 		if j.pending == nil {
 			j.lastDesc = m.description
@@ -60,12 +75,20 @@ func (j *jobActor) Receive(ctx actor.Context) {
 			ctx.Send(j.registry, &jobProgress{id: j.id, description: j.lastDesc})
 		}
 	case *cancelWork:
+		if !j.started { // cancelled before its admission was durable
+			j.start(ctx, notStarted(m.cause))
+			return
+		}
 		if m.soft {
 			j.softStop(m.cause)
 		} else {
 			j.hardStop(m.cause)
 		}
 	case *actor.Stopping:
+		if !j.started {
+			j.core.workers.Done() // the worker goroutine will never run
+			return
+		}
 		j.hardStop(errActorStopped)
 		if j.pending != nil {
 			// Sent before our Terminated, so the registry records it before
@@ -77,14 +100,27 @@ func (j *jobActor) Receive(ctx actor.Context) {
 	}
 }
 
-func (j *jobActor) start(ctx actor.Context) {
+// start runs wf (the job's workflow, or its refusal) in the worker
+// goroutine.
+func (j *jobActor) start(ctx actor.Context, wf messages.Workflow) {
+	j.started = true
 	hard, hardStop := context.WithCancelCause(context.Background())
 	soft, softStop := context.WithCancelCause(hard)
 	j.hardStop, j.softStop = hardStop, softStop
 	h := &handle{id: j.id, parentID: j.parentID, root: ctx.ActorSystem().Root, self: ctx.Self()}
-	wf, plan, c := j.wf, j.cleanup, j.core
+	plan, c := j.cleanup, j.core
 	j.wf, j.cleanup = nil, nil
 	go runWorker(messages.WorkflowContext(soft, hard), c, wf, h, plan)
+}
+
+// notStarted is the stand-in workflow of a job cancelled before its own
+// could start: it fails the job, saying why, and touches nothing.
+func notStarted(cause error) messages.Workflow {
+	return messages.WorkflowFunc(func(_ context.Context, job messages.Reporter) {
+		f := messages.NewFailure(messages.ErrorOther, fmt.Sprintf("job cancelled before it started: %v", cause))
+		f.Description = "Cancelled"
+		_ = job.Fail(f)
+	})
 }
 
 // runWorker runs a workflow and guarantees a terminal report: a workflow

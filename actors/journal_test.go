@@ -559,3 +559,118 @@ func TestJournalWritesWhatQueuedDuringAWriteTogetherInOrder(t *testing.T) {
 		t.Errorf("creations in the journal by row: %v; want job-1 alone, then the other two together", order)
 	}
 }
+
+// jobActorOf waits for the job actor the registry spawned for an admission
+// whose answer is still held, and returns the job's id. The workflow must
+// not have started meanwhile.
+func jobActorOf(t *testing.T, e *Engine, started <-chan struct{}) string {
+	t.Helper()
+	var id string
+	eventually(t, "the job's actor is spawned", func() bool {
+		select {
+		case <-started:
+			t.Fatal("the workflow ran while its admission was not yet in the journal")
+		default:
+		}
+		for _, a := range listed(t, e).Actors {
+			if a.Kind == "job" {
+				id = a.JobID
+				return true
+			}
+		}
+		return false
+	})
+	return id
+}
+
+// TestJournalWorkflowWaitsUntilItsJobIsDurable: while the admission's
+// journal write is held, the job's actor exists but its workflow has not
+// run; once the write is done, it runs. A job a restart could not bring
+// back never touches hardware.
+func TestJournalWorkflowWaitsUntilItsJobIsDurable(t *testing.T) {
+	st := journalBackends[0].open(t)
+	j := &cutJournal{Journal: st}
+	e, _ := newEngine(t, Options{Journal: j})
+	waiting, release := j.holdWrites()
+	started := make(chan struct{})
+	wf := messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
+		close(started)
+		_ = job.Complete("Completed", "{}")
+	})
+	got := make(chan error, 1)
+	go func() {
+		_, err := e.Create(context.Background(), messages.JobSpec{RackID: "r", NodeID: "n"}, wf, nil)
+		got <- err
+	}()
+	select {
+	case <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the admission never reached the journal")
+	}
+	id := jobActorOf(t, e, started)
+	// A bound on a negative, not a synchronisation: before this change the
+	// workflow ran within microseconds of its actor's spawn.
+	select {
+	case <-started:
+		t.Fatalf("job %s ran its workflow while its admission was not yet in the journal", id)
+	case <-time.After(300 * time.Millisecond):
+	}
+	release()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the workflow never ran after its admission was written")
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	waitTerminal(t, e, id)
+	if s := mustGet(t, e, id); s.State != messages.StateCompleted {
+		t.Fatalf("job after its workflow: %+v", s)
+	}
+}
+
+// TestJournalJobWhoseAdmissionIsLostNeverRuns: an admission whose journal
+// write fails is refused to its caller, and its job ends Failed without
+// its workflow ever running; its node is free again.
+func TestJournalJobWhoseAdmissionIsLostNeverRuns(t *testing.T) {
+	st := journalBackends[0].open(t)
+	j := &cutJournal{Journal: st}
+	e, _ := newEngine(t, Options{Journal: j})
+	waiting, release := j.holdWrites()
+	started := make(chan struct{})
+	wf := messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
+		close(started)
+		_ = job.Complete("Completed", "{}")
+	})
+	got := make(chan error, 1)
+	go func() {
+		_, err := e.Create(context.Background(), messages.JobSpec{RackID: "r", NodeID: "n"}, wf, nil)
+		got <- err
+	}()
+	select {
+	case <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the admission never reached the journal")
+	}
+	id := jobActorOf(t, e, started)
+	j.cut.Store(true)
+	release()
+	if err := <-got; !errors.Is(err, messages.ErrStoreUnavailable) {
+		t.Fatalf("create whose write failed: %v, want ErrStoreUnavailable", err)
+	}
+	waitTerminal(t, e, id)
+	s := mustGet(t, e, id)
+	if s.State != messages.StateFailed || !strings.Contains(s.ErrorMessage, "cancelled before it started") {
+		t.Fatalf("job whose admission was lost: %+v, want Failed before it started", s)
+	}
+	select {
+	case <-started:
+		t.Fatal("the workflow of a job whose admission was lost ran")
+	default:
+	}
+	j.cut.Store(false)
+	eventually(t, "the journal is written again", func() bool { return !e.core.journal.unavailable() })
+	again := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", "{}"))
+	waitTerminal(t, e, again.ID)
+}

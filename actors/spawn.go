@@ -21,9 +21,10 @@ func (c *core) props(a actor.Actor) *actor.Props {
 // startLeaf spawns the job actor for an admitted leaf and the lock actors
 // of its holds. A job that holds nothing is watched by the registry itself.
 func (r *registry) startLeaf(ctx actor.Context, rec *record) {
+	j := r.core.journal
 	ja := &jobActor{
 		id: rec.snap.ID, parentID: rec.snap.ParentID, registry: ctx.Self(),
-		wf: rec.wf, cleanup: rec.cleanup, core: r.core,
+		wf: rec.wf, cleanup: rec.cleanup, core: r.core, gated: j != nil,
 	}
 	rec.wf, rec.cleanup = nil, nil
 	r.core.workers.Add(1) // done by the worker goroutine the actor starts
@@ -36,6 +37,12 @@ func (r *registry) startLeaf(ctx actor.Context, rec *record) {
 	}
 	rec.worker = pid
 	r.remember(pid, pidRef{kind: kindJob, job: rec.snap.ID})
+	if ja.gated {
+		// The workflow starts once the job's creation is in the journal;
+		// should the store fail first, the job ends without running.
+		j.reply(deferredReply{seq: rec.seq, to: pid, msg: &startWork{},
+			failed: &cancelWork{cause: messages.ErrStoreUnavailable}})
+	}
 	if len(rec.holds) == 0 {
 		ctx.Watch(pid)
 		return
