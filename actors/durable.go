@@ -21,18 +21,18 @@ const compactSlack = 4096
 // answered with a store failure: their ids were never handed out.
 type cancelUnjournaled struct{ ids []string }
 
-// journaled reports whether ev changes the durable part of the index. It
-// is asked before ev is applied. Operation leases and shutdown belong to
-// one process's life and are not journaled.
+// journaled reports whether ev changes the durable part of the index and
+// must be written. It is asked before ev is applied. Operation leases and
+// shutdown belong to one process's life and are not journaled; events
+// other events imply are left to replay to derive (jobStore.implied).
 func (s *jobStore) journaled(ev messages.Event) bool {
 	switch e := ev.(type) {
 	case messages.ShutdownBegun:
 		return false
 	case messages.NodeLocked:
-		return e.Operation == ""
-	case messages.NodeReleased:
-		l, ok := s.leases[lockKey{e.RackID, e.NodeID}]
-		return ok && l.holder == e.Holder && l.isJob()
+		return e.Operation == "" && !s.implied(ev)
+	case messages.NodeReleased, messages.ChildAttached:
+		return false // a job's release and attachment are implied; operations' are not kept
 	}
 	return true
 }
@@ -43,8 +43,8 @@ func (s *jobStore) noteSeq(ev messages.Event, seq uint64) {
 	if r, ok := s.jobs[ev.Subject()]; ok {
 		r.seq = seq
 	}
-	if e, ok := ev.(messages.ChildAttached); ok {
-		if p, ok := s.jobs[e.ParentID]; ok {
+	if e, ok := ev.(messages.JobCreated); ok && e.ParentID != "" {
+		if p, ok := s.jobs[e.ParentID]; ok { // it lists the child from now on
 			p.seq = seq
 		}
 	}
@@ -56,7 +56,19 @@ func (r *registry) lastSeq() uint64 {
 	if r.core.journal == nil {
 		return 0
 	}
-	return r.core.journal.last()
+	return r.core.journal.last() + uint64(len(r.store.unwritten))
+}
+
+// flushJournal hands the turn's durable events to the journal writer, in
+// the order they were applied; the registry is the writer's only source,
+// so they get exactly the sequences lastSeq promised. It runs at the end
+// of every turn, a crashed one included (the events are applied).
+func (r *registry) flushJournal() {
+	if len(r.store.unwritten) == 0 {
+		return
+	}
+	r.core.journal.add(r.store.unwritten)
+	r.store.unwritten = nil
 }
 
 // jobSeq is the journal sequence a reply about job id waits for (0: none).
@@ -112,9 +124,10 @@ func (r *registry) cancelJobs(ctx actor.Context, ids []string) {
 // grown past four events per tracked job (plus compactSlack).
 func (r *registry) maybeCompact() {
 	j := r.core.journal
-	if j == nil || j.tailLen() <= 4*len(r.store.jobs)+compactSlack {
+	if j == nil || j.tailLen()+len(r.store.unwritten) <= 4*len(r.store.jobs)+compactSlack {
 		return
 	}
+	r.flushJournal()
 	j.addSnapshot(r.store.snapshotEvents())
 }
 

@@ -8,14 +8,22 @@ import (
 	"github.com/rmsd/rmsd/store"
 )
 
-// The journal's encoding. A journal row (store.Event) of kind journalKind
-// holds a JSON array of tagged events, {"k": "<event kind>", "e": {...}},
-// each event in the json form messages declares; one row holds at most
-// eventsPerRow events, so a 1,000-child admission is a few rows. A change
-// of the encoding gets a new row kind; a row of a kind this rmsd does not
-// know fails the start instead of being skipped.
+// The journal's encoding. A journal row (store.Event) holds a JSON array of
+// tagged events, {"k": "<event kind>", "e": {...}}, each event in the json
+// form messages declares; one row holds at most eventsPerRow events, so a
+// 1,000-child admission is a few rows. A change of the encoding gets a new
+// row kind; a row of a kind this rmsd does not know fails the start
+// instead of being skipped.
+//
+// Rows of kind journalKind (jobs.v2) leave out the events that others
+// imply, half of a job's: a job's attachment to its parent and the hold of
+// its own node (both implied by its JobCreated), and the release of its
+// holds (implied by its terminal event). Replay puts them back
+// (expandImplied). Rows of kind jobsV1 (written by earlier versions) hold
+// every event and are read as they are.
 const (
-	journalKind  = "jobs.v1"
+	journalKind  = "jobs.v2"
+	jobsV1       = "jobs.v1"
 	eventsPerRow = 512
 )
 
@@ -90,37 +98,51 @@ func decodeAs[E messages.Event](data []byte) (messages.Event, error) {
 }
 
 // encodeRows encodes events into journal rows of at most eventsPerRow
-// events each, in order.
+// events each, in order. A row is assembled from the events' own
+// encodings: the same bytes json.Marshal of []taggedEvent gives (kinds are
+// plain identifiers, events are compact), without encoding/json checking
+// and compacting every event a second time.
 func encodeRows(evs []messages.Event) ([]store.Event, error) {
 	rows := make([]store.Event, 0, (len(evs)+eventsPerRow-1)/eventsPerRow)
 	for len(evs) > 0 {
 		n := min(len(evs), eventsPerRow)
-		tagged := make([]taggedEvent, n)
+		data := make([]byte, 0, 160*n)
+		data = append(data, '[')
 		for i, ev := range evs[:n] {
 			kind, err := eventKind(ev)
 			if err != nil {
 				return nil, err
 			}
-			data, err := json.Marshal(ev)
+			e, err := json.Marshal(ev)
 			if err != nil {
 				return nil, fmt.Errorf("journal: encode %s: %w", kind, err)
 			}
-			tagged[i] = taggedEvent{Kind: kind, Event: data}
+			if i > 0 {
+				data = append(data, ',')
+			}
+			data = append(data, `{"k":"`...)
+			data = append(data, kind...)
+			data = append(data, `","e":`...)
+			data = append(data, e...)
+			data = append(data, '}')
 		}
-		data, err := json.Marshal(tagged)
-		if err != nil {
-			return nil, fmt.Errorf("journal: encode row: %w", err)
-		}
+		data = append(data, ']')
 		rows = append(rows, store.Event{Kind: journalKind, Data: data})
 		evs = evs[n:]
 	}
 	return rows, nil
 }
 
-// decodeRow returns the events of one journal row, in order.
-func decodeRow(row store.Event) ([]messages.Event, error) {
-	if row.Kind != journalKind {
-		return nil, fmt.Errorf("journal: row %d has kind %q; this rmsd reads %q", row.Seq, row.Kind, journalKind)
+// decodeRow returns the events of one journal row, in order, and whether
+// the row leaves out implied events (see expandImplied).
+func decodeRow(row store.Event) ([]messages.Event, bool, error) {
+	evs, err := decodeEvents(row)
+	return evs, row.Kind == journalKind, err
+}
+
+func decodeEvents(row store.Event) ([]messages.Event, error) {
+	if row.Kind != journalKind && row.Kind != jobsV1 {
+		return nil, fmt.Errorf("journal: row %d has kind %q; this rmsd reads %q and %q", row.Seq, row.Kind, journalKind, jobsV1)
 	}
 	var tagged []taggedEvent
 	if err := json.Unmarshal(row.Data, &tagged); err != nil {
@@ -135,4 +157,51 @@ func decodeRow(row store.Event) ([]messages.Event, error) {
 		out[i] = ev
 	}
 	return out, nil
+}
+
+// implied reports whether ev is one a jobs.v2 row leaves out, as the
+// registry is about to apply it to s: a job's attachment to its parent,
+// the hold of a job's own node, the release of a job's hold.
+func (s *jobStore) implied(ev messages.Event) bool {
+	switch e := ev.(type) {
+	case messages.ChildAttached:
+		return true
+	case messages.NodeLocked:
+		rec, ok := s.jobs[e.Holder]
+		return ok && e.Operation == "" && e.NodeID != "" && e.NodeID == rec.snap.NodeID && e.RackID == rec.snap.RackID
+	case messages.NodeReleased:
+		l, ok := s.leases[lockKey{e.RackID, e.NodeID}]
+		return ok && l.holder == e.Holder && l.isJob()
+	}
+	return false
+}
+
+// expandImplied applies to s what a jobs.v2 event implies, once ev itself
+// is applied, in the order the registry applied it: after a JobCreated,
+// the hold of the job's node and its attachment to its parent; after a
+// terminal event, the release of every hold of the job.
+func (s *jobStore) expandImplied(ev messages.Event) []error {
+	var then []messages.Event
+	switch e := ev.(type) {
+	case messages.JobCreated:
+		if e.NodeID != "" {
+			then = append(then, messages.NodeLocked{RackID: e.RackID, NodeID: e.NodeID, Holder: e.ID, Since: e.At})
+		}
+		if e.ParentID != "" {
+			then = append(then, messages.ChildAttached{ParentID: e.ParentID, ChildID: e.ID, At: e.At})
+		}
+	case messages.JobCompleted, messages.JobFailed:
+		if rec, ok := s.jobs[ev.Subject()]; ok {
+			for _, k := range rec.holds {
+				then = append(then, messages.NodeReleased{RackID: k.rack, NodeID: k.node, Holder: rec.snap.ID})
+			}
+		}
+	}
+	var errs []error
+	for _, t := range then {
+		if err := s.apply(t); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }

@@ -56,6 +56,7 @@ func (r *registry) Receive(ctx actor.Context) {
 		return
 	}
 	defer r.recoverRequest(ctx, msg)
+	defer r.flushJournal()
 	r.handle(ctx, msg)
 	r.publishLoad()
 }

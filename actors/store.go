@@ -111,6 +111,10 @@ type jobStore struct {
 	// poisoned remembers requests that crashed the registry, so a retry is
 	// answered with an error instead of crashing it again.
 	poisoned poisonRing
+	// unwritten holds the durable events of the registry's current turn:
+	// they go to the journal writer together when the turn ends, so one
+	// admission is one write however many jobs it creates.
+	unwritten []messages.Event
 
 	// Runtime links: watched PIDs by id, and pending AwaitTerminal
 	// subscriptions (the waiting callers outlive a registry restart).

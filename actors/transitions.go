@@ -48,7 +48,8 @@ func (r *registry) applyAll(ctx actor.Context, evs []messages.Event) {
 	if len(durable) == 0 {
 		return
 	}
-	seq := j.add(durable)
+	r.store.unwritten = append(r.store.unwritten, durable...)
+	seq := r.lastSeq() // the sequence these events get when the turn ends
 	for _, ev := range durable {
 		r.store.noteSeq(ev, seq)
 	}

@@ -3,6 +3,9 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/rmsd/rmsd/store"
 )
@@ -24,25 +27,67 @@ func (t *tx) AppendEvents(ctx context.Context, events []store.Event) ([]store.Ev
 			return nil, fmt.Errorf("sqlstore: append %d events: lock: %w", len(events), err)
 		}
 	}
-	stmt, err := t.q.PrepareContext(ctx, t.d.sql(`INSERT INTO journal_events (kind, data, recorded_at) VALUES (?, ?, ?) RETURNING seq`))
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: append %d events: %w", len(events), err)
-	}
-	defer stmt.Close()
 	now := t.now()
-	out := make([]store.Event, len(events))
+	out := make([]store.Event, 0, len(events))
+	for len(events) > 0 {
+		n := min(len(events), appendRowsPerStatement)
+		seqs, err := t.insertEvents(ctx, events[:n], now)
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: append %d events: %w", len(events), err)
+		}
+		for i, e := range events[:n] {
+			e.Seq, e.Recorded = seqs[i], now
+			out = append(out, e)
+		}
+		events = events[n:]
+	}
+	return out, nil
+}
+
+// appendRowsPerStatement bounds one INSERT's rows (3 arguments each, far
+// below SQLite's and PostgreSQL's argument limits).
+const appendRowsPerStatement = 200
+
+// insertEvents inserts events in one statement, one round trip, and returns
+// their sequence numbers in order. Within a statement both databases number
+// rows in ascending order, so the sorted numbers are the rows' in order.
+func (t *tx) insertEvents(ctx context.Context, events []store.Event, now time.Time) ([]int64, error) {
+	var q strings.Builder
+	q.WriteString("INSERT INTO journal_events (kind, data, recorded_at) VALUES ")
+	args := make([]any, 0, 3*len(events))
 	for i, e := range events {
-		e.Recorded = now
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?)")
 		data := e.Data
 		if data == nil {
 			data = []byte{}
 		}
-		if err := stmt.QueryRowContext(ctx, e.Kind, data, t.d.timeArg(now)).Scan(&e.Seq); err != nil {
-			return nil, fmt.Errorf("sqlstore: append %d events: event %d (%s): %w", len(events), i, e.Kind, err)
-		}
-		out[i] = e
+		args = append(args, e.Kind, data, t.d.timeArg(now))
 	}
-	return out, nil
+	q.WriteString(" RETURNING seq")
+	rows, err := t.q.QueryContext(ctx, t.d.sql(q.String()), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	seqs := make([]int64, 0, len(events))
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			return nil, err
+		}
+		seqs = append(seqs, seq)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(seqs) != len(events) {
+		return nil, fmt.Errorf("%d rows inserted, %d sequence numbers returned", len(events), len(seqs))
+	}
+	slices.Sort(seqs)
+	return seqs, nil
 }
 
 // ReadEvents implements store.Journal.
