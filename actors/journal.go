@@ -353,11 +353,11 @@ func (w *journalWriter) close(deadline time.Time) {
 }
 
 // errStoreUnavailable is the admission refusal while the journal fails.
-func errStoreUnavailable() error { return storeUnavailableErr }
+func errStoreUnavailable() error { return errStoreDown }
 
-// storeUnavailableErr is built once: every admission names it as its
+// errStoreDown is built once: every admission names it as its
 // answer should the journal fail.
-var storeUnavailableErr = fmt.Errorf("job store unavailable: rmsd cannot write its job journal, so new jobs are refused until the store answers again; job status reads still answer: %w", messages.ErrStoreUnavailable)
+var errStoreDown = fmt.Errorf("job store unavailable: rmsd cannot write its job journal, so new jobs are refused until the store answers again; job status reads still answer: %w", messages.ErrStoreUnavailable)
 
 // errJournal marks a journal that could not be read at start.
 var errJournal = errors.New("jobs: job journal unreadable")

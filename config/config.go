@@ -132,6 +132,13 @@ type Switches struct {
 	// SSHKnownHosts is the OpenSSH known_hosts file of the known-hosts
 	// policy (rmsd's own key).
 	SSHKnownHosts string `koanf:"ssh_known_hosts"`
+	// ONIEUsername is the SSH user of a switch's ONIE install environment,
+	// which a switch image update with allow_onie_recovery uses on a switch
+	// without NVOS (rmsd's own key; ONIE ships with root).
+	ONIEUsername string `koanf:"onie_username"`
+	// ONIEPassword is the password of onie_username (rmsd's own key; empty
+	// by default, as ONIE ships). It is never logged.
+	ONIEPassword string `koanf:"onie_password"`
 }
 
 // Postgres configures the PostgreSQL store. A URL (or DATABASE_URL) means
@@ -303,6 +310,7 @@ func Default() *Config {
 			NMXPort:          9370,
 			GNMIPort:         9339,
 			SSHHostKeyPolicy: HostKeyAcceptAny,
+			ONIEUsername:     "root",
 
 			NMXConnectTimeoutSeconds: 30,
 			NMXRequestTimeoutSeconds: 30,

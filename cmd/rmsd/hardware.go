@@ -9,6 +9,7 @@ import (
 
 	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
+	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/fabric"
 	"github.com/rmsd/rmsd/hw/fwupdate"
 	"github.com/rmsd/rmsd/hw/gnmicap"
@@ -64,7 +65,8 @@ func newHardware(cfg *config.Config, p pace, log logging.Logger) (*hardware, err
 	})
 	ssh := sshOptions(cfg.Switches, cfg.Workflows)
 	ssh.Logger = log.Component("ssh")
-	deps := platform.Deps{Redfish: pool, NVUE: nvPool, SSH: ssh, SwitchReboot: p.switchReboot(), Logger: log.Component("platform")}
+	deps := platform.Deps{Redfish: pool, NVUE: nvPool, SSH: ssh, SwitchReboot: p.switchReboot(), Logger: log.Component("platform"),
+		ONIE: hw.Credentials{Username: cfg.Switches.ONIEUsername, Password: hw.NewSecret(cfg.Switches.ONIEPassword)}}
 	fab, err := fabricOptions(cfg.Switches, p)
 	if err != nil {
 		nvPool.Close()

@@ -173,6 +173,7 @@ func fastRunner(t *testing.T, fleet *sim.Fleet) *nodeops.Runner {
 		Redfish: pool, NVUE: nv, Logger: zerolog.Nop(),
 		SSH:          sshsftp.Options{Port: fleet.SSHPort(), HostKey: sshsftp.AcceptAnyHostKey()},
 		SwitchReboot: platform.SwitchRebootTiming{ProbeInterval: 5 * time.Millisecond, InstallTimeout: time.Minute, PowerCycleTimeout: time.Minute},
+		ONIE:         hw.Credentials{Username: "root"}, // the simulator's ONIE login, as ONIE ships
 	}, 64)
 }
 

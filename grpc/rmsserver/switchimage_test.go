@@ -10,6 +10,7 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/sim/nvossim"
 	"github.com/rmsd/rmsd/hw/switchimage"
 )
 
@@ -163,7 +164,7 @@ func TestUpdateSwitchSystemImageInstallsOnEverySwitch(t *testing.T) {
 		if res.Stages[1].Details["uninstalled"] != "nvos-24.12.0001" {
 			t.Errorf("%s: cleanup details %v, want the old build uninstalled", id, res.Stages[1].Details)
 		}
-		if res.ONIERecovery != "not supported" {
+		if res.ONIERecovery != "not needed" {
 			t.Errorf("%s: onie_recovery %q", id, res.ONIERecovery)
 		}
 		p1, p2, cur, next := f.nvos(t, id).SystemImage()
@@ -396,5 +397,97 @@ func TestSwitchSystemImageJobCancelledDuringTheWait(t *testing.T) {
 	if st.GetState() != "failed" || res.Status != "cancelled" ||
 		st.GetErrorMessage() != "switch system image job cancelled during wait_for_target_steady_state" {
 		t.Errorf("job %s %q: %s %s", st.GetState(), st.GetErrorMessage(), res.Status, res.stageStatuses())
+	}
+}
+
+// updateImageONIE is updateImage with allow_onie_recovery.
+func (f *firmwareRack) updateImageONIE(t *testing.T, file string, allow bool, nodes ...hw.Node) *rmspb.UpdateSwitchSystemImageResponse {
+	t.Helper()
+	resp, err := f.client.UpdateSwitchSystemImage(rpcContext(t), &rmspb.UpdateSwitchSystemImageRequest{
+		Nodes: nodeSet(nodes...), ImageFilename: file, LocalFilePath: file, AllowOnieRecovery: allow})
+	if err != nil {
+		t.Fatalf("UpdateSwitchSystemImage: %v", err)
+	}
+	return resp
+}
+
+// A switch without NVOS (it boots ONIE) fails in inspect_state, saying it
+// runs ONIE and that allow_onie_recovery would install the image; nothing
+// is installed.
+func TestUpdateSwitchSystemImageOnONIENeedsTheRecoveryFlag(t *testing.T) {
+	f := startFirmwareRack(t, nil)
+	sw := f.ofKind(hw.KindSwitch)[0]
+	f.nvos(t, sw.ID).BootONIE()
+	file := f.stageImageFile(t, "nvos-amd64-25.11.1042.bin", 4096)
+	resp := f.updateImageONIE(t, file, false, sw)
+	st := f.waitImageJob(t, resp.GetJobs()[0].GetJobId())
+	res := parseImageResult(t, st.GetResultJson())
+	want := sw.ID + " runs ONIE " + nvossim.ONIEVersion + "; set allow_onie_recovery to install " + file + " from ONIE"
+	if st.GetState() != "failed" || !strings.Contains(st.GetErrorMessage(), want) || !strings.HasPrefix(res.stageStatuses(), "inspect_state=failed ") {
+		t.Fatalf("job %s %q (%s), want failed in inspect_state with %q", st.GetState(), st.GetErrorMessage(), res.stageStatuses(), want)
+	}
+	if res.ONIERecovery != "needed but not allowed" || res.Stages[0].Details["onie"] != nvossim.ONIEVersion {
+		t.Errorf("onie_recovery %q, inspect details %v", res.ONIERecovery, res.Stages[0].Details)
+	}
+	if !f.nvos(t, sw.ID).InONIE() {
+		t.Error("the switch left ONIE without the flag")
+	}
+}
+
+// With allow_onie_recovery, a switch without NVOS gets the image through
+// ONIE: streamed to its RAM disk, installed by onie-nos-install, rebooted
+// into NVOS with the factory admin login, which is recovered; the job
+// completes with the target as current and next build.
+func TestUpdateSwitchSystemImageRecoversASwitchFromONIE(t *testing.T) {
+	f := startFirmwareRack(t, nil)
+	sw := f.ofKind(hw.KindSwitch)[0]
+	f.nvos(t, sw.ID).BootONIE()
+	file := f.stageImageFile(t, "nvos-amd64-25.11.1042.bin", 4096)
+	resp := f.updateImageONIE(t, file, true, sw)
+	st := f.waitImageJob(t, resp.GetJobs()[0].GetJobId())
+	res := parseImageResult(t, st.GetResultJson())
+	if st.GetState() != "completed" || res.stageStatuses() != allStagesCompleted {
+		t.Fatalf("job %s %q: %s", st.GetState(), st.GetErrorMessage(), res.stageStatuses())
+	}
+	if res.ONIERecovery != "performed from ONIE "+nvossim.ONIEVersion || res.CurrentBuild != "nvos-25.11.1042" || res.NextBuild != res.CurrentBuild {
+		t.Errorf("result %+v", res)
+	}
+	if got := res.Stages[2].Details; got["path"] != "/tmp/"+file || got["via"] != "ONIE shell" || got["bytes"] != "4096" {
+		t.Errorf("stage_image details %v", got)
+	}
+	if got := res.Stages[3].Details["installer"]; got != "onie-nos-install /tmp/"+file {
+		t.Errorf("trigger_install details %v", res.Stages[3].Details)
+	}
+	if got := res.Stages[5].Details["admin_password_recovered"]; got != "true" {
+		t.Errorf("admin_password_recovered %q, want the fresh install's factory login recovered", got)
+	}
+	p1, _, cur, next := f.nvos(t, sw.ID).SystemImage()
+	if f.nvos(t, sw.ID).InONIE() || p1 != "nvos-25.11.1042" || cur != 1 || next != 1 {
+		t.Errorf("switch after the recovery: ONIE %v, partition 1 %q, current %d next %d", f.nvos(t, sw.ID).InONIE(), p1, cur, next)
+	}
+	// The node's own credentials work again.
+	inv, err := f.client.BatchGetFirmwareInventory(rpcContext(t), &rmspb.BatchGetFirmwareInventoryRequest{Nodes: nodeSet(sw)})
+	if err != nil || inv.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
+		t.Errorf("inventory after the recovery: %v %v", inv.GetResponse(), err)
+	}
+}
+
+// An ONIE install that fails ends the job in trigger_install with the
+// installer's error, and the switch stays in ONIE.
+func TestUpdateSwitchSystemImageONIEInstallFailure(t *testing.T) {
+	f := startFirmwareRack(t, nil)
+	sw := f.ofKind(hw.KindSwitch)[0]
+	f.nvos(t, sw.ID).BootONIE()
+	f.nvos(t, sw.ID).FailImageInstalls("image signature check failed")
+	file := f.stageImageFile(t, "nvos-amd64-25.11.1042.bin", 4096)
+	resp := f.updateImageONIE(t, file, true, sw)
+	st := f.waitImageJob(t, resp.GetJobs()[0].GetJobId())
+	res := parseImageResult(t, st.GetResultJson())
+	if st.GetState() != "failed" || !strings.Contains(st.GetErrorMessage(), "image signature check failed") ||
+		!strings.Contains(res.stageStatuses(), "trigger_install=failed") {
+		t.Fatalf("job %s %q: %s, want failed in trigger_install with the installer's error", st.GetState(), st.GetErrorMessage(), res.stageStatuses())
+	}
+	if !f.nvos(t, sw.ID).InONIE() {
+		t.Error("the switch left ONIE after a failed install")
 	}
 }

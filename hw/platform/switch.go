@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/sshsftp"
@@ -18,11 +19,12 @@ type switchDevice struct {
 	rf     *redfish.Client // nil without a usable BMC endpoint
 	nvue   *nvue.Client    // nil without a host endpoint
 	ssh    sshsftp.Options // how firmware is staged on the host
+	onie   hw.Credentials  // the ONIE login of the host
 	reboot SwitchRebootTiming
 }
 
 func newSwitch(d Deps, c Config) (Device, error) {
-	s := &switchDevice{cfg: c, ssh: d.SSH, reboot: d.SwitchReboot.withDefaults()}
+	s := &switchDevice{cfg: c, ssh: d.SSH, onie: d.ONIE, reboot: d.SwitchReboot.withDefaults()}
 	bmc := c.BMC
 	if bmc.Host() != "" && bmc.Credentials.Username != "" && !bmc.Credentials.Password.IsZero() {
 		rf, err := d.Redfish.Client(bmc)

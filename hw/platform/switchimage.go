@@ -70,6 +70,17 @@ type SwitchImager interface {
 	// checks that a login with it works. It is only for a node whose host
 	// user is admin.
 	RecoverAdminPassword(ctx context.Context) error
+
+	// ONIEVersion logs in to the switch's ONIE install environment (the
+	// ONIE login of Deps) and returns its version: it answers only on a
+	// switch without NVOS.
+	ONIEVersion(ctx context.Context) (string, error)
+	// StageONIEImage writes u to ONIEImageDir in ONIE (its shell has no
+	// SFTP server: the image is streamed to `cat`) and checks its size.
+	StageONIEImage(ctx context.Context, u SystemImageUpload) (string, error)
+	// InstallFromONIE runs onie-nos-install on a staged image and returns
+	// the installer's last line; the switch then reboots into NVOS.
+	InstallFromONIE(ctx context.Context, path string) (string, error)
 }
 
 var _ SwitchImager = (*switchDevice)(nil)

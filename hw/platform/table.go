@@ -22,6 +22,9 @@ type Deps struct {
 	// key policy, timeouts); its HostKey must be set for switch firmware
 	// updates (see sshsftp.HostKeyPolicy).
 	SSH sshsftp.Options
+	// ONIE is the SSH login of a switch's ONIE install environment, used to
+	// install NVOS on a switch that has none (SwitchImager.InstallFromONIE).
+	ONIE hw.Credentials
 	// SwitchReboot bounds the waits for a switch reboot during a firmware
 	// update; zero fields take upstream's values.
 	SwitchReboot SwitchRebootTiming

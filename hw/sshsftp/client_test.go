@@ -295,3 +295,28 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		t.Fatal("the test must exercise logging")
 	}
 }
+
+// TestRunInputFeedsTheCommandsStdin: RunInput streams its reader to the
+// command as standard input, here ONIE's `cat > FILE` (a shell without an
+// SFTP server), and the file holds exactly those bytes.
+func TestRunInputFeedsTheCommandsStdin(t *testing.T) {
+	r := start(t)
+	r.sw.BootONIE()
+	ep := r.ep
+	ep.Credentials = hw.Credentials{Username: "root"}
+	c, err := sshsftp.Dial(r.ctx, ep, r.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	body := bytes.Repeat([]byte("0123456789abcdef"), 40_000) // 640 KB, several SSH windows
+	if _, err := c.RunInput(r.ctx, "cat > "+sshsftp.Quote("/tmp/image.bin"), bytes.NewReader(body)); err != nil {
+		t.Fatalf("cat > /tmp/image.bin: %v", err)
+	}
+	if got, ok := r.sw.File("/tmp/image.bin"); !ok || !bytes.Equal(got, body) {
+		t.Fatalf("file on the host: %d bytes (present %v), want the %d streamed", len(got), ok, len(body))
+	}
+	if out, err := c.Output(r.ctx, "wc -c < /tmp/image.bin"); err != nil || out != "640000" {
+		t.Fatalf("wc -c: %q, %v", out, err)
+	}
+}

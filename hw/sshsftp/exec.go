@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"golang.org/x/crypto/ssh"
@@ -52,7 +53,22 @@ type Result struct {
 // is an *ExitError (ErrExit) carrying the end of stderr; the Result is
 // returned in every case where the command ran.
 func (c *Client) Run(ctx context.Context, cmd string) (Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.opts.CommandTimeout)
+	return c.run(ctx, cmd, nil)
+}
+
+// RunInput is Run with stdin fed to the command (its end closes the
+// command's input): how a file reaches a host that has no SFTP server. It
+// is bounded by Options.UploadTimeout instead of CommandTimeout.
+func (c *Client) RunInput(ctx context.Context, cmd string, stdin io.Reader) (Result, error) {
+	return c.run(ctx, cmd, stdin)
+}
+
+func (c *Client) run(ctx context.Context, cmd string, stdin io.Reader) (Result, error) {
+	bound := c.opts.CommandTimeout
+	if stdin != nil {
+		bound = c.opts.UploadTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	var res Result
 	stdout := &capped{max: maxStdout}
@@ -63,7 +79,7 @@ func (c *Client) Run(ctx context.Context, cmd string) (Result, error) {
 			return fmt.Errorf("%w: open session: %v", ErrConnect, err)
 		}
 		defer sess.Close()
-		sess.Stdout, sess.Stderr = stdout, stderr
+		sess.Stdin, sess.Stdout, sess.Stderr = stdin, stdout, stderr
 		return sess.Run(cmd)
 	})
 	res.Stdout, res.Stderr = stdout.buf.Bytes(), stderr.buf.Bytes()

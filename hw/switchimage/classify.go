@@ -19,6 +19,8 @@ func classify(err error) messages.JobError {
 		return messages.ErrorTimeout
 	case errors.Is(err, nvue.ErrUnauthorized), errors.Is(err, sshsftp.ErrAuth):
 		return messages.ErrorUnauthenticated
+	case errors.Is(err, errNoNVOS):
+		return messages.ErrorFailedPrecondition
 	case errors.Is(err, os.ErrNotExist):
 		return messages.ErrorFileNotFound
 	case errors.Is(err, platform.ErrImageTooSmall), errors.Is(err, platform.ErrInvalidFirmwareUpdate),

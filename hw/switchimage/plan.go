@@ -18,9 +18,9 @@ type Plan struct {
 	// Target is the build id the switch reports once it runs the image,
 	// "nvos-X.Y.Z" (hw/nvue.BuildIDFromFile).
 	Target string
-	// AllowONIERecovery is the request's allow_onie_recovery. rmsd has no
-	// ONIE path: it is echoed in result_json and changes nothing (a switch
-	// without a reachable NVOS fails in inspect_state).
+	// AllowONIERecovery is the request's allow_onie_recovery: a switch
+	// found without NVOS (NVUE silent, ONIE answering over SSH) gets the
+	// image through ONIE's installer instead of failing in inspect_state.
 	AllowONIERecovery bool
 }
 

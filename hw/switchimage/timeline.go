@@ -24,8 +24,9 @@ type summary struct {
 	CurrentBuild      string `json:"current_build,omitempty"`
 	NextBuild         string `json:"next_build,omitempty"`
 	AllowONIERecovery bool   `json:"allow_onie_recovery"`
-	// ONIERecovery says what became of allow_onie_recovery: rmsd has no
-	// ONIE path, so it is always "not supported".
+	// ONIERecovery says what became of allow_onie_recovery: "not needed"
+	// (NVOS answered), "needed but not allowed" or "performed from ONIE
+	// <version>".
 	ONIERecovery string `json:"onie_recovery"`
 	ErrorMessage string `json:"error_message,omitempty"`
 }

@@ -43,6 +43,7 @@ var (
 	errUnknownCurrent  = errors.New("switchimage: the switch reports no current partition")
 	errInstallFailed   = errors.New("switchimage: image install failed")
 	errUninstallFailed = errors.New("switchimage: image uninstall failed")
+	errNoNVOS          = errors.New("switchimage: NVOS is not installed")
 )
 
 // errUpToDate ends the update early: nothing to do.
@@ -59,6 +60,11 @@ type run struct {
 	actionID string          // the install action
 	// recovered is set once the admin password was recovered.
 	recovered bool
+	// onie is the ONIE version of a switch found without NVOS and
+	// installed from ONIE (allow_onie_recovery); onieRefused is set when
+	// such a switch was found and recovery was not allowed.
+	onie        string
+	onieRefused bool
 }
 
 // Workflow returns the update of p.Node as a job workflow. The job engine
@@ -126,7 +132,20 @@ func (r *run) cancelled(ctx context.Context, tl *timeline.Timeline, where string
 func (r *run) summary(status, errMsg string) summary {
 	return summary{Status: status, RackID: r.plan.Node.RackID, NodeID: r.plan.Node.ID, ImageFile: r.plan.ImageName,
 		TargetBuild: r.plan.Target, CurrentBuild: r.state.CurrentBuild(), NextBuild: r.state.NextBuild(),
-		AllowONIERecovery: r.plan.AllowONIERecovery, ONIERecovery: "not supported", ErrorMessage: errMsg}
+		AllowONIERecovery: r.plan.AllowONIERecovery, ONIERecovery: r.onieRecovery(), ErrorMessage: errMsg}
+}
+
+// onieRecovery says what became of allow_onie_recovery (result_json's
+// onie_recovery).
+func (r *run) onieRecovery() string {
+	switch {
+	case r.onie != "":
+		return "performed from ONIE " + r.onie
+	case r.onieRefused:
+		return "needed but not allowed"
+	default:
+		return "not needed"
+	}
 }
 
 // op runs fn on the switch as one short node operation.
@@ -164,7 +183,7 @@ func (r *run) stateDetails() map[string]string {
 
 func (r *run) inspect(ctx context.Context) (map[string]string, error) {
 	if err := r.readImage(ctx); err != nil {
-		return nil, err
+		return r.inspectONIE(ctx, err)
 	}
 	if r.atTarget() {
 		return r.stateDetails(), errUpToDate
@@ -172,8 +191,36 @@ func (r *run) inspect(ctx context.Context) (map[string]string, error) {
 	return r.stateDetails(), nil
 }
 
+// inspectONIE looks for ONIE on a switch whose NVUE did not answer
+// (readErr): a switch without NVOS runs ONIE's install environment. Found,
+// the update goes on from ONIE when allow_onie_recovery is set, and fails
+// saying so otherwise; not found, readErr stands.
+func (r *run) inspectONIE(ctx context.Context, readErr error) (map[string]string, error) {
+	if !errors.Is(readErr, nvue.ErrTransport) && !errors.Is(readErr, nvue.ErrTimeout) {
+		return nil, readErr
+	}
+	var version string
+	if err := r.op(ctx, func(ctx context.Context, im platform.SwitchImager) (err error) {
+		version, err = im.ONIEVersion(ctx)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("%w (and no ONIE answered: %v)", readErr, err)
+	}
+	details := map[string]string{"nvos": "not installed", "onie": version}
+	if !r.plan.AllowONIERecovery {
+		r.onieRefused = true
+		return details, fmt.Errorf("%w: %s runs ONIE %s; set allow_onie_recovery to install %s from ONIE",
+			errNoNVOS, r.plan.Node.ID, version, r.plan.ImageName)
+	}
+	r.onie = version
+	return details, nil
+}
+
 // cleanup uninstalls the non-current partition when it holds a build.
 func (r *run) cleanup(ctx context.Context) (map[string]string, error) {
+	if r.onie != "" {
+		return map[string]string{"uninstalled": "", "onie": "no NVOS partition to clean"}, nil
+	}
 	if r.state.Current == 0 {
 		return nil, errUnknownCurrent
 	}
@@ -225,6 +272,14 @@ func (r *run) stageImage(ctx context.Context) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("image file %s: %w", filepath.Base(r.plan.File), err)
 	}
+	if r.onie != "" {
+		var path string
+		err = r.op(ctx, func(ctx context.Context, im platform.SwitchImager) (err error) {
+			path, err = im.StageONIEImage(ctx, platform.SystemImageUpload{Name: r.plan.ImageName, Body: f, Size: info.Size()})
+			return err
+		})
+		return map[string]string{"path": path, "bytes": fmt.Sprint(info.Size()), "via": "ONIE shell"}, err
+	}
 	var staged platform.StagedImage
 	err = r.op(ctx, func(ctx context.Context, im platform.SwitchImager) (err error) {
 		staged, err = im.StageSystemImage(ctx, platform.SystemImageUpload{Name: r.plan.ImageName, Body: f, Size: info.Size()})
@@ -236,8 +291,20 @@ func (r *run) stageImage(ctx context.Context) (map[string]string, error) {
 	return details, err
 }
 
-// trigger starts the install.
+// trigger starts the install: NVUE's @install, or ONIE's installer.
 func (r *run) trigger(ctx context.Context) (map[string]string, error) {
+	if r.onie != "" {
+		path := platform.ONIEImageDir + "/" + r.plan.ImageName
+		var last string
+		err := r.op(ctx, func(ctx context.Context, im platform.SwitchImager) (err error) {
+			last, err = im.InstallFromONIE(ctx, path)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errInstallFailed, err)
+		}
+		return map[string]string{"installer": "onie-nos-install " + path, "output": last}, nil
+	}
 	err := r.op(ctx, func(ctx context.Context, im platform.SwitchImager) (err error) {
 		r.actionID, err = im.InstallSystemImage(ctx, r.plan.ImageName)
 		return err
@@ -253,6 +320,9 @@ func (r *run) trigger(ctx context.Context) (map[string]string, error) {
 // (the switch may already be rebooting); a 401 means the install reset
 // the login, so it has handed off.
 func (r *run) handoff(ctx context.Context) (map[string]string, error) {
+	if r.onie != "" { // ONIE's installer returns once it has installed
+		return map[string]string{"handoff": "onie-nos-install finished; the switch reboots into NVOS"}, nil
+	}
 	deadline := time.Now().Add(r.t.HandoffTimeout)
 	details := map[string]string{"action_id": r.actionID}
 	reads := 0

@@ -72,6 +72,12 @@ type Config struct {
 	// Fabric is the rack as the fabric manager sees it (GetTopologyInfo,
 	// GetComputeNodeInfoList, GetSwitchNodeInfoList).
 	Fabric FabricModel
+	// ONIEUsername and ONIEPassword are the SSH login of the switch's ONIE
+	// install environment, used while it has no NVOS (BootONIE). Default
+	// "root" with no password, as ONIE ships.
+	ONIEUsername string
+	ONIEPassword hw.Secret
+
 	// ExpirePasswordOnInstall resets the admin account to admin/admin with
 	// an expired password when an NVOS image install reboots the switch.
 	ExpirePasswordOnInstall bool
@@ -112,6 +118,7 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.HostName, "nvos-sim")
 	def(&c.Username, "admin")
+	def(&c.ONIEUsername, "root")
 	if c.Password.IsZero() {
 		c.Password = hw.NewSecret("admin")
 	}

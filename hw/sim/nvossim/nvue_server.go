@@ -81,7 +81,7 @@ func (s *Switch) wrap(f nvueFunc) http.Handler {
 		s.mu.Lock()
 		now := s.now()
 		s.advanceLocked(now)
-		if s.downLocked(now) {
+		if s.downLocked(now) || s.onie { // no NVOS, no NVUE
 			s.mu.Unlock()
 			dropConnection(w)
 			return

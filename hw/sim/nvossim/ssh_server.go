@@ -24,7 +24,10 @@ func (s *Switch) sshConfig() *ssh.ServerConfig {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			res := authFailed
-			if !s.rejectLogins {
+			switch {
+			case s.onie:
+				res = s.checkONIELoginLocked(meta.User(), string(pw))
+			case !s.rejectLogins:
 				res = s.checkPasswordLocked(meta.User(), string(pw))
 			}
 			if res == authFailed {
@@ -143,9 +146,12 @@ func (s *Switch) serveSession(ch ssh.Channel, reqs <-chan *ssh.Request, sess ses
 			}
 			_ = req.Reply(true, nil)
 			code := 1
-			if sess.expired {
+			switch {
+			case s.InONIE():
+				code = s.runONIE(cmd, ch, ch, ch.Stderr())
+			case sess.expired:
 				_, _ = io.WriteString(ch.Stderr(), "You are required to change your password immediately (administrator enforced).\n")
-			} else {
+			default:
 				code = s.runCommand(cmd, ch, ch.Stderr())
 			}
 			s.log.Debug().Str("user", sess.user).Str("cmd", cmd).Int("exit", code).Msg("ssh exec")
@@ -160,7 +166,7 @@ func (s *Switch) serveSession(ch ssh.Channel, reqs <-chan *ssh.Request, sess ses
 			}
 			return
 		case "subsystem":
-			if parseString(req.Payload) != "sftp" || sess.expired {
+			if parseString(req.Payload) != "sftp" || sess.expired || s.InONIE() { // ONIE has no SFTP server
 				_ = req.Reply(false, nil)
 				continue
 			}

@@ -63,6 +63,7 @@ type Switch struct {
 	nvueConns      int
 	nvueRequests   int // NVUE requests that reached a live switch
 	cluster        cluster
+	onie           bool // no NVOS: the switch runs ONIE (onie.go)
 	spdm           spdmState
 	tls            tlsState
 
