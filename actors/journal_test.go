@@ -587,31 +587,48 @@ func jobActorOf(t *testing.T, e *Engine, started <-chan struct{}) string {
 	return id
 }
 
-// TestJournalWorkflowWaitsUntilItsJobIsDurable: while the admission's
-// journal write is held, the job's actor exists but its workflow has not
-// run; once the write is done, it runs. A job a restart could not bring
-// back never touches hardware.
-func TestJournalWorkflowWaitsUntilItsJobIsDurable(t *testing.T) {
-	st := journalBackends[0].open(t)
-	j := &cutJournal{Journal: st}
-	e, _ := newEngine(t, Options{Journal: j})
-	waiting, release := j.holdWrites()
-	started := make(chan struct{})
+// heldAdmission is an admission on node r/n whose journal write is held:
+// its job's actor is spawned, its workflow (which completes at once) has
+// not started, its caller has no answer yet.
+type heldAdmission struct {
+	e       *Engine
+	j       *cutJournal
+	id      string
+	started chan struct{} // closed when the workflow starts
+	got     chan error    // the admission's answer
+	release func()        // lets the journal write go
+}
+
+func startHeldAdmission(t *testing.T) heldAdmission {
+	t.Helper()
+	h := heldAdmission{j: &cutJournal{Journal: journalBackends[0].open(t)}, started: make(chan struct{}), got: make(chan error, 1)}
+	h.e, _ = newEngine(t, Options{Journal: h.j})
+	var waiting <-chan struct{}
+	waiting, h.release = h.j.holdWrites()
 	wf := messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
-		close(started)
+		close(h.started)
 		_ = job.Complete("Completed", "{}")
 	})
-	got := make(chan error, 1)
 	go func() {
-		_, err := e.Create(context.Background(), messages.JobSpec{RackID: "r", NodeID: "n"}, wf, nil)
-		got <- err
+		_, err := h.e.Create(context.Background(), messages.JobSpec{RackID: "r", NodeID: "n"}, wf, nil)
+		h.got <- err
 	}()
 	select {
 	case <-waiting:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the admission never reached the journal")
 	}
-	id := jobActorOf(t, e, started)
+	h.id = jobActorOf(t, h.e, h.started)
+	return h
+}
+
+// TestJournalWorkflowWaitsUntilItsJobIsDurable: while the admission's
+// journal write is held, the job's actor exists but its workflow has not
+// run; once the write is done, it runs. A job a restart could not bring
+// back never touches hardware.
+func TestJournalWorkflowWaitsUntilItsJobIsDurable(t *testing.T) {
+	h := startHeldAdmission(t)
+	e, id, started, got, release := h.e, h.id, h.started, h.got, h.release
 	// A bound on a negative, not a synchronisation: before this change the
 	// workflow ran within microseconds of its actor's spawn.
 	select {
@@ -638,26 +655,8 @@ func TestJournalWorkflowWaitsUntilItsJobIsDurable(t *testing.T) {
 // write fails is refused to its caller, and its job ends Failed without
 // its workflow ever running; its node is free again.
 func TestJournalJobWhoseAdmissionIsLostNeverRuns(t *testing.T) {
-	st := journalBackends[0].open(t)
-	j := &cutJournal{Journal: st}
-	e, _ := newEngine(t, Options{Journal: j})
-	waiting, release := j.holdWrites()
-	started := make(chan struct{})
-	wf := messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
-		close(started)
-		_ = job.Complete("Completed", "{}")
-	})
-	got := make(chan error, 1)
-	go func() {
-		_, err := e.Create(context.Background(), messages.JobSpec{RackID: "r", NodeID: "n"}, wf, nil)
-		got <- err
-	}()
-	select {
-	case <-waiting:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the admission never reached the journal")
-	}
-	id := jobActorOf(t, e, started)
+	h := startHeldAdmission(t)
+	e, j, id, started, got, release := h.e, h.j, h.id, h.started, h.got, h.release
 	j.cut.Store(true)
 	release()
 	if err := <-got; !errors.Is(err, messages.ErrStoreUnavailable) {

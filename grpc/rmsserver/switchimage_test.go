@@ -260,14 +260,7 @@ func TestUpdateSwitchSystemImageRecoversTheExpiredAdmin(t *testing.T) {
 	if st.GetState() != "completed" || res.stageStatuses() != allStagesCompleted {
 		t.Fatalf("job %s %q: %s", st.GetState(), st.GetErrorMessage(), res.stageStatuses())
 	}
-	if got := res.Stages[5].Details["admin_password_recovered"]; got != "true" {
-		t.Errorf("admin_password_recovered %q", got)
-	}
-	// The node's own credentials work again.
-	inv, err := f.client.BatchGetFirmwareInventory(rpcContext(t), &rmspb.BatchGetFirmwareInventoryRequest{Nodes: nodeSet(sw)})
-	if err != nil || inv.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
-		t.Errorf("inventory after the recovery: %v %v", inv.GetResponse(), err)
-	}
+	f.checkAdminRecovered(t, res, sw)
 }
 
 // An image that is too small, outside firmware_dir, missing or without a
@@ -400,15 +393,28 @@ func TestSwitchSystemImageJobCancelledDuringTheWait(t *testing.T) {
 	}
 }
 
-// updateImageONIE is updateImage with allow_onie_recovery.
-func (f *firmwareRack) updateImageONIE(t *testing.T, file string, allow bool, nodes ...hw.Node) *rmspb.UpdateSwitchSystemImageResponse {
+// onieFile is the image the ONIE tests install.
+const onieFile = "nvos-amd64-25.11.1042.bin"
+
+// updateFromONIE boots the rack's first switch into ONIE, applies fault
+// to it (when set), updates it to onieFile with allow_onie_recovery as
+// allow, and returns the switch, its finished child and the child's
+// result.
+func (f *firmwareRack) updateFromONIE(t *testing.T, allow bool, fault func(*nvossim.Switch)) (hw.Node, *rmspb.GetSwitchSystemImageJobStatusResponse, imageResult) {
 	t.Helper()
-	resp, err := f.client.UpdateSwitchSystemImage(rpcContext(t), &rmspb.UpdateSwitchSystemImageRequest{
-		Nodes: nodeSet(nodes...), ImageFilename: file, LocalFilePath: file, AllowOnieRecovery: allow})
-	if err != nil {
-		t.Fatalf("UpdateSwitchSystemImage: %v", err)
+	sw := f.ofKind(hw.KindSwitch)[0]
+	f.nvos(t, sw.ID).BootONIE()
+	if fault != nil {
+		fault(f.nvos(t, sw.ID).Switch)
 	}
-	return resp
+	file := f.stageImageFile(t, onieFile, 4096)
+	resp, err := f.client.UpdateSwitchSystemImage(rpcContext(t), &rmspb.UpdateSwitchSystemImageRequest{
+		Nodes: nodeSet(sw), ImageFilename: file, LocalFilePath: file, AllowOnieRecovery: allow})
+	if err != nil || len(resp.GetJobs()) != 1 {
+		t.Fatalf("UpdateSwitchSystemImage: %v %v", resp, err)
+	}
+	st := f.waitImageJob(t, resp.GetJobs()[0].GetJobId())
+	return sw, st, parseImageResult(t, st.GetResultJson())
 }
 
 // A switch without NVOS (it boots ONIE) fails in inspect_state, saying it
@@ -416,13 +422,8 @@ func (f *firmwareRack) updateImageONIE(t *testing.T, file string, allow bool, no
 // is installed.
 func TestUpdateSwitchSystemImageOnONIENeedsTheRecoveryFlag(t *testing.T) {
 	f := startFirmwareRack(t, nil)
-	sw := f.ofKind(hw.KindSwitch)[0]
-	f.nvos(t, sw.ID).BootONIE()
-	file := f.stageImageFile(t, "nvos-amd64-25.11.1042.bin", 4096)
-	resp := f.updateImageONIE(t, file, false, sw)
-	st := f.waitImageJob(t, resp.GetJobs()[0].GetJobId())
-	res := parseImageResult(t, st.GetResultJson())
-	want := sw.ID + " runs ONIE " + nvossim.ONIEVersion + "; set allow_onie_recovery to install " + file + " from ONIE"
+	sw, st, res := f.updateFromONIE(t, false, nil)
+	want := sw.ID + " runs ONIE " + nvossim.ONIEVersion + "; set allow_onie_recovery to install " + onieFile + " from ONIE"
 	if st.GetState() != "failed" || !strings.Contains(st.GetErrorMessage(), want) || !strings.HasPrefix(res.stageStatuses(), "inspect_state=failed ") {
 		t.Fatalf("job %s %q (%s), want failed in inspect_state with %q", st.GetState(), st.GetErrorMessage(), res.stageStatuses(), want)
 	}
@@ -440,32 +441,33 @@ func TestUpdateSwitchSystemImageOnONIENeedsTheRecoveryFlag(t *testing.T) {
 // completes with the target as current and next build.
 func TestUpdateSwitchSystemImageRecoversASwitchFromONIE(t *testing.T) {
 	f := startFirmwareRack(t, nil)
-	sw := f.ofKind(hw.KindSwitch)[0]
-	f.nvos(t, sw.ID).BootONIE()
-	file := f.stageImageFile(t, "nvos-amd64-25.11.1042.bin", 4096)
-	resp := f.updateImageONIE(t, file, true, sw)
-	st := f.waitImageJob(t, resp.GetJobs()[0].GetJobId())
-	res := parseImageResult(t, st.GetResultJson())
+	sw, st, res := f.updateFromONIE(t, true, nil)
 	if st.GetState() != "completed" || res.stageStatuses() != allStagesCompleted {
 		t.Fatalf("job %s %q: %s", st.GetState(), st.GetErrorMessage(), res.stageStatuses())
 	}
 	if res.ONIERecovery != "performed from ONIE "+nvossim.ONIEVersion || res.CurrentBuild != "nvos-25.11.1042" || res.NextBuild != res.CurrentBuild {
 		t.Errorf("result %+v", res)
 	}
-	if got := res.Stages[2].Details; got["path"] != "/tmp/"+file || got["via"] != "ONIE shell" || got["bytes"] != "4096" {
+	if got := res.Stages[2].Details; got["path"] != "/tmp/"+onieFile || got["via"] != "ONIE shell" || got["bytes"] != "4096" {
 		t.Errorf("stage_image details %v", got)
 	}
-	if got := res.Stages[3].Details["installer"]; got != "onie-nos-install /tmp/"+file {
+	if got := res.Stages[3].Details["installer"]; got != "onie-nos-install /tmp/"+onieFile {
 		t.Errorf("trigger_install details %v", res.Stages[3].Details)
-	}
-	if got := res.Stages[5].Details["admin_password_recovered"]; got != "true" {
-		t.Errorf("admin_password_recovered %q, want the fresh install's factory login recovered", got)
 	}
 	p1, _, cur, next := f.nvos(t, sw.ID).SystemImage()
 	if f.nvos(t, sw.ID).InONIE() || p1 != "nvos-25.11.1042" || cur != 1 || next != 1 {
 		t.Errorf("switch after the recovery: ONIE %v, partition 1 %q, current %d next %d", f.nvos(t, sw.ID).InONIE(), p1, cur, next)
 	}
-	// The node's own credentials work again.
+	f.checkAdminRecovered(t, res, sw)
+}
+
+// checkAdminRecovered checks that an update recovered the admin login an
+// install expired, and that the node's own credentials work again.
+func (f *firmwareRack) checkAdminRecovered(t *testing.T, res imageResult, sw hw.Node) {
+	t.Helper()
+	if got := res.Stages[5].Details["admin_password_recovered"]; got != "true" {
+		t.Errorf("admin_password_recovered %q", got)
+	}
 	inv, err := f.client.BatchGetFirmwareInventory(rpcContext(t), &rmspb.BatchGetFirmwareInventoryRequest{Nodes: nodeSet(sw)})
 	if err != nil || inv.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
 		t.Errorf("inventory after the recovery: %v %v", inv.GetResponse(), err)
@@ -476,13 +478,7 @@ func TestUpdateSwitchSystemImageRecoversASwitchFromONIE(t *testing.T) {
 // installer's error, and the switch stays in ONIE.
 func TestUpdateSwitchSystemImageONIEInstallFailure(t *testing.T) {
 	f := startFirmwareRack(t, nil)
-	sw := f.ofKind(hw.KindSwitch)[0]
-	f.nvos(t, sw.ID).BootONIE()
-	f.nvos(t, sw.ID).FailImageInstalls("image signature check failed")
-	file := f.stageImageFile(t, "nvos-amd64-25.11.1042.bin", 4096)
-	resp := f.updateImageONIE(t, file, true, sw)
-	st := f.waitImageJob(t, resp.GetJobs()[0].GetJobId())
-	res := parseImageResult(t, st.GetResultJson())
+	sw, st, res := f.updateFromONIE(t, true, func(s *nvossim.Switch) { s.FailImageInstalls("image signature check failed") })
 	if st.GetState() != "failed" || !strings.Contains(st.GetErrorMessage(), "image signature check failed") ||
 		!strings.Contains(res.stageStatuses(), "trigger_install=failed") {
 		t.Fatalf("job %s %q: %s, want failed in trigger_install with the installer's error", st.GetState(), st.GetErrorMessage(), res.stageStatuses())
