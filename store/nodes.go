@@ -18,6 +18,19 @@ type Nodes interface {
 	DeleteNode(ctx context.Context, rackID, nodeID string) error
 	// ListNodes returns every record, by rack then node.
 	ListNodes(ctx context.Context) ([]NodeRecord, error)
+	// PutRack records a rack with its product family unless it is
+	// recorded already (a rack keeps its family). Racks are never
+	// removed: one left without nodes stays registered.
+	PutRack(ctx context.Context, r RackRecord) error
+	// ListRacks returns every recorded rack, by id.
+	ListRacks(ctx context.Context) ([]RackRecord, error)
+}
+
+// RackRecord is one registered rack: its id and the product family its
+// nodes must belong to.
+type RackRecord struct {
+	RackID string
+	Family string
 }
 
 // NodeRecord is one registered node as kept in the store.

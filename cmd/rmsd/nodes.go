@@ -131,8 +131,13 @@ func (s *nodeStore) observe(ref hw.Ref, n *hw.Node) error {
 	return nil
 }
 
+// put stores a node, and its rack with the rack's family (kept once
+// recorded, so a rack emptied by DeleteNode comes back after a restart).
 func (s *nodeStore) put(ctx context.Context, n hw.Node) error {
 	rec, err := s.seal(n)
+	if err == nil {
+		err = s.st.PutRack(ctx, store.RackRecord{RackID: n.RackID, Family: string(n.Type.Family())})
+	}
 	if err == nil {
 		_, err = s.st.PutNode(ctx, rec)
 	}
@@ -185,7 +190,46 @@ func restoreNodes(ctx context.Context, cfg config.Storage, st store.Nodes, reg *
 			resealed++
 		}
 	}
+	empty, err := restoreRacks(ctx, st, reg, nodes)
+	if err != nil {
+		return err
+	}
 	reg.Observe(s.observe)
-	log.Info().Int("nodes", restored).Int("resealed", resealed).Str("key_id", keys.Current()).Msg("registered nodes restored")
+	log.Info().Int("nodes", restored).Int("empty_racks", empty).Int("resealed", resealed).Str("key_id", keys.Current()).Msg("registered nodes restored")
 	return nil
+}
+
+// restoreRacks registers the recorded racks that have no node left, and
+// records the racks of restored nodes that were stored before racks were
+// (so they too outlive their last node). It returns how many racks came
+// back empty.
+func restoreRacks(ctx context.Context, st store.Nodes, reg *racks.Registry, nodes []hw.Node) (int, error) {
+	recs, err := st.ListRacks(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("read registered racks: %w", err)
+	}
+	recorded := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		recorded[r.RackID] = true
+	}
+	for _, n := range nodes {
+		if !recorded[n.RackID] {
+			if err := st.PutRack(ctx, store.RackRecord{RackID: n.RackID, Family: string(n.Type.Family())}); err != nil {
+				return 0, fmt.Errorf("record rack %s: %w", n.RackID, err)
+			}
+			recorded[n.RackID] = true
+		}
+	}
+	present := map[string]bool{}
+	for _, id := range reg.Racks() {
+		present[id] = true
+	}
+	empty := 0
+	for _, r := range recs {
+		if !present[r.RackID] {
+			reg.RestoreRack(r.RackID, hw.ProductFamily(r.Family))
+			empty++
+		}
+	}
+	return empty, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/store"
+	"github.com/rmsd/rmsd/store/keyring"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
 )
@@ -204,5 +205,73 @@ func TestANodeTheStoreDoesNotTakeIsNotRegistered(t *testing.T) {
 	}
 	if _, err := reg.Node("rack-a", "tray-1"); err == nil {
 		t.Fatal("a node the store did not take is registered")
+	}
+}
+
+// TestARackEmptiedByDeleteNodeOutlivesARestart: a rack whose last node was
+// deleted stays registered, with its product family, after a restart; a
+// rack whose nodes were stored before racks were recorded is recorded at
+// start and outlives its last node too.
+func TestARackEmptiedByDeleteNodeOutlivesARestart(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "store-keys")
+	if err := os.WriteFile(keys, []byte(keyLine("k1", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Storage{EncryptionKeyFile: keys}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(dir, "rmsd.db"), sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = st.Close() }()
+	node := func(rack, id string, typ hw.NodeType) hw.Node {
+		return hw.Node{ID: id, RackID: rack, Type: typ, BMC: &hw.Endpoint{IP: "10.0.0.1", Credentials: hw.UserPass("admin", bmcPassword)}}
+	}
+	// A node stored the way an earlier rmsd did: its record, no rack record.
+	kr, err := keyring.Load(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := (&nodeStore{st: st, keys: kr}).seal(node("rack-old", "tray-9", hw.ComputeGB200Nvidia))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PutNode(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+
+	first := racks.New(nil)
+	if err := restoreNodes(ctx, cfg, st, first, zerolog.Nop()); err != nil {
+		t.Fatal(err)
+	}
+	for i, err := range first.Create([]hw.Node{node("rack-a", "tray-1", hw.ComputeGB200Nvidia), node("rack-b", "tray-2", hw.ComputeGB300Nvidia)}) {
+		if err != nil {
+			t.Fatalf("create %d: %v", i, err)
+		}
+	}
+	for _, ref := range []hw.Ref{{RackID: "rack-a", NodeID: "tray-1"}, {RackID: "rack-old", NodeID: "tray-9"}} {
+		if err := first.Delete(ref.RackID, ref.NodeID); err != nil {
+			t.Fatalf("delete %v: %v", ref, err)
+		}
+	}
+
+	second := racks.New(nil) // the restart
+	if err := restoreNodes(ctx, cfg, st, second, zerolog.Nop()); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(second.Racks(), ","); got != "rack-a,rack-b,rack-old" {
+		t.Fatalf("racks after the restart: %s, want the emptied ones too", got)
+	}
+	if nodes, err := second.RackNodes("rack-a"); err != nil || len(nodes) != 0 {
+		t.Errorf("rack-a after the restart: %v, %v; want registered and empty", nodes, err)
+	}
+	errs := second.Create([]hw.Node{node("rack-a", "tray-5", hw.ComputeGB300Nvidia), node("rack-a", "tray-6", hw.ComputeGB200Nvidia)})
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), "rack rack-a is a GB200 rack") {
+		t.Errorf("a GB300 node in the emptied GB200 rack: %v, want refused by the rack's family", errs[0])
+	}
+	if errs[1] != nil {
+		t.Errorf("a GB200 node in the emptied GB200 rack: %v", errs[1])
 	}
 }

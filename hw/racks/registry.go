@@ -207,6 +207,18 @@ func (r *Registry) Update(rackID, nodeID string, bmc, host *hw.Endpoint) error {
 	return nil
 }
 
+// RestoreRack registers a rack without nodes, with its product family, as
+// a restart finds it (a rack stays registered when its last node is
+// deleted). A rack already registered is left as it is. The observer is
+// not told: the rack comes from the store.
+func (r *Registry) RestoreRack(rackID string, family hw.ProductFamily) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.racks[rackID]; !ok {
+		r.racks[rackID] = &rack{family: family, nodes: map[string]hw.Node{}}
+	}
+}
+
 // Delete removes a node. A rack left empty stays registered, with its
 // product family (as upstream): a later node of another family is still
 // refused. Whether a job holds the node is the job engine's to say; the

@@ -70,3 +70,46 @@ func (s *Store) DeleteNode(ctx context.Context, rackID, nodeID string) error {
 func (s *Store) ListNodes(ctx context.Context) ([]store.NodeRecord, error) {
 	return view(ctx, s, func(t *tx) ([]store.NodeRecord, error) { return t.ListNodes(ctx) })
 }
+
+// PutRack implements store.Nodes.
+func (t *tx) PutRack(ctx context.Context, r store.RackRecord) error {
+	if r.RackID == "" || r.Family == "" {
+		return fmt.Errorf("rack record: rack_id and family are required: %w", store.ErrInvalid)
+	}
+	if _, err := t.exec(ctx, `INSERT INTO registered_racks (rack_id, family) VALUES (?, ?) ON CONFLICT (rack_id) DO NOTHING`,
+		r.RackID, r.Family); err != nil {
+		return fmt.Errorf("sqlstore: put rack %s: %w", r.RackID, err)
+	}
+	return nil
+}
+
+// ListRacks implements store.Nodes.
+func (t *tx) ListRacks(ctx context.Context) ([]store.RackRecord, error) {
+	rows, err := t.query(ctx, `SELECT rack_id, family FROM registered_racks ORDER BY rack_id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: list racks: %w", err)
+	}
+	defer rows.Close()
+	var out []store.RackRecord
+	for rows.Next() {
+		var r store.RackRecord
+		if err := rows.Scan(&r.RackID, &r.Family); err != nil {
+			return nil, fmt.Errorf("sqlstore: list racks: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: list racks: %w", err)
+	}
+	return out, nil
+}
+
+// PutRack implements store.Nodes.
+func (s *Store) PutRack(ctx context.Context, r store.RackRecord) error {
+	return s.inTx(ctx, s.write, nil, func(t *tx) error { return t.PutRack(ctx, r) })
+}
+
+// ListRacks implements store.Nodes.
+func (s *Store) ListRacks(ctx context.Context) ([]store.RackRecord, error) {
+	return view(ctx, s, func(t *tx) ([]store.RackRecord, error) { return t.ListRacks(ctx) })
+}

@@ -49,3 +49,24 @@ func testNodes(t *testing.T, b Backend) {
 		t.Errorf("after delete: %+v", got)
 	}
 }
+
+// testRacks records racks once with their family and lists them; a bad
+// record is refused.
+func testRacks(t *testing.T, b Backend) {
+	s, _ := openFresh(t, b)
+	ctx := t.Context()
+	if got, err := s.ListRacks(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("new store lists racks %v, %v", got, err)
+	}
+	wantErr(t, "put a rack without family", s.PutRack(ctx, store.RackRecord{RackID: "r"}), store.ErrInvalid)
+	for _, r := range []store.RackRecord{{RackID: "r2", Family: "GB300"}, {RackID: "r1", Family: "GB200"}, {RackID: "r1", Family: "GB300"}} {
+		if err := s.PutRack(ctx, r); err != nil {
+			t.Fatalf("put rack %+v: %v", r, err)
+		}
+	}
+	got, err := s.ListRacks(ctx)
+	want := []store.RackRecord{{RackID: "r1", Family: "GB200"}, {RackID: "r2", Family: "GB300"}}
+	if err != nil || len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("racks = %+v, %v; want %+v (a rack keeps its first family)", got, err, want)
+	}
+}

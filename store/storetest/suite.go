@@ -44,6 +44,7 @@ func Run(t *testing.T, b Backend) {
 		{"JournalTailMissesNothingUnderConcurrentAppends", testJournalTailMissesNothing},
 		{"JournalCompactKeepsSnapshotAndTail", testJournalCompact},
 		{"NodesPutListDelete", testNodes},
+		{"RacksPutList", testRacks},
 		{"UpdateCommitsAllOrNothing", testUpdateCommitsAllOrNothing},
 		{"UpdateRollsBackWhenTheContextEnds", testUpdateRollsBackWhenTheContextEnds},
 		{"UpdateRollsBackOnPanic", testUpdateRollsBackOnPanic},
