@@ -24,13 +24,13 @@ type cancelUnjournaled struct{ ids []string }
 // journaled reports whether ev changes the durable part of the index and
 // must be written. It is asked before ev is applied. Operation leases and
 // shutdown belong to one process's life and are not journaled; events
-// other events imply are left to replay to derive (jobStore.implied).
+// other events imply are left to replay to derive (expandImplied).
 func (s *jobStore) journaled(ev messages.Event) bool {
 	switch e := ev.(type) {
 	case messages.ShutdownBegun:
 		return false
 	case messages.NodeLocked:
-		return e.Operation == "" && !s.implied(ev)
+		return e.Operation == "" && !s.ownNodeLock(e)
 	case messages.NodeReleased, messages.ChildAttached:
 		return false // a job's release and attachment are implied; operations' are not kept
 	}

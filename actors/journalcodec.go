@@ -159,21 +159,13 @@ func decodeEvents(row store.Event) ([]messages.Event, error) {
 	return out, nil
 }
 
-// implied reports whether ev is one a jobs.v2 row leaves out, as the
-// registry is about to apply it to s: a job's attachment to its parent,
-// the hold of a job's own node, the release of a job's hold.
-func (s *jobStore) implied(ev messages.Event) bool {
-	switch e := ev.(type) {
-	case messages.ChildAttached:
-		return true
-	case messages.NodeLocked:
-		rec, ok := s.jobs[e.Holder]
-		return ok && e.Operation == "" && e.NodeID != "" && e.NodeID == rec.snap.NodeID && e.RackID == rec.snap.RackID
-	case messages.NodeReleased:
-		l, ok := s.leases[lockKey{e.RackID, e.NodeID}]
-		return ok && l.holder == e.Holder && l.isJob()
-	}
-	return false
+// ownNodeLock reports whether e, about to be applied to s, is the hold of
+// a job's own node, which its JobCreated implies (a jobs.v2 row leaves it
+// out). A job's attachment and the release of its holds are implied too;
+// journaled leaves them out without asking.
+func (s *jobStore) ownNodeLock(e messages.NodeLocked) bool {
+	rec, ok := s.jobs[e.Holder]
+	return ok && e.Operation == "" && e.NodeID != "" && e.NodeID == rec.snap.NodeID && e.RackID == rec.snap.RackID
 }
 
 // expandImplied applies to s what a jobs.v2 event implies, once ev itself
