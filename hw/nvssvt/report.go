@@ -105,7 +105,10 @@ func ParseReport(data []byte) (*Report, error) {
 		r.Summary.add(d.Summary)
 	}
 	r.Status = normalise(top.str("status", "result"))
-	if r.Status == "" || (r.Status == StatusPass && !r.passed()) {
+	// The checks decide: a tool's own verdict stands only when it is FAIL
+	// or ERROR, or a PASS the checks bear out (a SKIP overall says
+	// nothing of checks that ran).
+	if r.Status == "" || r.Status == StatusSkip || (r.Status == StatusPass && !r.passed()) {
 		r.Status = r.derivedStatus()
 	}
 	return r, nil

@@ -56,6 +56,7 @@ func TestParseReportRefusesGarbage(t *testing.T) {
 func FuzzParseReport(f *testing.F) {
 	f.Add([]byte(`{"duts":[{"id":"n1","checks":[{"name":"a","status":"FAIL"}]}]}`))
 	f.Add([]byte(`{"id":"n1","summary":{"total":1}}`))
+	f.Add([]byte(`{"status":"skip","duts":[{"id":"a","checks":[{"name":"x","status":"PASS"}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := nvssvt.ParseReport(data)
 		if err != nil {
