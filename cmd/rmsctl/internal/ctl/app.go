@@ -132,21 +132,31 @@ func (a *app) rpcContext(ctx context.Context) (context.Context, context.CancelFu
 // into rmsctl's.
 func call[Req, Resp any](ctx context.Context, a *app, rpc string, req Req,
 	method func(rmspb.RackManagerClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) (Resp, error) {
-	var zero Resp
+	var resp Resp
+	err := a.invoke(ctx, rpc, func(rctx context.Context, client rmspb.RackManagerClient) (err error) {
+		resp, err = method(client, rctx, req)
+		return err
+	})
+	return resp, err
+}
+
+// invoke runs one RPC (do) under --timeout on rmsd's connection and turns
+// its error into rmsctl's: interrupted (130) when ctx ended, else the
+// gRPC status.
+func (a *app) invoke(ctx context.Context, rpc string, do func(context.Context, rmspb.RackManagerClient) error) error {
 	client, err := a.rms()
 	if err != nil {
-		return zero, err
+		return err
 	}
 	rctx, cancel := a.rpcContext(ctx)
 	defer cancel()
-	resp, err := method(client, rctx, req)
-	if err != nil {
+	if err := do(rctx, client); err != nil {
 		if ctx.Err() != nil {
-			return zero, &exitError{code: ExitInterrupted, err: fmt.Errorf("%s: interrupted", rpc)}
+			return &exitError{code: ExitInterrupted, err: fmt.Errorf("%s: interrupted", rpc)}
 		}
-		return zero, rpcError(a, rpc, err)
+		return rpcError(a, rpc, err)
 	}
-	return resp, nil
+	return nil
 }
 
 // inBand is the error of an in-band FAILURE reply (nil otherwise).

@@ -1,6 +1,7 @@
 package ctl
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -48,21 +49,15 @@ exits 1, as the other commands do.`,
 			}
 			req := dynamicpb.NewMessage(md.Input())
 			if err := protojson.Unmarshal(raw, req); err != nil {
-				return usageError("--data is not a protobuf JSON %s: %s", md.Input().FullName(), withoutValues(err))
-			}
-			if _, err := a.rms(); err != nil {
-				return err
+				return usageError("--data is not a protobuf JSON %s: %s", md.Input().FullName(), redactValues(err.Error()))
 			}
 			rpc := string(md.Name())
 			resp := dynamicpb.NewMessage(md.Output())
-			rctx, cancel := a.rpcContext(cmd.Context())
-			defer cancel()
 			path := "/" + string(md.Parent().FullName()) + "/" + rpc
-			if err := a.conn.Invoke(rctx, path, req, resp); err != nil {
-				if cmd.Context().Err() != nil {
-					return &exitError{code: ExitInterrupted, err: fmt.Errorf("%s: interrupted", rpc)}
-				}
-				return rpcError(a, rpc, err)
+			if err := a.invoke(cmd.Context(), rpc, func(rctx context.Context, _ rmspb.RackManagerClient) error {
+				return a.conn.Invoke(rctx, path, req, resp)
+			}); err != nil {
+				return err
 			}
 			if err := a.emit(resp, func(w io.Writer) { writeIndented(w, resp) }); err != nil {
 				return err
@@ -106,20 +101,6 @@ func findMethod(name string) (protoreflect.MethodDescriptor, error) {
 	default:
 		return nil, usageError("%s is an RPC of both services: name one, e.g. RackManager/%s or RackManagerV2/%s", method, method, method)
 	}
-}
-
-// withoutValues is a request decoding error fit to print: the request may
-// carry credentials, so only an unknown field's name is quoted back;
-// errors that may quote a value say only where the request went wrong.
-func withoutValues(err error) string {
-	msg := err.Error()
-	if strings.Contains(msg, "unknown field") {
-		return msg
-	}
-	if i := strings.Index(msg, "):"); i > 0 {
-		return msg[:i+1] + ": a value or the syntax is wrong (not shown: the request may hold credentials)"
-	}
-	return "a value or the syntax is wrong (not shown: the request may hold credentials)"
 }
 
 // requestData is --data: inline JSON, @FILE or @- (standard input).

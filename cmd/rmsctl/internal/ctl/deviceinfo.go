@@ -24,27 +24,17 @@ func (a *app) deviceInfoGetCommand() *cobra.Command {
 		Short: "Device info of registered nodes (GetNodeDeviceInfo per node)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var errs []error
-			t := newTable(a.streams.Out, "NODE", "CHASSIS_SN", "SLOT", "TRAY", "RESULT")
-			if a.output != "json" {
-				defer t.flush() // also what was read before an error
-			}
-			for _, id := range args {
-				resp, err := call(cmd.Context(), a, "GetNodeDeviceInfo", &rmspb.GetNodeDeviceInfoRequest{RackId: rack, NodeId: id}, rmspb.RackManagerClient.GetNodeDeviceInfo)
-				if err != nil {
-					return firstFailure(append(errs, err))
-				}
-				if a.output == "json" {
-					if err := writeJSONLine(a.streams.Out, resp); err != nil {
-						return err
-					}
-				} else {
-					cells := append([]string{id}, deviceCells(resp.GetDeviceInfo())...)
-					t.row(append(cells, code(resp.GetStatus())+": "+resp.GetMessage())...)
-				}
-				errs = append(errs, inBand("GetNodeDeviceInfo "+id, resp.GetStatus(), resp.GetMessage()))
-			}
-			return firstFailure(errs)
+			return perNode(a, args, []string{"NODE", "CHASSIS_SN", "SLOT", "TRAY", "RESULT"},
+				func(id string) (*rmspb.GetNodeDeviceInfoResponse, error) {
+					return call(cmd.Context(), a, "GetNodeDeviceInfo", &rmspb.GetNodeDeviceInfoRequest{RackId: rack, NodeId: id}, rmspb.RackManagerClient.GetNodeDeviceInfo)
+				},
+				func(id string, r *rmspb.GetNodeDeviceInfoResponse) [][]string {
+					cells := append([]string{id}, deviceCells(r.GetDeviceInfo())...)
+					return [][]string{append(cells, code(r.GetStatus())+": "+r.GetMessage())}
+				},
+				func(id string, r *rmspb.GetNodeDeviceInfoResponse) error {
+					return inBand("GetNodeDeviceInfo "+id, r.GetStatus(), r.GetMessage())
+				})
 		},
 	}
 	rackFlag(cmd, &rack)

@@ -41,28 +41,20 @@ func (a *app) firmwareInventoryCommand() *cobra.Command {
 				}
 				return inBand("GetRackFirmwareInventory", resp.GetStatus(), "rack "+rack+": not every node could be read (see rmsd's log)")
 			}
-			var errs []error
-			t := newTable(a.streams.Out, "NODE", "NAME", "VERSION", "TARGET", "UPDATEABLE", "HEALTH")
-			if a.output != "json" {
-				defer t.flush() // also what was read before an error
-			}
-			for _, id := range args {
-				resp, err := call(cmd.Context(), a, "GetNodeFirmwareInventory", &rmspb.GetNodeFirmwareInventoryRequest{RackId: rack, NodeId: id}, rmspb.RackManagerClient.GetNodeFirmwareInventory)
-				if err != nil {
-					return firstFailure(append(errs, err))
-				}
-				if a.output == "json" {
-					if err := writeJSONLine(a.streams.Out, resp); err != nil {
-						return err
+			return perNode(a, args, []string{"NODE", "NAME", "VERSION", "TARGET", "UPDATEABLE", "HEALTH"},
+				func(id string) (*rmspb.GetNodeFirmwareInventoryResponse, error) {
+					return call(cmd.Context(), a, "GetNodeFirmwareInventory", &rmspb.GetNodeFirmwareInventoryRequest{RackId: rack, NodeId: id}, rmspb.RackManagerClient.GetNodeFirmwareInventory)
+				},
+				func(id string, r *rmspb.GetNodeFirmwareInventoryResponse) [][]string {
+					var rows [][]string
+					for _, f := range r.GetFirmwareList() {
+						rows = append(rows, []string{id, f.GetName(), f.GetVersion(), f.GetTarget(), yesNo(f.GetUpdateable()), f.GetHealth()})
 					}
-				} else {
-					for _, f := range resp.GetFirmwareList() {
-						t.row(id, f.GetName(), f.GetVersion(), f.GetTarget(), yesNo(f.GetUpdateable()), f.GetHealth())
-					}
-				}
-				errs = append(errs, inBand("GetNodeFirmwareInventory "+id, resp.GetStatus(), "node "+id+" could not be read (see rmsd's log)"))
-			}
-			return firstFailure(errs)
+					return rows
+				},
+				func(id string, r *rmspb.GetNodeFirmwareInventoryResponse) error {
+					return inBand("GetNodeFirmwareInventory "+id, r.GetStatus(), "node "+id+" could not be read (see rmsd's log)")
+				})
 		},
 	}
 	rackFlag(cmd, &rack)

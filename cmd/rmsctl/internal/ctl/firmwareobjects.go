@@ -124,7 +124,7 @@ func (a *app) waitAvailable(ctx context.Context, id string, limit time.Duration)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, &exitError{code: ExitUnreachable, err: fmt.Errorf("waiting for firmware object %s: interrupted", id)}
+			return nil, &exitError{code: ExitInterrupted, err: fmt.Errorf("waiting for firmware object %s: interrupted", id)}
 		case <-deadline.C:
 			return nil, failed("firmware object %s is not available after %s: its download failed or is still running (see rmsd's log)", id, limit)
 		case <-tick.C:
@@ -218,11 +218,7 @@ func (a *app) objectsDeleteCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := resp.GetResponse()
-			if err := a.emit(resp, func(w io.Writer) { fmt.Fprintf(w, "%s: %s\n", code(r.GetStatus()), r.GetMessage()) }); err != nil {
-				return err
-			}
-			return inBand("DeleteFirmwareObject", r.GetStatus(), r.GetMessage())
+			return a.emitOperation("DeleteFirmwareObject", resp, resp.GetResponse())
 		},
 	}
 }

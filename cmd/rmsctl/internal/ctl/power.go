@@ -99,26 +99,16 @@ func (a *app) powerGetCommand() *cobra.Command {
 				}
 				return inBand("BatchGetPowerState", resp.GetResponse().GetStatus(), resp.GetResponse().GetMessage())
 			}
-			var errs []error
-			t := newTable(a.streams.Out, "NODE", "POWER", "RESULT")
-			if a.output != "json" {
-				defer t.flush() // also what was read before an error
-			}
-			for _, id := range args {
-				resp, err := call(cmd.Context(), a, "GetPowerState", &rmspb.GetPowerStateRequest{RackId: sel.rack, NodeId: id}, rmspb.RackManagerClient.GetPowerState)
-				if err != nil {
-					return firstFailure(append(errs, err))
-				}
-				if a.output == "json" {
-					if err := writeJSONLine(a.streams.Out, resp); err != nil {
-						return err
-					}
-				} else {
-					t.row(id, resp.GetPstate(), code(resp.GetStatus()))
-				}
-				errs = append(errs, inBand("GetPowerState "+id, resp.GetStatus(), "power state of "+id+" could not be read"))
-			}
-			return firstFailure(errs)
+			return perNode(a, args, []string{"NODE", "POWER", "RESULT"},
+				func(id string) (*rmspb.GetPowerStateResponse, error) {
+					return call(cmd.Context(), a, "GetPowerState", &rmspb.GetPowerStateRequest{RackId: sel.rack, NodeId: id}, rmspb.RackManagerClient.GetPowerState)
+				},
+				func(id string, r *rmspb.GetPowerStateResponse) [][]string {
+					return [][]string{{id, r.GetPstate(), code(r.GetStatus())}}
+				},
+				func(id string, r *rmspb.GetPowerStateResponse) error {
+					return inBand("GetPowerState "+id, r.GetStatus(), "power state of "+id+" could not be read")
+				})
 		},
 	}
 	sel.flags(cmd)
