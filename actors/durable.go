@@ -38,15 +38,19 @@ func (s *jobStore) journaled(ev messages.Event) bool {
 }
 
 // noteSeq records on the records an event touches the journal sequence a
-// reply about them must wait for.
+// reply about them must wait for: its subject, and the subject's parent,
+// whose snapshot shows its children (their list, counts and progress).
+// (An evicted child is gone by now; a parent's count of missing children
+// may show its eviction before it is durable, which a restart's reaper
+// redoes.)
 func (s *jobStore) noteSeq(ev messages.Event, seq uint64) {
-	if r, ok := s.jobs[ev.Subject()]; ok {
-		r.seq = seq
+	r, ok := s.jobs[ev.Subject()]
+	if !ok {
+		return
 	}
-	if e, ok := ev.(messages.JobCreated); ok && e.ParentID != "" {
-		if p, ok := s.jobs[e.ParentID]; ok { // it lists the child from now on
-			p.seq = seq
-		}
+	r.seq = seq
+	if p, ok := s.jobs[r.snap.ParentID]; ok {
+		p.seq = seq
 	}
 }
 

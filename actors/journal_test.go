@@ -735,3 +735,50 @@ func TestJournalV1RowsStillReplay(t *testing.T) {
 		t.Errorf("a v1 journal replayed with events skipped:\n%s", log)
 	}
 }
+
+// TestJournalParentReadWaitsForItsChildsEnd: a batch parent's status shows
+// its children's progress, so a read of the parent waits until a child's
+// end is in the journal, as a read of the child itself does.
+func TestJournalParentReadWaitsForItsChildsEnd(t *testing.T) {
+	j := &cutJournal{Journal: journalBackends[0].open(t)}
+	e, _ := newEngine(t, Options{Journal: j})
+	g := newGate()
+	b := mustBatch(t, e, messages.TypeFirmwareUpdate, []messages.BatchTarget{
+		{RackID: "r", NodeID: "a", Workflow: g}, {RackID: "r", NodeID: "b", Workflow: blocks}})
+	child := g.waitStarted(t, 1)[0]
+	waiting, release := j.holdWrites()
+	close(g.release) // the child ends; its end waits for the journal
+	eventually(t, "the child's end is applied", func() bool {
+		for _, a := range listed(t, e).Actors {
+			if a.JobID == child {
+				return false
+			}
+		}
+		return true
+	})
+	<-waiting
+	got := make(chan messages.JobSnapshot, 1)
+	go func() {
+		jobs, err := e.Get(context.Background(), b.Parent.ID, false)
+		if err != nil || len(jobs) != 1 {
+			jobs = []messages.JobSnapshot{{Description: fmt.Sprintf("read failed: %v", err)}}
+		}
+		got <- jobs[0]
+	}()
+	// A bound on a negative, not a synchronisation: before this change the
+	// parent was answered at once, showing the child's end.
+	select {
+	case s := <-got:
+		t.Fatalf("parent answered (%q) while its child's end was not yet in the journal", s.Description)
+	case <-time.After(300 * time.Millisecond):
+	}
+	release()
+	select {
+	case s := <-got:
+		if !strings.Contains(s.Description, "(1/2 complete") {
+			t.Errorf("parent after the write: %q, want one of two children complete", s.Description)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("parent never answered after the write")
+	}
+}
