@@ -151,14 +151,16 @@ func (r *registry) insert(ctx actor.Context, spec *messages.JobSpec, state messa
 		ID: spec.ID, ParentID: spec.ParentID, Type: spec.Type, RackID: spec.RackID,
 		NodeID: spec.NodeID, State: state, Description: desc, Reservation: reservation, At: now,
 	}}
+	// In the order replay derives the implied ones (expandImplied): the
+	// job's node, its attachment, then the explicit rack hold.
 	if spec.NodeID != "" {
 		evs = append(evs, messages.NodeLocked{RackID: spec.RackID, NodeID: spec.NodeID, Holder: spec.ID, Since: now})
 	}
-	if holdRack {
-		evs = append(evs, messages.NodeLocked{RackID: spec.RackID, Holder: spec.ID, Since: now})
-	}
 	if spec.ParentID != "" {
 		evs = append(evs, messages.ChildAttached{ParentID: spec.ParentID, ChildID: spec.ID, At: now})
+	}
+	if holdRack {
+		evs = append(evs, messages.NodeLocked{RackID: spec.RackID, Holder: spec.ID, Since: now})
 	}
 	r.applyAll(ctx, evs)
 	rec := r.store.jobs[spec.ID]
@@ -179,14 +181,11 @@ func (r *registry) insert(ctx actor.Context, spec *messages.JobSpec, state messa
 // the two.
 func (r *registry) createJob(ctx actor.Context, m *messages.CreateJob) {
 	rec, kids, reply := r.admitJob(ctx, m)
-	if reply.Err != nil || rec == nil {
+	if rec == nil { // refused, or a retried create answered again
 		r.respond(ctx, reply, r.jobSeq(reply.Job.ID), nil)
-		if rec == nil {
-			return
-		}
-	} else {
-		r.respond(ctx, reply, r.lastSeq(), &messages.CreateJobReply{Err: errStoreUnavailable()}, rec.snap.ID)
+		return
 	}
+	r.respond(ctx, reply, r.lastSeq(), &messages.CreateJobReply{Err: errStoreDown})
 	r.startLeaf(ctx, rec)
 	for _, k := range kids {
 		r.spawnLocksOf(ctx, k)
@@ -205,7 +204,7 @@ func (r *registry) admitJob(ctx actor.Context, m *messages.CreateJob) (*record, 
 		return nil, nil, &messages.CreateJobReply{Job: r.store.snapshot(rec)}
 	}
 	if r.storeUnavailable() {
-		return nil, nil, &messages.CreateJobReply{Err: errStoreUnavailable()}
+		return nil, nil, &messages.CreateJobReply{Err: errStoreDown}
 	}
 	if m.Workflow == nil {
 		return nil, nil, &messages.CreateJobReply{Err: fmt.Errorf("create job %s: workflow is required: %w", spec.ID, messages.ErrInvalidSpec)}
@@ -246,11 +245,7 @@ func (r *registry) createBatch(ctx actor.Context, m *messages.CreateBatch) {
 	if len(admitted) == 0 {
 		r.respond(ctx, reply, r.jobSeq(reply.Parent.ID), nil)
 	} else {
-		cancel := make([]string, 0, len(admitted))
-		for _, rec := range admitted {
-			cancel = append(cancel, rec.snap.ID)
-		}
-		r.respond(ctx, reply, r.lastSeq(), &messages.CreateBatchReply{Err: errStoreUnavailable()}, cancel...)
+		r.respond(ctx, reply, r.lastSeq(), &messages.CreateBatchReply{Err: errStoreDown})
 	}
 	for _, rec := range admitted {
 		r.startLeaf(ctx, rec)
@@ -269,7 +264,7 @@ func (r *registry) admitBatch(ctx actor.Context, m *messages.CreateBatch) (*reco
 		return nil, nil, r.batchReply(rec)
 	}
 	if r.storeUnavailable() {
-		return nil, nil, &messages.CreateBatchReply{Err: errStoreUnavailable()}
+		return nil, nil, &messages.CreateBatchReply{Err: errStoreDown}
 	}
 	if spec.NodeID != "" || spec.ParentID != "" {
 		return nil, nil, &messages.CreateBatchReply{Err: fmt.Errorf("create batch %s: a parent has no node and no parent: %w", spec.ID, messages.ErrInvalidSpec)}

@@ -17,10 +17,6 @@ import (
 // tail, so its size follows max_tracked_jobs, not uptime.
 const compactSlack = 4096
 
-// cancelUnjournaled asks the registry to cancel jobs whose admission was
-// answered with a store failure: their ids were never handed out.
-type cancelUnjournaled struct{ ids []string }
-
 // journaled reports whether ev changes the durable part of the index and
 // must be written. It is asked before ev is applied. Operation leases and
 // shutdown belong to one process's life and are not journaled; events
@@ -84,14 +80,14 @@ func (r *registry) jobSeq(id string) uint64 {
 }
 
 // respond answers the current request once the journal holds every event
-// up to seq. failed, when set, is the answer should the store fail first,
-// and cancel the jobs to cancel then.
-func (r *registry) respond(ctx actor.Context, msg any, seq uint64, failed any, cancel ...string) {
-	r.sendDurable(ctx, ctx.Sender(), msg, seq, failed, cancel...)
+// up to seq. failed, when set, is the answer should the store fail first
+// (the admitted jobs, gated, then end without running: see startLeaf).
+func (r *registry) respond(ctx actor.Context, msg any, seq uint64, failed any) {
+	r.sendDurable(ctx, ctx.Sender(), msg, seq, failed)
 }
 
 // sendDurable sends msg to to once the journal holds every event up to seq.
-func (r *registry) sendDurable(ctx actor.Context, to *actor.PID, msg any, seq uint64, failed any, cancel ...string) {
+func (r *registry) sendDurable(ctx actor.Context, to *actor.PID, msg any, seq uint64, failed any) {
 	if to == nil {
 		return // nobody asked (a Send, not a Request)
 	}
@@ -100,28 +96,13 @@ func (r *registry) sendDurable(ctx actor.Context, to *actor.PID, msg any, seq ui
 		ctx.Send(to, msg)
 		return
 	}
-	j.reply(deferredReply{seq: seq, to: to, msg: msg, failed: failed, cancel: cancel})
+	j.reply(deferredReply{seq: seq, to: to, msg: msg, failed: failed})
 }
 
 // storeUnavailable reports whether new jobs must be refused because the
 // journal cannot be written.
 func (r *registry) storeUnavailable() bool {
 	return r.core.journal != nil && r.core.journal.unavailable()
-}
-
-// cancelJobs cancels the workflows of jobs whose admission failed on the
-// store; a parent's children are cancelled with it.
-func (r *registry) cancelJobs(ctx actor.Context, ids []string) {
-	for _, id := range ids {
-		rec, ok := r.store.jobs[id]
-		if !ok || rec.snap.State.IsTerminal() {
-			continue
-		}
-		r.core.log.Warn().Str("job_id", id).Msg("job cancelled: its admission could not be journaled")
-		if rec.worker != nil {
-			ctx.Send(rec.worker, &cancelWork{cause: messages.ErrStoreUnavailable})
-		}
-	}
 }
 
 // maybeCompact queues a snapshot of the index when the journal's tail has
@@ -136,7 +117,8 @@ func (r *registry) maybeCompact() {
 }
 
 // snapshotEvents returns the events that rebuild the durable index: every
-// job as it is (by id, for a stable snapshot), then every hold of a job.
+// job as it is (by id), then every hold of a job (in map order: holds do
+// not depend on each other).
 func (s *jobStore) snapshotEvents() []messages.Event {
 	ids := make([]string, 0, len(s.jobs))
 	for id := range s.jobs {

@@ -124,7 +124,7 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 		if st.skipped > 0 {
 			c.log.Warn().Int("events", st.skipped).Msg("job journal events did not apply on replay and were skipped")
 		}
-		c.journal = newJournalWriter(opts.Journal, sys, c.log, c.registry.Load, st.events)
+		c.journal = newJournalWriter(opts.Journal, sys, c.log, st.events)
 	}
 	c.spawner = sys.Root.Copy().WithGuardian(c.noRestart)
 	c.stopCtx, c.stopWork = context.WithCancel(context.Background())

@@ -60,18 +60,15 @@ type deferredReply struct {
 	to  *actor.PID
 	msg any
 	// failed, when set, is sent instead of msg if the store fails before
-	// seq is durable, and cancel lists the jobs to cancel then.
+	// seq is durable (an admission's refusal; a gated job's cancellation).
 	failed any
-	cancel []string
-	// asFailed is set when the reply goes out as failed.
-	asFailed bool
 }
 
 // failedNow turns d into the reply of a store failure: its failure
 // message if it has one (an admission), else the reply from memory.
 func (d deferredReply) failedNow() deferredReply {
 	if d.failed != nil {
-		d.msg, d.asFailed = d.failed, true
+		d.msg = d.failed
 	}
 	return d
 }
@@ -81,8 +78,6 @@ type journalWriter struct {
 	st  store.Journal
 	sys *actor.ActorSystem
 	log zerolog.Logger
-	// registry returns the registry's current PID (jobs to cancel go there).
-	registry func() *actor.PID
 
 	mu      sync.Mutex
 	pending []journalItem
@@ -100,9 +95,9 @@ type journalWriter struct {
 	closed bool
 }
 
-func newJournalWriter(st store.Journal, sys *actor.ActorSystem, log zerolog.Logger, registry func() *actor.PID, tail int) *journalWriter {
+func newJournalWriter(st store.Journal, sys *actor.ActorSystem, log zerolog.Logger, tail int) *journalWriter {
 	w := &journalWriter{
-		st: st, sys: sys, log: log, registry: registry, tail: tail,
+		st: st, sys: sys, log: log, tail: tail,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go w.run()
@@ -177,11 +172,6 @@ func (w *journalWriter) reply(d deferredReply) {
 func (w *journalWriter) send(d deferredReply) {
 	if d.to != nil {
 		w.sys.Root.Send(d.to, d.msg)
-	}
-	if d.asFailed && len(d.cancel) > 0 {
-		if reg := w.registry(); reg != nil {
-			w.sys.Root.Send(reg, &cancelUnjournaled{ids: d.cancel})
-		}
 	}
 }
 
@@ -352,11 +342,8 @@ func (w *journalWriter) close(deadline time.Time) {
 	<-w.done
 }
 
-// errStoreUnavailable is the admission refusal while the journal fails.
-func errStoreUnavailable() error { return errStoreDown }
-
-// errStoreDown is built once: every admission names it as its
-// answer should the journal fail.
+// errStoreDown is the admission refusal while the journal fails, built
+// once: every admission names it as its answer should the journal fail.
 var errStoreDown = fmt.Errorf("job store unavailable: rmsd cannot write its job journal, so new jobs are refused until the store answers again; job status reads still answer: %w", messages.ErrStoreUnavailable)
 
 // errJournal marks a journal that could not be read at start.

@@ -12,8 +12,10 @@ import (
 // concurrent callers (as gRPC handlers would) with the journal on SQLite
 // and on PostgreSQL, against the engine in memory measured first in the
 // same run; each journal figure reports x_memory, its admission rate as a
-// fraction of the in-memory one (target >= 0.5). Children complete at
-// once, so their seals are journaled alongside the admissions:
+// fraction of the in-memory one (target >= 0.5). Children complete as
+// soon as they start (once their admission is written), so their ends are
+// journaled in the commits that follow, competing with later admissions;
+// each batch is timed until its admission is answered:
 //
 //	go test -run '^$' -bench 'JournalAdmission' -benchtime 200x ./actors/
 func BenchmarkJournalAdmission(b *testing.B) {

@@ -188,8 +188,18 @@ func TestJournalRestartBringsBackJobsAndInterruptsTheRest(t *testing.T) {
 			if err != nil {
 				t.Fatalf("create reserved: %v", err)
 			}
-			g.waitStarted(t, 4)
+			gated := g.waitStarted(t, 4)
 			waitTerminal(t, e1, batch.Admitted[0].ID)
+			// The gate's progress report reaches the registry after the
+			// workflow said it started: wait until every gated job shows it.
+			eventually(t, "the gated jobs read running at the gate", func() bool {
+				for _, id := range gated {
+					if s := mustGet(t, e1, id); s.State != messages.StateRunning || s.Description != "waiting at gate" {
+						return false
+					}
+				}
+				return true
+			})
 			// Every state read here was durable when it was answered.
 			before := map[string]messages.JobSnapshot{}
 			for _, id := range []string{done.ID, failed.ID, running.ID, batch.Parent.ID, reboot.Job.ID} {

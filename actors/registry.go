@@ -92,8 +92,6 @@ func (r *registry) handle(ctx actor.Context, msg any) {
 		ctx.Respond(r.beginShutdown(ctx))
 	case *interruptJobs:
 		r.respond(ctx, r.interruptJobs(ctx), r.lastSeq(), nil)
-	case *cancelUnjournaled:
-		r.cancelJobs(ctx, m.ids)
 	case *messages.ReapExpired:
 		ctx.Respond(&messages.ReapExpiredReply{Evicted: r.reap(ctx)})
 	case *reapTick:

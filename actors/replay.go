@@ -94,9 +94,9 @@ func (r *registry) settleReplayedParents(ctx actor.Context) {
 // recoverInterrupted runs in the first turn after a replay: every job that
 // was Queued or Running when rmsd stopped is sealed Failed (Internal),
 // saying at which stage; its holds are released with it. A batch parent is
-// not sealed here: its batch actor, spawned next, re-aggregates it from
-// its (now terminal) children. The nodes that were mid-operation are
-// logged, for an operator to check.
+// not interrupted itself: it is re-aggregated from its (now terminal)
+// children in the same turn (settleReplayedParents). The nodes that were
+// mid-operation are logged, for an operator to check.
 func (r *registry) recoverInterrupted(ctx actor.Context) {
 	s := r.store
 	var ids, nodes []string

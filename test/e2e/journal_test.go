@@ -182,8 +182,9 @@ func TestKill9DuringAThousandChildBatchLosesNoJobAndHoldsNoNode(t *testing.T) {
 			d = startDaemonIn(t, dir, env, "--config", cfg, "--simulate")
 			client = dial(t, d)
 			interruptedJobs := 0
+			reads := rpc(t) // one deadline for all the reads
 			for _, id := range ids {
-				s, err := client.GetFirmwareJobStatus(rpc(t), &rmspb.GetFirmwareJobStatusRequest{JobId: id})
+				s, err := client.GetFirmwareJobStatus(reads, &rmspb.GetFirmwareJobStatusRequest{JobId: id})
 				if err != nil || s.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
 					t.Fatalf("job %s after kill -9: %v %v", id, s, err)
 				}
@@ -230,19 +231,24 @@ func TestKill9DuringAColdRebootInterruptsItAndFreesTheRack(t *testing.T) {
 			}
 			id := resp.GetResponse().GetJobId()
 			var stage string
-			deadline := time.Now().Add(time.Minute)
-			for { // until the runbook is under way
-				s, err := client.GetJobStatus(rpc(t), &rmspb.GetJobStatusRequest{JobId: id})
-				if err != nil {
-					t.Fatal(err)
+			reads := rpc(t) // bounds the wait below: a minute
+			for { // until the runbook is under way, read every 20 ms
+				s, err := client.GetJobStatus(reads, &rmspb.GetJobStatusRequest{JobId: id})
+				if err != nil || len(s.GetJobStates()) == 0 {
+					t.Fatalf("cold reboot %s: %v, %v", id, s, err)
 				}
 				j := s.GetJobStates()[0]
 				if j.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_RUNNING && j.GetStateDescription() != "" {
 					stage = j.GetStateDescription()
 					break
 				}
-				if j.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_QUEUED || time.Now().After(deadline) {
+				if j.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_QUEUED {
 					t.Fatalf("cold reboot never ran: %v", j)
+				}
+				select {
+				case <-reads.Done():
+					t.Fatalf("cold reboot still queued after a minute: %v", j)
+				case <-time.After(20 * time.Millisecond):
 				}
 			}
 			kill9(t, d)
