@@ -71,6 +71,9 @@ type nodeStore struct {
 	st   store.Nodes
 	keys *keyring.Keyring
 	log  zerolog.Logger
+	// racks are the racks the store has recorded (a rack is written once;
+	// the registry's lock serialises the observer that reads it).
+	racks map[string]bool
 }
 
 // seal returns n's store record.
@@ -135,8 +138,10 @@ func (s *nodeStore) observe(ref hw.Ref, n *hw.Node) error {
 // recorded, so a rack emptied by DeleteNode comes back after a restart).
 func (s *nodeStore) put(ctx context.Context, n hw.Node) error {
 	rec, err := s.seal(n)
-	if err == nil {
-		err = s.st.PutRack(ctx, store.RackRecord{RackID: n.RackID, Family: string(n.Type.Family())})
+	if err == nil && !s.racks[n.RackID] {
+		if err = s.st.PutRack(ctx, store.RackRecord{RackID: n.RackID, Family: string(n.Type.Family())}); err == nil {
+			s.racks[n.RackID] = true
+		}
 	}
 	if err == nil {
 		_, err = s.st.PutNode(ctx, rec)
@@ -159,7 +164,7 @@ func restoreNodes(ctx context.Context, cfg config.Storage, st store.Nodes, reg *
 	if err != nil {
 		return fmt.Errorf("[storage] encryption_key_file: %w", err)
 	}
-	s := &nodeStore{st: st, keys: keys, log: log}
+	s := &nodeStore{st: st, keys: keys, log: log, racks: map[string]bool{}}
 	recs, err := st.ListNodes(ctx)
 	if err != nil {
 		return fmt.Errorf("read registered nodes: %w", err)
@@ -190,7 +195,7 @@ func restoreNodes(ctx context.Context, cfg config.Storage, st store.Nodes, reg *
 			resealed++
 		}
 	}
-	empty, err := restoreRacks(ctx, st, reg, nodes)
+	empty, err := s.restoreRacks(ctx, reg, nodes)
 	if err != nil {
 		return err
 	}
@@ -203,21 +208,20 @@ func restoreNodes(ctx context.Context, cfg config.Storage, st store.Nodes, reg *
 // records the racks of restored nodes that were stored before racks were
 // (so they too outlive their last node). It returns how many racks came
 // back empty.
-func restoreRacks(ctx context.Context, st store.Nodes, reg *racks.Registry, nodes []hw.Node) (int, error) {
-	recs, err := st.ListRacks(ctx)
+func (s *nodeStore) restoreRacks(ctx context.Context, reg *racks.Registry, nodes []hw.Node) (int, error) {
+	recs, err := s.st.ListRacks(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("read registered racks: %w", err)
 	}
-	recorded := make(map[string]bool, len(recs))
 	for _, r := range recs {
-		recorded[r.RackID] = true
+		s.racks[r.RackID] = true
 	}
 	for _, n := range nodes {
-		if !recorded[n.RackID] {
-			if err := st.PutRack(ctx, store.RackRecord{RackID: n.RackID, Family: string(n.Type.Family())}); err != nil {
+		if !s.racks[n.RackID] {
+			if err := s.st.PutRack(ctx, store.RackRecord{RackID: n.RackID, Family: string(n.Type.Family())}); err != nil {
 				return 0, fmt.Errorf("record rack %s: %w", n.RackID, err)
 			}
-			recorded[n.RackID] = true
+			s.racks[n.RackID] = true
 		}
 	}
 	present := map[string]bool{}
