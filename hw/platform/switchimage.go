@@ -78,9 +78,10 @@ type SwitchImager interface {
 	// StageONIEImage writes u to ONIEImageDir in ONIE (its shell has no
 	// SFTP server: the image is streamed to `cat`) and checks its size.
 	StageONIEImage(ctx context.Context, u SystemImageUpload) (string, error)
-	// InstallFromONIE runs onie-nos-install on a staged image and returns
-	// the installer's last line; the switch then reboots into NVOS.
-	InstallFromONIE(ctx context.Context, path string) (string, error)
+	// InstallFromONIE runs onie-nos-install on a staged image, for at most
+	// limit, and returns the installer's last line; the switch then reboots
+	// into NVOS.
+	InstallFromONIE(ctx context.Context, path string, limit time.Duration) (string, error)
 }
 
 var _ SwitchImager = (*switchDevice)(nil)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rmsd/rmsd/hw/sshsftp"
 )
@@ -70,13 +71,14 @@ func (s *switchDevice) StageONIEImage(ctx context.Context, u SystemImageUpload) 
 	return path, nil
 }
 
-func (s *switchDevice) InstallFromONIE(ctx context.Context, path string) (string, error) {
+func (s *switchDevice) InstallFromONIE(ctx context.Context, path string, limit time.Duration) (string, error) {
 	c, err := s.dialONIE(ctx, "install from ONIE")
 	if err != nil {
 		return "", err
 	}
 	defer func() { _ = c.Close() }() // Close always succeeds
-	out, err := c.Output(ctx, "onie-nos-install "+sshsftp.Quote(path))
+	res, err := c.RunFor(ctx, "onie-nos-install "+sshsftp.Quote(path), limit)
+	out := strings.TrimSpace(string(res.Stdout))
 	if err != nil {
 		return "", fmt.Errorf("install %s from ONIE on %s: %w", path, s.cfg.ID, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -53,21 +54,23 @@ type Result struct {
 // is an *ExitError (ErrExit) carrying the end of stderr; the Result is
 // returned in every case where the command ran.
 func (c *Client) Run(ctx context.Context, cmd string) (Result, error) {
-	return c.run(ctx, cmd, nil)
+	return c.run(ctx, cmd, nil, c.opts.CommandTimeout)
+}
+
+// RunFor is Run bounded by limit instead of Options.CommandTimeout, for a
+// command known to take long (an installer).
+func (c *Client) RunFor(ctx context.Context, cmd string, limit time.Duration) (Result, error) {
+	return c.run(ctx, cmd, nil, limit)
 }
 
 // RunInput is Run with stdin fed to the command (its end closes the
 // command's input): how a file reaches a host that has no SFTP server. It
 // is bounded by Options.UploadTimeout instead of CommandTimeout.
 func (c *Client) RunInput(ctx context.Context, cmd string, stdin io.Reader) (Result, error) {
-	return c.run(ctx, cmd, stdin)
+	return c.run(ctx, cmd, stdin, c.opts.UploadTimeout)
 }
 
-func (c *Client) run(ctx context.Context, cmd string, stdin io.Reader) (Result, error) {
-	bound := c.opts.CommandTimeout
-	if stdin != nil {
-		bound = c.opts.UploadTimeout
-	}
+func (c *Client) run(ctx context.Context, cmd string, stdin io.Reader, bound time.Duration) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	var res Result

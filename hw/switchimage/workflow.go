@@ -65,6 +65,7 @@ type run struct {
 	// such a switch was found and recovery was not allowed.
 	onie        string
 	onieRefused bool
+	oniePath    string // where stage_image put the image in ONIE
 }
 
 // Workflow returns the update of p.Node as a job workflow. The job engine
@@ -273,12 +274,11 @@ func (r *run) stageImage(ctx context.Context) (map[string]string, error) {
 		return nil, fmt.Errorf("image file %s: %w", filepath.Base(r.plan.File), err)
 	}
 	if r.onie != "" {
-		var path string
 		err = r.op(ctx, func(ctx context.Context, im platform.SwitchImager) (err error) {
-			path, err = im.StageONIEImage(ctx, platform.SystemImageUpload{Name: r.plan.ImageName, Body: f, Size: info.Size()})
+			r.oniePath, err = im.StageONIEImage(ctx, platform.SystemImageUpload{Name: r.plan.ImageName, Body: f, Size: info.Size()})
 			return err
 		})
-		return map[string]string{"path": path, "bytes": fmt.Sprint(info.Size()), "via": "ONIE shell"}, err
+		return map[string]string{"path": r.oniePath, "bytes": fmt.Sprint(info.Size()), "via": "ONIE shell"}, err
 	}
 	var staged platform.StagedImage
 	err = r.op(ctx, func(ctx context.Context, im platform.SwitchImager) (err error) {
@@ -294,16 +294,15 @@ func (r *run) stageImage(ctx context.Context) (map[string]string, error) {
 // trigger starts the install: NVUE's @install, or ONIE's installer.
 func (r *run) trigger(ctx context.Context) (map[string]string, error) {
 	if r.onie != "" {
-		path := platform.ONIEImageDir + "/" + r.plan.ImageName
 		var last string
 		err := r.op(ctx, func(ctx context.Context, im platform.SwitchImager) (err error) {
-			last, err = im.InstallFromONIE(ctx, path)
+			last, err = im.InstallFromONIE(ctx, r.oniePath, r.t.HandoffTimeout) // the installer is the hand-off
 			return err
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errInstallFailed, err)
 		}
-		return map[string]string{"installer": "onie-nos-install " + path, "output": last}, nil
+		return map[string]string{"installer": "onie-nos-install " + r.oniePath, "output": last}, nil
 	}
 	err := r.op(ctx, func(ctx context.Context, im platform.SwitchImager) (err error) {
 		r.actionID, err = im.InstallSystemImage(ctx, r.plan.ImageName)
