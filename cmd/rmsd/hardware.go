@@ -67,12 +67,7 @@ func newHardware(cfg *config.Config, p pace, log logging.Logger) (*hardware, err
 	ssh.Logger = log.Component("ssh")
 	deps := platform.Deps{Redfish: pool, NVUE: nvPool, SSH: ssh, SwitchReboot: p.switchReboot(), Logger: log.Component("platform"),
 		ONIE: hw.Credentials{Username: cfg.Switches.ONIEUsername, Password: hw.NewSecret(cfg.Switches.ONIEPassword)}}
-	fab, err := fabricOptions(cfg.Switches, p)
-	if err != nil {
-		nvPool.Close()
-		pool.Close()
-		return nil, err
-	}
+	fab := fabricOptions(cfg.Switches, nv, p)
 	fab.NVUE, fab.SSH = nvPool, ssh
 	return &hardware{pool: pool, nvue: nvPool, runner: nodeops.New(deps, r.MaxConcurrentBMCRequests),
 		firmware:    p.firmwareTiming(seconds(r.TaskPollIntervalSeconds), seconds(r.TaskTimeoutSeconds)),
@@ -84,22 +79,18 @@ func newHardware(cfg *config.Config, p pace, log logging.Logger) (*hardware, err
 // fabricOptions builds the scale-up fabric policy (NVUE pool and SSH are
 // the caller's): NMX-C and gNMI on [switches] nmx_port and gnmi_port with
 // the configured gateway id and deadlines; plaintext with insecure_switch,
-// else TLS: mTLS with the NVUE client identity when client_tls_root is set
-// (server checked against its ca.pem, named dns_domain when set), or
-// unverified TLS like NVUE's when no identity is configured. p paces the
-// device waits.
-func fabricOptions(s config.Switches, p pace) (fabric.Options, error) {
+// else TLS: mTLS with NVUE's client identity (nv, loaded once) when
+// client_tls_root is set (server checked against its ca.pem, named
+// dns_domain when set), or unverified TLS like NVUE's when no identity is
+// configured. p paces the device waits.
+func fabricOptions(s config.Switches, nv nvue.Options, p pace) fabric.Options {
 	var tlsCfg *tls.Config
 	switch {
 	case s.InsecureSwitch:
-	case s.ClientTLSRoot == "":
+	case nv.ClientCertificate == nil:
 		tlsCfg = &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12} //nolint:gosec // as NVUE without a client identity
 	default:
-		cert, roots, err := switchClientIdentity(s)
-		if err != nil {
-			return fabric.Options{}, err
-		}
-		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: roots, ServerName: s.DNSDomain, MinVersion: tls.VersionTLS12}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{*nv.ClientCertificate}, RootCAs: nv.RootCAs, ServerName: s.DNSDomain, MinVersion: tls.VersionTLS12}
 	}
 	request := seconds(s.NMXRequestTimeoutSeconds)
 	return fabric.Options{
@@ -107,7 +98,7 @@ func fabricOptions(s config.Switches, p pace) (fabric.Options, error) {
 			RequestTimeout: request, HelloRetry: p.of(nmxc.DefaultHelloRetry)},
 		GNMI:   gnmicap.Options{Port: s.GNMIPort, TLS: tlsCfg, Timeout: request},
 		Timing: fabric.Timing{}.Scaled(float64(p)),
-	}, nil
+	}
 }
 
 // Close drops the idle connections of both pools.
