@@ -399,8 +399,9 @@ func installedList(cert map[string]any) []string {
 // hello is the post-install connection test over rmsd's outbound mTLS
 // identity: NVUE GET /system always, NMX-C Hello when the fabric manager
 // was bound, gNMI Capabilities when the telemetry interface was; five
-// tries HelloRetry apart each. nmx-telemetry has no test (upstream has
-// none).
+// tries HelloRetry apart for NVUE and gNMI (NMX-C's Hello retries on its
+// own while the manager is Unavailable). nmx-telemetry has no test
+// (upstream has none).
 func (r *configureRun) hello(ctx context.Context) (map[string]string, error) {
 	details := map[string]string{}
 	try := func(key string, f func(ctx context.Context) error) error {
@@ -442,7 +443,7 @@ func (r *configureRun) hello(ctx context.Context) (map[string]string, error) {
 	}
 	defer fs.Close()
 	if manager {
-		if err := try("nmxc", fs.Hello); err != nil {
+		if err := fs.Hello(ctx); err != nil {
 			return details, err
 		}
 		details[ServiceFabricManager] = "answered"
