@@ -30,7 +30,7 @@ func (r *run) activate(ctx context.Context, after *Target) *stepError {
 	if err := ctx.Err(); err != nil {
 		return &stepError{phase: phaseActivation, during: "before activating firmware on " + node, target: after, err: err}
 	}
-	r.job.Progress("Activating firmware on " + node)
+	r.job.Progress(ProgressActivating + node)
 	err := r.deps.Nodes.One(messages.ShieldFromShutdown(ctx), r.plan.Node, func(ctx context.Context, _ int, d platform.Device) error {
 		return d.ActivateFirmware(ctx)
 	})

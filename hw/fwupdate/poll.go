@@ -25,7 +25,7 @@ var (
 // installing may not answer), except a refused login, which no retry
 // mends.
 func (r *run) poll(ctx context.Context, t *Target, id string) *stepError {
-	r.job.Progress(fmt.Sprintf("Polling firmware task %s for target %s", id, t.label()))
+	r.job.Progress(fmt.Sprintf(ProgressPolling+"%s for target %s", id, t.label()))
 	fail := func(err error) *stepError {
 		return &stepError{phase: phasePoll, during: fmt.Sprintf("while polling firmware task %s for target %s", id, t.label()),
 			target: t, err: err}

@@ -18,7 +18,7 @@ var errNoTask = errors.New("the device accepted the package but named no task")
 // device may answer that it already runs it (UpdateStart.Skipped).
 func (r *run) upload(ctx context.Context, t *Target) (platform.UpdateStart, *stepError) {
 	base := filepath.Base(t.File)
-	r.job.Progress(fmt.Sprintf("Uploading %s for target %s", base, t.label()))
+	r.job.Progress(fmt.Sprintf(ProgressUploading+"%s for target %s", base, t.label()))
 	fail := func(err error) *stepError {
 		return &stepError{phase: phaseUpdate, during: fmt.Sprintf("while uploading %s for target %s", base, t.label()), target: t,
 			err: fmt.Errorf("upload %s for target %s: %w", base, t.label(), err)}

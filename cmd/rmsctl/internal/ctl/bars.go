@@ -31,7 +31,6 @@ type barsView struct {
 	progress *mpb.Progress
 	parent   *jobBar
 	children map[string]*jobBar
-	order    []*jobBar
 }
 
 // jobBar is one job's bar and the text beside it, which mpb's renderer
@@ -114,7 +113,6 @@ func (v *barsView) update(states []*rmspb.JobStatus) error {
 		if b == nil {
 			b = v.newBar(label(c))
 			v.children[c.GetJobId()] = b
-			v.order = append(v.order, b)
 		}
 		if c.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
 			// Where it failed is unknown: the bar stays where it was.

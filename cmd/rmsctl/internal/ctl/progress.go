@@ -17,14 +17,15 @@ import (
 var stageOf = regexp.MustCompile(`(?i)\bstage (\d+)\s*/\s*(\d+)`)
 
 // firmwarePhases are the descriptions a firmware child moves through
-// (hw/fwupdate), in order, with how far each one is.
+// (hw/fwupdate's Progress* prefixes, which a test holds these to; rmsctl
+// does not link the workflow code), in order, with how far each one is.
 var firmwarePhases = []struct {
 	prefix   string
 	fraction float64
 }{
 	{"Uploading ", 0.2},
 	{"Polling firmware task ", 0.5},
-	{"Activating firmware ", 0.8},
+	{"Activating firmware on ", 0.8},
 }
 
 // terminal says whether a job has ended.

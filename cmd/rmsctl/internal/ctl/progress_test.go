@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw/fwupdate"
 )
 
 func job(state rmspb.JobExecutionState, desc string) *rmspb.JobStatus {
@@ -52,5 +53,19 @@ func TestParentFractionCountsFinishedChildren(t *testing.T) {
 	}
 	if got := parentFraction(job(running, "Rack reboot step 3: shelves off"), nil); got != 0.05 {
 		t.Errorf("a parent without children follows its own stage: %v", got)
+	}
+}
+
+// TestFirmwarePhasesAreTheWorkflowsPrefixes: the stages rmsctl recognises
+// are the ones hw/fwupdate reports, in its order.
+func TestFirmwarePhasesAreTheWorkflowsPrefixes(t *testing.T) {
+	want := []string{fwupdate.ProgressUploading, fwupdate.ProgressPolling, fwupdate.ProgressActivating}
+	if len(firmwarePhases) != len(want) {
+		t.Fatalf("%d phases, want %d", len(firmwarePhases), len(want))
+	}
+	for i, p := range firmwarePhases {
+		if p.prefix != want[i] {
+			t.Errorf("phase %d is %q, hw/fwupdate reports %q", i, p.prefix, want[i])
+		}
 	}
 }
