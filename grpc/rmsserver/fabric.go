@@ -279,6 +279,27 @@ func (m *rackManager) GetScaleUpFabricState(ctx context.Context, req *rmspb.GetS
 	return resp, nil
 }
 
+// clipApp returns a with each of its text fields clipped to max bytes.
+func clipApp(a fabric.AppStatus, max int) fabric.AppStatus {
+	a.Status, a.Reason = clip(a.Status, max), clip(a.Reason, max)
+	a.ControlPlane, a.Manager = clip(a.ControlPlane, max), clip(a.Manager, max)
+	return a
+}
+
+// appStatusJSON is a as JSON of at most maxNodeError bytes: each text field
+// is clipped to maxEchoed, and shorter while escaping still makes the whole
+// too long. Clipping the fields, not the encoding, keeps the JSON valid.
+func appStatusJSON(a fabric.AppStatus) string {
+	for budget := maxEchoed; ; budget /= 2 {
+		// At 32 bytes a field escapes to at most 192 (\u00XX per byte): the
+		// whole fits.
+		b, _ := json.Marshal(clipApp(a, budget))
+		if len(b) <= maxNodeError || budget <= 32 {
+			return string(b)
+		}
+	}
+}
+
 // serviceStatusJSON is one switch's status_json in
 // BatchGetScaleUpFabricServiceStatus.
 type serviceStatusJSON struct {
@@ -327,9 +348,10 @@ func (m *rackManager) BatchGetScaleUpFabricServiceStatus(ctx context.Context, re
 		if err != nil {
 			return err
 		}
+		app = clipApp(app, maxEchoed)
 		statuses[i] = serviceStatusJSON{NodeID: nodes[i].ID, ClusterState: clip(cl.State, maxEchoed), NMXCConn: clip(cl.NMXCConn, maxEchoed),
-			App: fabric.AppController, Installed: app.Installed, Status: clip(app.Status, maxEchoed), Reason: clip(app.Reason, maxEchoed),
-			ControlPlane: clip(app.ControlPlane, maxEchoed), Manager: clip(app.Manager, maxEchoed)}
+			App: fabric.AppController, Installed: app.Installed, Status: app.Status, Reason: app.Reason,
+			ControlPlane: app.ControlPlane, Manager: app.Manager}
 		return nil
 	}))
 	resp.Status = rmspb.ReturnCode_RETURN_CODE_SUCCESS
@@ -430,8 +452,7 @@ func (m *rackManager) GetScaleUpFabricStatus(ctx context.Context, req *rmspb.Get
 		if err != nil {
 			return err
 		}
-		raw, _ := json.Marshal(app)
-		switches[i].FabricManagerStatus = clip(string(raw), maxNodeError)
+		switches[i].FabricManagerStatus = appStatusJSON(app)
 		return nil
 	}))
 	primary := -1
