@@ -352,7 +352,7 @@ func (r *run) manager(ctx context.Context) error {
 	if !app.Installed {
 		return fmt.Errorf("switch %s: %s is not installed although the cluster is enabled", r.primary.ID, fabric.AppController)
 	}
-	if m := app.Manager; m == "enabled" || m == "active" {
+	if app.ManagerEnabled() {
 		return nil
 	}
 	r.change(fabric.AppController+" manager of "+r.primary.ID, func(ctx context.Context) error {
