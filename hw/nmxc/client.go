@@ -18,6 +18,7 @@ import (
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nmxc/nmxcpb"
+	"github.com/rmsd/rmsd/hw/pause"
 )
 
 // Upstream's values.
@@ -174,12 +175,8 @@ func (c *Client) Hello(ctx context.Context) (*nmxcpb.ServerHeader, error) {
 			}
 			return nil, err
 		}
-		t := time.NewTimer(c.opts.HelloRetry)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("nmx-c Hello on %s: %w (last error: %v)", c.addr, context.Cause(ctx), err)
-		case <-t.C:
+		if perr := pause.For(ctx, c.opts.HelloRetry); perr != nil {
+			return nil, fmt.Errorf("nmx-c Hello on %s: %w (last error: %v)", c.addr, perr, err)
 		}
 	}
 }
