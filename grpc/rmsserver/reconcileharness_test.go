@@ -181,10 +181,10 @@ func (r *reconcileRack) lowestSlot(t testing.TB) string {
 
 // switchState is one simulated switch's fabric state.
 type switchState struct {
-	Enabled             bool
-	Primary, Secondary  string
-	Topology, Manager   string
-	Encryption, Restart string
+	Enabled            bool
+	Primary, Secondary string
+	Topology, Manager  string
+	Encryption         string
 }
 
 // states reads every simulated switch's fabric state (restarts apart).

@@ -139,9 +139,6 @@ func TransportCredentials(ep hw.Endpoint, cfg *tls.Config) credentials.Transport
 // Close releases the connection.
 func (c *Client) Close() error { return c.conn.Close() }
 
-// Addr is the address the client dials.
-func (c *Client) Addr() string { return c.addr }
-
 // call runs one RPC within the per-call deadline and checks the server
 // header of its reply.
 func call[T interface{ GetServerHeader() *nmxcpb.ServerHeader }](ctx context.Context, c *Client, method string, f func(ctx context.Context) (T, error)) (T, error) {
