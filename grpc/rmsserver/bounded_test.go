@@ -1,6 +1,7 @@
 package rmsserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/fabric"
 	"github.com/rmsd/rmsd/hw/racks"
 )
 
@@ -28,6 +30,22 @@ func TestClip(t *testing.T) {
 		if got != tt.want || len(got) > tt.max || !utf8.ValidString(got) {
 			t.Errorf("clip(%q, %d) = %q, want %q", tt.give, tt.max, got, tt.want)
 		}
+	}
+}
+
+// An app status with long or escape-heavy fields is reported as bounded,
+// valid JSON.
+func TestAppStatusJSONIsBoundedAndValid(t *testing.T) {
+	for _, text := range []string{strings.Repeat("r", 5000), strings.Repeat("\x01<", 2000), strings.Repeat("é", 3000)} {
+		got := appStatusJSON(fabric.AppStatus{Installed: true, Status: text, Reason: text, ControlPlane: text, Manager: text})
+		var back fabric.AppStatus
+		if len(got) > maxNodeError || json.Unmarshal([]byte(got), &back) != nil || !back.Installed || back.Reason == "" {
+			t.Errorf("%d bytes, parses back to %+v: %.80q", len(got), back, got)
+		}
+	}
+	short := fabric.AppStatus{Installed: true, Status: "ok", ControlPlane: fabric.PlaneConfigured, Manager: "active"}
+	if want, _ := json.Marshal(short); appStatusJSON(short) != string(want) {
+		t.Errorf("a short status is changed: %s", appStatusJSON(short))
 	}
 }
 

@@ -171,7 +171,8 @@ func (m *rackManager) ConfigureScaleUpFabricManager(ctx context.Context, req *rm
 }
 
 // bringUpFabric runs the v1 bring-up on sw and records in resp what is on
-// as it goes; already reports the short-circuit (nothing changed).
+// as it goes; already reports the short-circuit (nothing changed). The app
+// is re-read and NMX-C greeted again only after turning something on.
 func bringUpFabric(ctx context.Context, sw *fabric.Switch, topology string, resp *rmspb.ConfigureScaleUpFabricManagerResponse) (already bool, err error) {
 	topoKey := fabric.ConfigKey{File: fabric.FileFM, Key: fabric.KeyTopology}
 	cl, err := sw.Cluster(ctx)
@@ -184,31 +185,46 @@ func bringUpFabric(ctx context.Context, sw *fabric.Switch, topology string, resp
 		return false, err
 	}
 	resp.GrpcEnabled = cl.Enabled() && app.Installed && app.ManagerEnabled()
-	if resp.GrpcEnabled && app.Status == "ok" && sw.Hello(ctx) == nil {
-		if got, err := sw.StaticConfig(ctx, []fabric.ConfigKey{topoKey}); err == nil && len(got) == 1 && got[0].Value == topology {
-			return true, nil
+	// hello is the last Hello's answer, helloed whether it still holds: a
+	// Hello is repeated only after a change (a down NMX-C is waited for
+	// once).
+	var hello error
+	helloed := false
+	if resp.GrpcEnabled && app.Status == "ok" {
+		hello, helloed = sw.Hello(ctx), true
+		if hello == nil {
+			if got, err := sw.StaticConfig(ctx, []fabric.ConfigKey{topoKey}); err == nil && len(got) == 1 && got[0].Value == topology {
+				return true, nil
+			}
 		}
 	}
+	changed := false
 	if !cl.Enabled() {
 		if _, err := sw.SetCluster(ctx, true); err != nil {
 			return false, err
 		}
-		resp.ScaleUpFabricStateEnabled = true
+		resp.ScaleUpFabricStateEnabled, changed = true, true
 	}
 	if !resp.GrpcEnabled {
 		if err := sw.SetAppManager(ctx, fabric.AppController, true); err != nil {
 			return false, err
 		}
-		resp.GrpcEnabled = true
+		resp.GrpcEnabled, changed = true, true
 	}
-	if app, err = sw.App(ctx, fabric.AppController); err != nil {
-		return false, err
+	if changed {
+		if app, err = sw.App(ctx, fabric.AppController); err != nil {
+			return false, err
+		}
+		helloed = false
 	}
 	if !app.Installed || app.Status != "ok" {
 		return false, fmt.Errorf("switch %s: %s is not ready (status %q, %s)", sw.NodeID(), fabric.AppController, app.Status, app.Reason)
 	}
-	if err := sw.Hello(ctx); err != nil {
-		return false, err
+	if !helloed {
+		hello = sw.Hello(ctx)
+	}
+	if hello != nil {
+		return false, hello
 	}
 	return false, sw.SetStaticConfig(ctx, []fabric.ConfigEntry{{File: fabric.FileFM, Key: fabric.KeyTopology, Value: topology}})
 }
@@ -279,6 +295,27 @@ func (m *rackManager) GetScaleUpFabricState(ctx context.Context, req *rmspb.GetS
 	return resp, nil
 }
 
+// clipApp returns a with each of its text fields clipped to max bytes.
+func clipApp(a fabric.AppStatus, max int) fabric.AppStatus {
+	a.Status, a.Reason = clip(a.Status, max), clip(a.Reason, max)
+	a.ControlPlane, a.Manager = clip(a.ControlPlane, max), clip(a.Manager, max)
+	return a
+}
+
+// appStatusJSON is a as JSON of at most maxNodeError bytes: each text field
+// is clipped to maxEchoed, and shorter while escaping still makes the whole
+// too long. Clipping the fields, not the encoding, keeps the JSON valid.
+func appStatusJSON(a fabric.AppStatus) string {
+	for budget := maxEchoed; ; budget /= 2 {
+		// At 32 bytes a field escapes to at most 192 (\u00XX per byte): the
+		// whole fits.
+		b, _ := json.Marshal(clipApp(a, budget))
+		if len(b) <= maxNodeError || budget <= 32 {
+			return string(b)
+		}
+	}
+}
+
 // serviceStatusJSON is one switch's status_json in
 // BatchGetScaleUpFabricServiceStatus.
 type serviceStatusJSON struct {
@@ -327,9 +364,10 @@ func (m *rackManager) BatchGetScaleUpFabricServiceStatus(ctx context.Context, re
 		if err != nil {
 			return err
 		}
+		app = clipApp(app, maxEchoed)
 		statuses[i] = serviceStatusJSON{NodeID: nodes[i].ID, ClusterState: clip(cl.State, maxEchoed), NMXCConn: clip(cl.NMXCConn, maxEchoed),
-			App: fabric.AppController, Installed: app.Installed, Status: clip(app.Status, maxEchoed), Reason: clip(app.Reason, maxEchoed),
-			ControlPlane: clip(app.ControlPlane, maxEchoed), Manager: clip(app.Manager, maxEchoed)}
+			App: fabric.AppController, Installed: app.Installed, Status: app.Status, Reason: app.Reason,
+			ControlPlane: app.ControlPlane, Manager: app.Manager}
 		return nil
 	}))
 	resp.Status = rmspb.ReturnCode_RETURN_CODE_SUCCESS
@@ -430,8 +468,7 @@ func (m *rackManager) GetScaleUpFabricStatus(ctx context.Context, req *rmspb.Get
 		if err != nil {
 			return err
 		}
-		raw, _ := json.Marshal(app)
-		switches[i].FabricManagerStatus = clip(string(raw), maxNodeError)
+		switches[i].FabricManagerStatus = appStatusJSON(app)
 		return nil
 	}))
 	primary := -1

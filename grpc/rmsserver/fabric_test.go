@@ -142,6 +142,17 @@ func TestConfigureScaleUpFabricManagerFailuresAreInBand(t *testing.T) {
 		!strings.Contains(resp.GetMessage(), "Unavailable") || !strings.Contains(resp.GetMessage(), switches[1].ID) {
 		t.Fatalf("NMX-C unavailable: %v", resp)
 	}
+	// Now that both are on, nothing changes: the one Hello's failure is
+	// the answer (NMX-C, down for exactly its attempts, is not greeted
+	// again), and the next call finds it up.
+	host.NMXCUnavailable(nmxc.DefaultHelloAttempts)
+	resp = configure(NodeInfoToProto(switches[1]), topo)
+	if resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || !strings.Contains(resp.GetMessage(), "Unavailable") {
+		t.Fatalf("NMX-C unavailable, nothing to change: %v", resp)
+	}
+	if resp = configure(NodeInfoToProto(switches[1]), topo); resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
+		t.Fatalf("NMX-C back: %v", resp)
+	}
 	host.NMXCUnavailable(0)
 
 	// Wrong switch password.

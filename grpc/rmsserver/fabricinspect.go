@@ -13,11 +13,12 @@ import (
 )
 
 // InspectScaleUpFabrics is a read-only live inspection (proto comments of
-// the RPC): the switch inventory is read for enabled controllers and each
-// switch's physical identity, the optional compute inventory's BMCs for
-// theirs; then every enabled controller, in inventory order, is sampled over
-// NMX-C and its members resolved to the caller's node ids by chassis serial
-// and slot. Failed reads and unresolved or ambiguous members are collection
+// the RPC): the switch inventory is read for each switch's physical
+// identity and enabled controller, which is sampled over NMX-C in the same
+// operation, the optional compute inventory's BMCs for theirs; then every
+// sampled controller, in inventory order, has its members resolved to the
+// caller's node ids by chassis serial and slot. Failed reads (a failed
+// sampling among them) and unresolved or ambiguous members are collection
 // errors, kept apart from the observed (NORMAL / ABNORMAL / UNKNOWN) status.
 
 // trayKey is a tray's physical identity: chassis serial and slot.
@@ -66,9 +67,11 @@ func (m *rackManager) InspectScaleUpFabrics(ctx context.Context, req *rmspb.Insp
 	}
 
 	// Discovery: which switches run an enabled controller, and where every
-	// switch and compute tray is.
+	// switch and compute tray is; an enabled controller is sampled in the
+	// same operation, so a failed sampling is that switch's discovery error.
 	enabled := make([]bool, len(nodes))
 	switchInfo := make([]platform.DeviceInfo, len(nodes))
+	samples := make([]fabric.Sample, len(nodes))
 	results := m.eachNode(ctx, nodes, fabricCheck, func(ctx context.Context, i int, d platform.Device) error {
 		if r, ok := d.(platform.DeviceInfoReader); ok {
 			info, err := r.DeviceInfo(ctx)
@@ -79,15 +82,24 @@ func (m *rackManager) InspectScaleUpFabrics(ctx context.Context, req *rmspb.Insp
 		}
 		return m.fabricOp(nodes, func(ctx context.Context, i int, sw *fabric.Switch) error {
 			cl, err := sw.Cluster(ctx)
-			enabled[i] = err == nil && cl.Enabled()
-			return err
+			if err != nil {
+				return err
+			}
+			if enabled[i] = cl.Enabled(); enabled[i] {
+				samples[i] = sw.Sample(ctx)
+			}
+			return nil
 		})(ctx, i, d)
 	})
 	switchIDs := identities{}
 	for i, r := range results {
 		if r.err != nil {
 			discoveryErr(r.nodeID, r.err.Error())
-			continue
+			if !enabled[i] {
+				continue
+			}
+			// Only the sampling failed: the switch's position was read
+			// and still resolves other controllers' members.
 		}
 		if !switchIDs.add(switchInfo[i], nodes[i].ID) {
 			discoveryErr(nodes[i].ID, "the switch reports no chassis serial and slot number")
@@ -121,20 +133,13 @@ func (m *rackManager) InspectScaleUpFabrics(ctx context.Context, req *rmspb.Insp
 		}
 	}
 
-	// One observation per enabled controller, in inventory order.
-	var controllers []int
-	for i := range nodes {
-		if enabled[i] {
-			controllers = append(controllers, i)
-		}
-	}
-	samples := make([]fabric.Sample, len(nodes))
-	m.runNodes(ctx, nodes, make([]nodeResult, len(nodes)), controllers, m.fabricOp(nodes, func(ctx context.Context, i int, sw *fabric.Switch) error {
-		samples[i] = sw.Sample(ctx)
-		return nil
-	}))
+	// One observation per sampled controller, in inventory order; a
+	// controller whose sampling failed has its discovery error instead.
 	failed := len(resp.DiscoveryErrors)
-	for _, i := range controllers {
+	for i := range nodes {
+		if !enabled[i] || results[i].err != nil {
+			continue
+		}
 		obs := observe(nodes[i].ID, samples[i], switchIDs, computeIDs)
 		failed += len(obs.InspectionErrors)
 		resp.Fabrics = append(resp.Fabrics, obs)

@@ -141,6 +141,9 @@ func fabricReplyProblem(reply proto.Message) (string, bool) {
 			if len(s.GetErrorMessage()) > maxAnswerMessage || len(s.GetFabricManagerStatus()) > maxAnswerMessage {
 				return fmt.Sprintf("switches[%d]: unbounded text", i), true
 			}
+			if ms := s.GetFabricManagerStatus(); ms != "" && !json.Valid([]byte(ms)) {
+				return fmt.Sprintf("switches[%d]: fabric_manager_status does not parse", i), true
+			}
 		}
 		return statusProblem(r.GetStatus(), r.GetErrorMessage()), true
 	case *rmspb.InspectScaleUpFabricsResponse:

@@ -112,8 +112,8 @@ func startTestServer(t testing.TB, deps Deps) *grpc.ClientConn {
 	return dial(t, ts.addr, nil)
 }
 
-// rpcContext bounds one RPC in a test.
-func rpcContext(t *testing.T) context.Context {
+// rpcContext bounds one RPC in a test or benchmark.
+func rpcContext(t testing.TB) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)

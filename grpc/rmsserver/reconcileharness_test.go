@@ -162,7 +162,7 @@ func (r *reconcileRack) switches() []hw.Node { return r.ofKind(hw.KindSwitch) }
 // it.
 func (r *reconcileRack) lowestSlot(t testing.TB) string {
 	t.Helper()
-	resp, err := r.client.BatchGetNodeDeviceInfo(fabricCallContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(r.switches()...)})
+	resp, err := r.client.BatchGetNodeDeviceInfo(rpcContext(t), &rmspb.BatchGetNodeDeviceInfoRequest{Nodes: nodeSet(r.switches()...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,10 +181,10 @@ func (r *reconcileRack) lowestSlot(t testing.TB) string {
 
 // switchState is one simulated switch's fabric state.
 type switchState struct {
-	Enabled             bool
-	Primary, Secondary  string
-	Topology, Manager   string
-	Encryption, Restart string
+	Enabled            bool
+	Primary, Secondary string
+	Topology, Manager  string
+	Encryption         string
 }
 
 // states reads every simulated switch's fabric state (restarts apart).
@@ -215,7 +215,7 @@ func (r *reconcileRack) saves() map[string]int {
 // submit starts a reconcile of the rack's switches.
 func (r *reconcileRack) submit(t testing.TB, req *rmspbv2.ConfigureScaleUpFabricManagerRequest) string {
 	t.Helper()
-	resp, err := r.v2.ConfigureScaleUpFabricManager(fabricCallContext(t), req)
+	resp, err := r.v2.ConfigureScaleUpFabricManager(rpcContext(t), req)
 	if err != nil {
 		t.Fatalf("ConfigureScaleUpFabricManager: %v", err)
 	}
@@ -231,7 +231,7 @@ func (r *reconcileRack) wait(t testing.TB, id string) *rmspb.JobStatus {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for {
-		resp, err := r.client.GetJobStatus(fabricCallContext(t), &rmspb.GetJobStatusRequest{JobId: id})
+		resp, err := r.client.GetJobStatus(rpcContext(t), &rmspb.GetJobStatusRequest{JobId: id})
 		if err != nil {
 			t.Fatalf("GetJobStatus: %v", err)
 		}
@@ -272,11 +272,4 @@ func fabricStatus(t testing.TB, js *rmspb.JobStatus) *rmspb.ScaleUpFabricStatus 
 		t.Fatalf("result_json %q: %v", js.GetResultJson(), err)
 	}
 	return st
-}
-
-// fabricCallContext bounds one RPC of a fabric test or benchmark.
-func fabricCallContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
 }

@@ -282,7 +282,9 @@ func TestWaitConfiguredConvergesAfterTheTopologyIsSet(t *testing.T) {
 }
 
 func TestAChangedFMConfigValueNeedsTheOneRestart(t *testing.T) {
-	r := startRig(t, func(o *Options) { o.Timing.ConfiguredWindow = 300 * time.Millisecond })
+	// A window far above the convergence time: a stalled test process
+	// must not look like a control plane that never converges.
+	r := startRig(t, func(o *Options) { o.Timing.ConfiguredWindow = 5 * time.Second })
 	r.sim.EnableCluster(true) // converged with the default topology
 	ctx := ctxT(t)
 	// An operator changes the topology: the running controller keeps the

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rmsd/rmsd/hw/gnmicap"
+	"github.com/rmsd/rmsd/hw/pause"
 )
 
 // GNMI reads whether the gNMI server is enabled (nv show system
@@ -53,13 +54,13 @@ func (s *Switch) SetGNMI(ctx context.Context, enabled bool) error {
 	if _, err := s.runNV(ctx, "nv set system gnmi-server state "+want, "nv config apply --assume-yes", "nv config save"); err != nil {
 		return s.fail("set gnmi server "+want, err)
 	}
-	if err := pause(ctx, s.timing.GNMISettle); err != nil {
+	if err := pause.For(ctx, s.timing.GNMISettle); err != nil {
 		return s.fail("set gnmi server "+want, err)
 	}
 	var lastErr error
 	for i := 0; i <= len(s.timing.GNMIVerifyDelays); i++ {
 		if i > 0 {
-			if err := pause(ctx, s.timing.GNMIVerifyDelays[i-1]); err != nil {
+			if err := pause.For(ctx, s.timing.GNMIVerifyDelays[i-1]); err != nil {
 				return s.fail("verify gnmi server "+want, err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nmxc"
 	"github.com/rmsd/rmsd/hw/nvue"
+	"github.com/rmsd/rmsd/hw/pause"
 	"github.com/rmsd/rmsd/hw/sshsftp"
 )
 
@@ -73,18 +74,6 @@ func (s *Switch) runNV(ctx context.Context, cmds ...string) (string, error) {
 	return out, nil
 }
 
-// pause waits d or until ctx ends.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
-}
-
 // Cluster reads the cluster state.
 func (s *Switch) Cluster(ctx context.Context) (ClusterState, error) {
 	c, err := s.nv.Cluster(ctx)
@@ -129,7 +118,7 @@ func (s *Switch) verify(ctx context.Context, ok func() (bool, error)) error {
 	var last error
 	for i := 0; i < s.timing.VerifyAttempts; i++ {
 		if i > 0 {
-			if err := pause(ctx, s.timing.VerifyInterval); err != nil {
+			if err := pause.For(ctx, s.timing.VerifyInterval); err != nil {
 				return err
 			}
 		}
@@ -179,7 +168,7 @@ func (s *Switch) SetAppManager(ctx context.Context, app string, enabled bool) er
 	if _, err := s.runNV(ctx, cmds...); err != nil {
 		return s.fail("set manager of "+app+" "+onOff(enabled), err)
 	}
-	if err := pause(ctx, s.timing.ManagerSettle); err != nil {
+	if err := pause.For(ctx, s.timing.ManagerSettle); err != nil {
 		return s.fail("set manager of "+app, err)
 	}
 	var last string
@@ -413,7 +402,7 @@ func (s *Switch) waitWindow(ctx context.Context) (last AppStatus, sawState bool,
 		if !time.Now().Add(s.timing.ConfiguredPoll).Before(deadline) {
 			break
 		}
-		if err := pause(ctx, s.timing.ConfiguredPoll); err != nil {
+		if err := pause.For(ctx, s.timing.ConfiguredPoll); err != nil {
 			return last, sawState, s.fail("wait for configured control plane", err)
 		}
 	}
@@ -481,7 +470,7 @@ func (s *Switch) SetNMXMTLS(ctx context.Context, b MTLSBinding) error {
 			if _, err := s.nv.WaitAction(ctx, id); err != nil {
 				return s.fail("bind nmx-c mtls ("+u.leaf+")", err)
 			}
-			if err := pause(ctx, s.timing.ManagerSettle); err != nil {
+			if err := pause.For(ctx, s.timing.ManagerSettle); err != nil {
 				return s.fail("bind nmx-c mtls", err)
 			}
 		}

@@ -41,9 +41,6 @@ type Plan struct {
 // RackID is the rack every switch of the plan is in.
 func (p Plan) RackID() string { return p.rackID }
 
-// Primary is the requested primary, "" when it is elected by slot.
-func (p Plan) Primary() string { return p.req.Primary }
-
 // WithPrimary returns the plan with its primary fixed (a layout elects it
 // at admission). id must be one of the plan's switches.
 func (p Plan) WithPrimary(id string) Plan {

@@ -12,11 +12,10 @@ import (
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/nmxc"
 )
 
 // Defaults: NVOS's gNMI port and upstream's per-call bound.
@@ -49,18 +48,7 @@ func Capabilities(ctx context.Context, ep hw.Endpoint, opts Options) (string, er
 		return "", errors.New("gnmi capabilities: endpoint has no IP or host name")
 	}
 	addr := net.JoinHostPort(ep.Host(), strconv.Itoa(opts.Port))
-	creds := insecure.NewCredentials()
-	if opts.TLS != nil {
-		cfg := opts.TLS.Clone()
-		if cfg.ServerName == "" {
-			cfg.ServerName = ep.Host()
-			if ep.HostName != "" {
-				cfg.ServerName = ep.HostName
-			}
-		}
-		creds = credentials.NewTLS(cfg)
-	}
-	conn, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(creds))
+	conn, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(nmxc.TransportCredentials(ep, opts.TLS)))
 	if err != nil {
 		return "", fmt.Errorf("gnmi capabilities on %s: %w", addr, err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nmxc/nmxcpb"
+	"github.com/rmsd/rmsd/hw/pause"
 )
 
 // Upstream's values.
@@ -109,19 +110,8 @@ func New(ep hw.Endpoint, opts Options) (*Client, error) {
 		return nil, errors.New("nmx-c client: endpoint has no IP or host name")
 	}
 	addr := net.JoinHostPort(ep.Host(), strconv.Itoa(opts.Port))
-	creds := insecure.NewCredentials()
-	if opts.TLS != nil {
-		cfg := opts.TLS.Clone()
-		if cfg.ServerName == "" {
-			cfg.ServerName = ep.Host()
-			if ep.HostName != "" {
-				cfg.ServerName = ep.HostName
-			}
-		}
-		creds = credentials.NewTLS(cfg)
-	}
 	conn, err := grpc.NewClient("passthrough:///"+addr,
-		grpc.WithTransportCredentials(creds),
+		grpc.WithTransportCredentials(TransportCredentials(ep, opts.TLS)),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.DefaultConfig, MinConnectTimeout: opts.ConnectTimeout}))
 	if err != nil {
 		return nil, fmt.Errorf("nmx-c client for %s: %w", addr, err)
@@ -129,11 +119,25 @@ func New(ep hw.Endpoint, opts Options) (*Client, error) {
 	return &Client{opts: opts, addr: addr, conn: conn, api: nmxcpb.NewNMX_ControllerClient(conn)}, nil
 }
 
+// TransportCredentials are the gRPC transport credentials of a switch
+// service at ep (NMX-C, gNMI): plaintext when cfg is nil, else TLS with a
+// copy of cfg whose empty ServerName is ep's host name, else its IP.
+func TransportCredentials(ep hw.Endpoint, cfg *tls.Config) credentials.TransportCredentials {
+	if cfg == nil {
+		return insecure.NewCredentials()
+	}
+	cfg = cfg.Clone()
+	if cfg.ServerName == "" {
+		cfg.ServerName = ep.Host()
+		if ep.HostName != "" {
+			cfg.ServerName = ep.HostName
+		}
+	}
+	return credentials.NewTLS(cfg)
+}
+
 // Close releases the connection.
 func (c *Client) Close() error { return c.conn.Close() }
-
-// Addr is the address the client dials.
-func (c *Client) Addr() string { return c.addr }
 
 // call runs one RPC within the per-call deadline and checks the server
 // header of its reply.
@@ -174,12 +178,8 @@ func (c *Client) Hello(ctx context.Context) (*nmxcpb.ServerHeader, error) {
 			}
 			return nil, err
 		}
-		t := time.NewTimer(c.opts.HelloRetry)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("nmx-c Hello on %s: %w (last error: %v)", c.addr, context.Cause(ctx), err)
-		case <-t.C:
+		if perr := pause.For(ctx, c.opts.HelloRetry); perr != nil {
+			return nil, fmt.Errorf("nmx-c Hello on %s: %w (last error: %v)", c.addr, perr, err)
 		}
 	}
 }
