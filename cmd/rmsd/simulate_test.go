@@ -193,21 +193,7 @@ nodes_file = "`+filepath.Join(t.TempDir(), "nodes.json")+`"
 // with host port 0.
 func TestSimulateStagesSwitchFirmwareOverSSH(t *testing.T) {
 	cfg := simulateConfig(t, 98, 0, filepath.Join(t.TempDir(), "nodes.json"))
-	out := &lockedBuffer{}
-	d, err := start(context.Background(), runOptions{
-		Args: []string{"--config", cfg, "--simulate"}, Environ: withStorage(t, nil), Stdout: out, Stderr: out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	go func() { stopped <- d.wait(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	}()
+	d, _ := startSimulated(t, cfg)
 	var sw sim.Node
 	for _, n := range d.fleet.Nodes() {
 		if n.Switch != nil {
@@ -220,7 +206,7 @@ func TestSimulateStagesSwitchFirmwareOverSSH(t *testing.T) {
 	opCtx, opCancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer opCancel()
 	const file = "bmc-88.0002.1300.fwpkg"
-	err = d.hw.runner.One(opCtx, hw.Node{ID: sw.ID, RackID: sw.RackID, Type: sw.Type, Host: &host},
+	err := d.hw.runner.One(opCtx, hw.Node{ID: sw.ID, RackID: sw.RackID, Type: sw.Type, Host: &host},
 		func(ctx context.Context, _ int, dev platform.Device) error {
 			_, err := dev.StartFirmwareUpdate(ctx, platform.FirmwareUpdate{Component: "bmc", FileName: file,
 				Body: strings.NewReader("pkg"), Size: 3})
