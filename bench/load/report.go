@@ -103,8 +103,8 @@ func renderReport(w io.Writer, r reportData) error {
 			p("\nrmsd admitted %d of %d %s calls (an admission it refused in band would be missing from its apply history); the longest wait for a run's jobs to end after its last answer was %s. ",
 				s.admitted, s.count, s.rpc, duration(s.settle))
 			if s.count > 0 {
-				p("Of its %s of CPU per call, %s were spent until the last call was answered, the rest while the jobs ran.\n",
-					duration(s.cpuPerCall), duration(s.cpuCalls/time.Duration(s.count)))
+				p("Its CPU per call is %s until the last call was answered (the figure compared above) and %s with the jobs it started, until they ended.\n",
+					duration(s.cpuPerCall), duration(s.cpu/time.Duration(s.count)))
 			}
 		}
 	}

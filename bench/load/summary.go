@@ -12,8 +12,8 @@ type summary struct {
 	count, errors uint64
 	rps           float64 // calls per second over all its runs
 	p50, p99      time.Duration
-	cpuPerCall    time.Duration
-	cpu, cpuCalls time.Duration   // the CPU time over all its runs, and the part of it until each run's last answer
+	cpuPerCall    time.Duration   // CPU time per call until each run's last answer: the gRPC edge's cost
+	cpu, cpuCalls time.Duration   // the CPU time over all its runs (an admission's jobs included), and the part of it until each run's last answer
 	latencies     []time.Duration // sorted
 	admitted      int             // -1 where that does not apply
 	settle        time.Duration   // the longest wait for an admission run's jobs
@@ -35,7 +35,6 @@ func summarize(ms []measurement) []summary {
 	var order []string
 	type key struct{ rpc, server string }
 	pooled := map[key]*summary{}
-	cpu := map[key]time.Duration{}
 	wall := map[key]time.Duration{}
 	for _, m := range ms {
 		k := key{m.rpc, m.server}
@@ -50,7 +49,6 @@ func summarize(ms []measurement) []summary {
 		s.count += m.count
 		s.errors += m.errors
 		s.latencies = append(s.latencies, m.latencies...)
-		cpu[k] += m.cpu
 		s.cpu += m.cpu
 		s.cpuCalls += m.cpuCalls
 		wall[k] += m.wall
@@ -73,7 +71,7 @@ func summarize(ms []measurement) []summary {
 				s.rps = float64(s.count) / wall[k].Seconds()
 			}
 			if s.count > 0 {
-				s.cpuPerCall = cpu[k] / time.Duration(s.count)
+				s.cpuPerCall = s.cpuCalls / time.Duration(s.count)
 			}
 			out = append(out, *s)
 		}

@@ -28,9 +28,9 @@ func TestSummarizePoolsRoundsAndRatiosCompareServers(t *testing.T) {
 		}
 		ms = append(ms,
 			measurement{rpc: "GetVersion", server: "rmsd", round: round, count: rmsdCalls, errors: 1, wall: time.Second,
-				latencies: latencies(30, 10), cpu: time.Duration(rmsdCalls) * 2 * time.Millisecond, admitted: -1},
+				latencies: latencies(30, 10), cpu: time.Duration(rmsdCalls) * 2 * time.Millisecond, cpuCalls: time.Duration(rmsdCalls) * 2 * time.Millisecond, admitted: -1},
 			measurement{rpc: "GetVersion", server: "bare", round: round, count: bareCalls, wall: time.Second,
-				latencies: latencies(3, 1), cpu: time.Duration(bareCalls) * time.Millisecond / 2, admitted: -1},
+				latencies: latencies(3, 1), cpu: time.Duration(bareCalls) * time.Millisecond / 2, cpuCalls: time.Duration(bareCalls) * time.Millisecond / 2, admitted: -1},
 			measurement{rpc: "Apply", server: "rmsd", round: round, count: 4, wall: time.Second, latencies: latencies(5), admitted: 3,
 				settle: time.Duration(round+1) * time.Second},
 		)
