@@ -131,6 +131,43 @@ func TestRunScrubsSecretsFromOutputAndErrors(t *testing.T) {
 	}
 }
 
+// A password that the stdout cap or the start of the stderr tail cuts
+// leaves no piece of itself in the logs or the error quoting the tail.
+func TestRunScrubsSecretsTheOutputCapAndTailCut(t *testing.T) {
+	r := helperRunner(t, modeLeakCut, func(c *nvssvt.Config) { c.MaxOutput = leakCap })
+	res, err := r.Run(context.Background(), helperScan("a"), nil)
+	if !errors.Is(err, nvssvt.ErrExit) {
+		t.Fatalf("error %v", err)
+	}
+	// The tail made it into the error: it starts inside the password.
+	if f := fragment(err.Error(), secret); f != "" || !strings.Contains(err.Error(), ": yyyy") {
+		t.Errorf("error %q (holds %q of the password)", err, f)
+	}
+	if f := fragment(res.StderrTail, secret); f != "" {
+		t.Errorf("stderr tail %q holds %q of the password", res.StderrTail, f)
+	}
+	for name, want := range map[string]string{"stdout.log": "more bytes dropped", "stderr.log": "[REDACTED]"} {
+		b, err := os.ReadFile(filepath.Join(res.LogDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := fragment(string(b), secret); f != "" || !strings.Contains(string(b), want) {
+			t.Errorf("%s holds %q of the password: %q", name, f, b)
+		}
+	}
+}
+
+// fragment returns a piece of secret at least 4 bytes long that s holds,
+// or "".
+func fragment(s, secret string) string {
+	for i := 0; i+4 <= len(secret); i++ {
+		if strings.Contains(s, secret[i:i+4]) {
+			return secret[i : i+4]
+		}
+	}
+	return ""
+}
+
 func TestCredentialsTravelInTheEnvironmentOnly(t *testing.T) {
 	t.Setenv("RMSD_TEST_UNRELATED", "must-not-leak")
 	r := helperRunner(t, modeHang, nil)
