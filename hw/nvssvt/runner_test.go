@@ -208,23 +208,48 @@ func TestCredentialsTravelInTheEnvironmentOnly(t *testing.T) {
 	waitGone(t, pid)
 }
 
-func TestTimeoutKillsTheWholeProcessGroup(t *testing.T) {
+// A run over its time bound is killed and says so. (A timeout and a
+// cancel end the run the same way, through the process group: see
+// TestCancelKillsTheWholeProcessGroup.)
+func TestTimeoutKillsTheRun(t *testing.T) {
 	r := helperRunner(t, modeHang, func(c *nvssvt.Config) { c.Timeout = 2 * time.Second })
-	scan := helperScan("a")
-	res, err := r.Run(context.Background(), scan, nil)
-	if !errors.Is(err, nvssvt.ErrTimeout) {
+	res, err := r.Run(context.Background(), helperScan("a"), nil)
+	if !errors.Is(err, nvssvt.ErrTimeout) || !strings.Contains(err.Error(), "after 2s and was killed") {
 		t.Fatalf("error %v, want a timeout", err)
 	}
 	if res.ExitCode != -1 {
 		t.Errorf("exit code %d of a killed run", res.ExitCode)
 	}
-	// The helper started its child before it recorded its own pid, so both
-	// files exist unless the machine was too slow to get there in 2 s.
+}
+
+// Ending a run kills NVSSVT's whole process group: the child the helper
+// started in its group goes with it. The run's bound is a minute, so both
+// processes are surely up before the cancel ends it.
+func TestCancelKillsTheWholeProcessGroup(t *testing.T) {
+	r := helperRunner(t, modeHang, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	scan := helperScan("a")
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Run(ctx, scan, nil)
+		done <- err
+	}()
+	var pids []int
 	for _, name := range []string{"parent.pid", "child.pid"} {
-		if b, err := os.ReadFile(filepath.Join(res.LogDir, name)); err == nil {
-			pid, _ := strconv.Atoi(string(b))
-			waitGone(t, pid)
+		pids = append(pids, waitPID(t, filepath.Join(logRoot(r, scan), name)))
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v", err)
 		}
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not end after its cancel")
+	}
+	for _, pid := range pids {
+		waitGone(t, pid)
 	}
 }
 
