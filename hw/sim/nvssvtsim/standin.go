@@ -63,10 +63,10 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	for _, ck := range run(ctx, c, skip) {
 		fmt.Fprintf(stdout, "%s: %s %s\n", ck.Name, ck.Status, ck.Message)
 		dut.Checks = append(dut.Checks, ck)
-		count(&dut.Summary, ck.Status)
+		dut.Summary.Count(ck.Status)
 	}
 	dut.Status = nvssvt.StatusPass
-	if dut.Summary.Failed > 0 {
+	if dut.Summary.Failed > 0 || dut.Summary.Errors > 0 {
 		dut.Status = nvssvt.StatusFail
 	}
 	rep := nvssvt.Report{Tool: "nvssvt-sim", Version: "1", Status: dut.Status, Summary: dut.Summary, DUTs: []nvssvt.DUT{dut}}
@@ -132,18 +132,6 @@ func envMap(environ []string) map[string]string {
 		}
 	}
 	return m
-}
-
-func count(s *nvssvt.Summary, status string) {
-	s.Total++
-	switch status {
-	case nvssvt.StatusPass:
-		s.Passed++
-	case nvssvt.StatusSkip:
-		s.Skipped++
-	default:
-		s.Failed++
-	}
 }
 
 // writeJSON writes v to path atomically.
