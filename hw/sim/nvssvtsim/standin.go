@@ -21,12 +21,14 @@ import (
 // nvssvt-sim <arguments>` is `nvssvt-sim <arguments>`.
 const Command = "nvssvt-sim"
 
-// requestTimeout bounds one Redfish request.
+// requestTimeout bounds one Redfish request, unless --request-timeout
+// says otherwise.
 const requestTimeout = 15 * time.Second
 
 // options are the parsed command line.
 type options struct {
 	dutID, bmc, host, logDir, report, override string
+	requestTimeout                             time.Duration
 }
 
 // Main runs the stand-in with args (without the program name) and returns
@@ -55,7 +57,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		}
 	}
 	c := &client{base: "https://" + o.bmc, user: user, pass: pass, http: &http.Client{
-		Timeout:   requestTimeout,
+		Timeout:   o.requestTimeout,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // the simulator's private CA
 	}}
 	defer c.http.CloseIdleConnections()
@@ -90,6 +92,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.logDir, strings.TrimPrefix(nvssvt.FlagLogDir, "--"), "", "the log directory")
 	fs.StringVar(&o.report, strings.TrimPrefix(nvssvt.FlagReport, "--"), "", "where to write the report")
 	fs.StringVar(&o.override, strings.TrimPrefix(nvssvt.FlagConfigOverride, "--"), "", "a JSON object")
+	fs.DurationVar(&o.requestTimeout, "request-timeout", requestTimeout, "the bound of one Redfish request (the stand-in's own flag)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -100,6 +103,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New(nvssvt.FlagBMC + " is required")
 	case o.report == "":
 		return o, errors.New(nvssvt.FlagReport + " is required")
+	case o.requestTimeout <= 0:
+		return o, errors.New("--request-timeout must be positive")
 	}
 	return o, nil
 }
