@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 )
 
 // redacted stands in for every secret when a credential is printed.
@@ -93,4 +94,32 @@ func maskIfSet(s Secret) string {
 		return ""
 	}
 	return redacted
+}
+
+// Scrub replaces every occurrence in s of each secret with "[REDACTED]",
+// the secret as given and as it reads inside a JSON string (so one echoed
+// into a JSON document goes too): the forms ScrubForms lists, in that
+// order. Empty secrets are ignored.
+func Scrub(s string, secrets ...string) string {
+	for _, form := range ScrubForms(secrets...) {
+		s = strings.ReplaceAll(s, form, redacted)
+	}
+	return s
+}
+
+// ScrubForms lists the strings Scrub replaces for secrets: each non-empty
+// secret, then its JSON-escaped form when that differs.
+func ScrubForms(secrets ...string) []string {
+	forms := make([]string, 0, len(secrets))
+	for _, sec := range secrets {
+		if sec == "" {
+			continue
+		}
+		forms = append(forms, sec)
+		q, _ := json.Marshal(sec) // a string always marshals
+		if esc := string(q[1 : len(q)-1]); esc != sec {
+			forms = append(forms, esc)
+		}
+	}
+	return forms
 }

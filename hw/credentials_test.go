@@ -75,3 +75,29 @@ func TestNodeTypeNames(t *testing.T) {
 		t.Fatalf("unknown type prints %q", NodeType(99).String())
 	}
 }
+
+func TestScrubHidesASecretAsGivenAndJSONEscaped(t *testing.T) {
+	const plain, odd = "s3cret-Pa55", `pa"ss\w<rd"`
+	doc, err := json.Marshal(map[string]string{"a": "login " + plain + " failed", "b": "with " + odd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Scrub("said "+plain+" and "+odd+"; "+string(doc), plain, "", odd)
+	if strings.Contains(got, plain) || strings.Contains(got, odd) || strings.Contains(got, `pa\"ss`) {
+		t.Fatalf("a secret survived: %q", got)
+	}
+	if want := `said [REDACTED] and [REDACTED]; {"a":"login [REDACTED] failed","b":"with [REDACTED]"}`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// A secret ending in a quote: its escaped form is not its quoted JSON
+	// with every quote trimmed (that would redact a lone backslash).
+	if got := Scrub(`a\b "x"`, `"`); got != `a\b [REDACTED]x[REDACTED]` {
+		t.Errorf("got %q", got)
+	}
+	if got := ScrubForms("", "plain", `q"`); len(got) != 3 || got[0] != "plain" || got[1] != `q"` || got[2] != `q\"` {
+		t.Errorf("forms %q", got)
+	}
+	if got := Scrub("unchanged", ""); got != "unchanged" {
+		t.Errorf("an empty secret changed %q", got)
+	}
+}

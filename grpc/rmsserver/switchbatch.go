@@ -18,13 +18,17 @@ import (
 // holder. Per-node results report admission only; the children's outcomes
 // are read with GetJobStatus.
 
-// switchBatch is a switch administration batch ready to be admitted.
+// switchBatch is a switch administration batch ready to be admitted; a
+// batch of other nodes (StartSystemValidation) brings its own check.
 type switchBatch struct {
 	// operation names the RPC in logs.
 	operation string
 	jobType   messages.JobType
 	nodes     []hw.Node
-	// workflow is the child workflow of one admitted switch.
+	// check refuses, without I/O, a node the workflow cannot drive (nil:
+	// switchTarget). It runs after the identity and address checks.
+	check func(n hw.Node) error
+	// workflow is the child workflow of one admitted node.
 	workflow func(n hw.Node) messages.Workflow
 }
 
@@ -56,11 +60,15 @@ type switchChild struct{ nodeID, jobID string }
 // admitSwitchBatch is startSwitchBatch that also returns the admitted
 // children, in request order.
 func (m *rackManager) admitSwitchBatch(ctx context.Context, b switchBatch) (*rmspb.NodeBatchResponse, []switchChild, error) {
+	check := b.check
+	if check == nil {
+		check = switchTarget
+	}
 	nodes := make([]batchNode, len(b.nodes))
 	for i, n := range b.nodes {
 		nodes[i] = batchNode{node: n, err: errors.Join(identityProblem(n), addressProblem(n))}
 		if nodes[i].err == nil {
-			nodes[i].err = switchTarget(n)
+			nodes[i].err = check(n)
 		}
 		if nodes[i].err == nil {
 			nodes[i].wf = b.workflow(n)

@@ -2,13 +2,13 @@ package rmsserver
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/rmsd/rmsd/grpc/rmspbv2"
+	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nvssvt"
 	"github.com/rmsd/rmsd/messages"
 )
@@ -46,38 +46,27 @@ func (m *rackManagerV2) StartSystemValidation(ctx context.Context, req *rmspbv2.
 	if m.deps.Jobs == nil {
 		return nil, errUnavailable("system validation")
 	}
-	// The switch batches' refusal and message are worded by job type, so
-	// they word this batch too.
+	// The switch batches' admission, refusal and message are worded by
+	// job type, so they serve this batch too.
 	t := messages.TypeSystemValidation
 	if !m.deps.Validation.Configured() {
 		m.log.Warn().Int("nodes", len(nodes)).Msg("StartSystemValidation refused: [workflows] nvssvt_path is not set")
 		return &rmspbv2.StartSystemValidationResponse{Response: refuseSwitchBatch(nodes, t, nvssvt.ErrNotConfigured)}, nil
 	}
-	batch := make([]batchNode, len(nodes))
-	for i, n := range nodes {
-		plan := nvssvt.Plan{Node: n, ConfigOverride: override}
-		batch[i] = batchNode{node: n, err: errors.Join(identityProblem(n), addressProblem(n))}
-		if batch[i].err == nil {
-			batch[i].err = plan.Check()
-		}
-		if batch[i].err == nil {
-			batch[i].wf = plan.Workflow(m.deps.Validation)
-		}
-	}
+	runner := m.deps.Validation
+	plan := func(n hw.Node) nvssvt.Plan { return nvssvt.Plan{Node: n, ConfigOverride: override} }
 	v1 := &rackManager{deps: m.deps, log: m.log}
-	a, err := v1.admitBatch(ctx, "StartSystemValidation", t, commonRack(nodes), batch, nil)
+	resp, children, err := v1.admitSwitchBatch(ctx, switchBatch{operation: "StartSystemValidation", jobType: t, nodes: nodes,
+		check:    func(n hw.Node) error { return plan(n).Check() },
+		workflow: func(n hw.Node) messages.Workflow { return plan(n).Workflow(runner) }})
 	if err != nil {
 		return nil, err
 	}
-	jobs := jobInfos(a, batch, func(node, job string) *rmspbv2.NodeSystemValidationJobInfo {
-		return &rmspbv2.NodeSystemValidationJobInfo{NodeId: node, JobId: job}
-	})
-	for _, j := range jobs {
-		m.log.Info().Str("job_id", j.GetJobId()).Str("node_id", j.GetNodeId()).
-			Str("log_dir", m.deps.Validation.LogDir(j.GetJobId())).Msg("system validation scan admitted")
+	out := &rmspbv2.StartSystemValidationResponse{Response: resp}
+	for _, c := range children {
+		out.Jobs = append(out.Jobs, &rmspbv2.NodeSystemValidationJobInfo{NodeId: c.nodeID, JobId: c.jobID})
+		m.log.Info().Str("job_id", c.jobID).Str("node_id", c.nodeID).
+			Str("log_dir", runner.LogDir(c.jobID)).Msg("system validation scan admitted")
 	}
-	return &rmspbv2.StartSystemValidationResponse{
-		Response: a.response(func(started int) batchMessage { return switchBatchMessage(t, started) }),
-		Jobs:     jobs,
-	}, nil
+	return out, nil
 }

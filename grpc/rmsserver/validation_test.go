@@ -179,38 +179,52 @@ func TestStartSystemValidationFailsTheScanOfAnUnreachableBMC(t *testing.T) {
 	}
 }
 
-func TestStartSystemValidationCancelAndTimeoutLeaveNoProcess(t *testing.T) {
-	// The BMC answers nothing for a minute: the stand-in's first request
-	// hangs, so its scan is in flight until it is cancelled or timed out.
-	s := startValidationRack(t, func(c *nvssvt.Config) { c.Timeout = 5 * time.Second })
-	compute := s.ofKind(hw.KindCompute)
-	for _, n := range compute[:2] {
-		s.device(t, n.ID).SetLatency(time.Minute)
-	}
-	resp := s.start(t, &rmspbv2.StartSystemValidationRequest{Nodes: nodeSet(compute[0], compute[1])})
-	if len(resp.GetJobs()) != 2 {
+// inFlightScan starts the scan of one compute node whose BMC answers
+// nothing for an hour: the stand-in's first request hangs (its own bound
+// is longer), so the scan is in flight until it is cancelled or its run
+// limit passes. It returns the scan's job id and the parent's.
+func (s *validationRack) inFlightScan(t *testing.T) (scan, parent string) {
+	t.Helper()
+	node := s.ofKind(hw.KindCompute)[0]
+	s.device(t, node.ID).SetLatency(time.Hour)
+	resp := s.start(t, &rmspbv2.StartSystemValidationRequest{Nodes: nodeSet(node)})
+	if len(resp.GetJobs()) != 1 {
 		t.Fatalf("response %v", resp)
 	}
-	cancelled, timedOut := resp.GetJobs()[0].GetJobId(), resp.GetJobs()[1].GetJobId()
-	waitUntil(t, "the first scan's process", func() bool { return len(processesNaming(s.runner.LogDir(cancelled))) > 0 })
-	if _, err := s.engine.Cancel(rpcContext(t), cancelled); err != nil {
+	return resp.GetJobs()[0].GetJobId(), resp.GetResponse().GetJobId()
+}
+
+// hangingStandIn makes the stand-in's Redfish requests outlast any test.
+func hangingStandIn(c *nvssvt.Config) { c.Args = append(c.Args, "--request-timeout", "1h") }
+
+func TestStartSystemValidationCancelLeavesNoProcess(t *testing.T) {
+	// A run limit far beyond the test's waits: only the cancel ends the scan.
+	s := startValidationRack(t, func(c *nvssvt.Config) { hangingStandIn(c); c.Timeout = time.Hour })
+	id, parent := s.inFlightScan(t)
+	dir := s.runner.LogDir(id)
+	eventuallyRPC(t, "the scan's process", func() bool { return len(processesNaming(dir)) > 0 })
+	if _, err := s.engine.Cancel(rpcContext(t), id); err != nil {
 		t.Fatal(err)
 	}
-	s.wait(t, cancelled, timedOut, resp.GetResponse().GetJobId())
-
-	if st := s.jobStatus(t, cancelled); st.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED ||
+	s.wait(t, id, parent)
+	if st := s.jobStatus(t, id); st.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED ||
 		!strings.Contains(st.GetErrorMessage(), "cancelled") {
 		t.Errorf("cancelled scan: %v", st)
 	}
-	st := s.jobStatus(t, timedOut)
+	eventuallyRPC(t, "no process of "+dir, func() bool { return len(processesNaming(dir)) == 0 })
+}
+
+func TestStartSystemValidationTimeoutLeavesNoProcess(t *testing.T) {
+	s := startValidationRack(t, func(c *nvssvt.Config) { hangingStandIn(c); c.Timeout = 5 * time.Second })
+	id, parent := s.inFlightScan(t)
+	s.wait(t, id, parent)
+	st := s.jobStatus(t, id)
 	if st.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED || st.GetErrorCode() != rmspb.JobError_JOB_ERROR_TIMEOUT ||
 		!strings.Contains(st.GetErrorMessage(), "nvssvt run timed out after 5s and was killed") {
 		t.Errorf("timed-out scan: %v", st)
 	}
-	for _, id := range []string{cancelled, timedOut} {
-		dir := s.runner.LogDir(id)
-		waitUntil(t, "no process of "+dir, func() bool { return len(processesNaming(dir)) == 0 })
-	}
+	dir := s.runner.LogDir(id)
+	eventuallyRPC(t, "no process of "+dir, func() bool { return len(processesNaming(dir)) == 0 })
 }
 
 func TestStartSystemValidationRefusals(t *testing.T) {
@@ -275,16 +289,4 @@ func processesNaming(s string) []string {
 		out = append(out, e.Name())
 	}
 	return out
-}
-
-// waitUntil polls cond for up to a minute.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not so after a minute", what)
-		}
-		time.Sleep(20 * time.Millisecond) // /proc has no change event to wait on
-	}
 }

@@ -37,6 +37,10 @@ func TestMain(m *testing.M) {
 
 const helperCommand = "nvssvt-helper"
 
+// The leak-cut mode's output: the stdout cap it is run with, and where the
+// cap and the stderr tail cut the password.
+const leakCap, leakCutAt = 4096, 5
+
 // Helper modes.
 const (
 	modePass       = "pass"        // a passing report, exit 0
@@ -46,6 +50,7 @@ const (
 	modeNoReport   = "no-report"   // exit 0 without a report
 	modeCrash      = "crash"       // a message on stderr, exit 3
 	modeLeakSecret = "leak-secret" // the BMC password on stdout and stderr, exit 3
+	modeLeakCut    = "leak-cut"    // the BMC password across the stdout cap (leakCap) and the stderr tail's start, exit 3
 	modeHang       = "hang"        // starts a child in its group, records both pids, sleeps
 	modeHangChild  = "hang-child"  // the child: sleeps
 	modeStubborn   = "stubborn"    // ignores SIGTERM, records its pid, sleeps
@@ -96,6 +101,15 @@ func helper(mode string, args []string) int {
 	case modeLeakSecret:
 		fmt.Println("logging in with " + os.Getenv(nvssvt.EnvBMCPassword))
 		fmt.Fprintln(os.Stderr, "login failed for password "+os.Getenv(nvssvt.EnvBMCPassword))
+		return 3
+	case modeLeakCut:
+		// Each in two writes; stdout's cap keeps leakCutAt bytes of the
+		// password, stderr's 1 KiB tail starts leakCutAt bytes into it.
+		pw := os.Getenv(nvssvt.EnvBMCPassword)
+		_, _ = os.Stdout.WriteString(strings.Repeat("x", leakCap-leakCutAt) + pw[:3])
+		_, _ = os.Stdout.WriteString(pw[3:] + "\n" + strings.Repeat("x", 1000))
+		_, _ = os.Stderr.WriteString("login failed for password " + pw[:leakCutAt+2])
+		_, _ = os.Stderr.WriteString(pw[leakCutAt+2:] + strings.Repeat("y", 1024-(len(pw)-leakCutAt)))
 		return 3
 	case modeHang:
 		child := exec.Command(os.Args[0], helperCommand, modeHangChild, nvssvt.FlagLogDir, logDir)

@@ -127,7 +127,7 @@ func parseDUT(f fields) (DUT, error) {
 			ck.Status = StatusError
 		}
 		d.Checks = append(d.Checks, ck)
-		d.Summary.count(ck.Status)
+		d.Summary.Count(ck.Status)
 	}
 	if len(d.Checks) == 0 {
 		if s, ok := f.object("summary"); ok {
@@ -188,7 +188,9 @@ func (r *Report) FailedChecks() []string {
 	return out
 }
 
-func (s *Summary) count(status string) {
+// Count adds one check of status to s: PASS, FAIL and SKIP count as
+// such, any other status as an error.
+func (s *Summary) Count(status string) {
 	s.Total++
 	switch status {
 	case StatusPass:

@@ -156,7 +156,7 @@ func (r *Runner) Run(ctx context.Context, s Scan, progress Progress) (Result, er
 var errOverTime = errors.New("run time bound passed")
 
 func (r *Runner) run(ctx context.Context, s Scan, progress Progress) (Result, error) {
-	res := Result{LogDir: filepath.Join(r.cfg.LogRoot, filepath.Base(s.ID))}
+	res := Result{LogDir: r.LogDir(s.ID)}
 	if s.ID == "" || filepath.Base(s.ID) != s.ID {
 		return res, fmt.Errorf("%w: scan id %q cannot name a log directory", ErrStart, s.ID)
 	}
@@ -225,11 +225,11 @@ func (r *Runner) run(ctx context.Context, s Scan, progress Progress) (Result, er
 		return res, fmt.Errorf("%w: %v", ErrExit, waitErr)
 	}
 	if res.ExitCode != ExitPassed && res.ExitCode != ExitChecksFailed {
-		return res, fmt.Errorf("%w: exit status %d%s", ErrExit, res.ExitCode, r.said(res))
+		return res, fmt.Errorf("%w: exit status %d%s", ErrExit, res.ExitCode, said(res))
 	}
 	rep, err := readReport(report)
 	if err != nil {
-		return res, fmt.Errorf("%w (exit status %d%s)", err, res.ExitCode, r.said(res))
+		return res, fmt.Errorf("%w (exit status %d%s)", err, res.ExitCode, said(res))
 	}
 	if res.ExitCode == ExitChecksFailed && rep.Status == StatusPass {
 		// The exit status wins over a report that says all passed.
@@ -240,7 +240,7 @@ func (r *Runner) run(ctx context.Context, s Scan, progress Progress) (Result, er
 }
 
 // said quotes the end of stderr for an error message.
-func (r *Runner) said(res Result) string {
+func said(res Result) string {
 	if line := lastLine(res.StderrTail); line != "" {
 		return ": " + line
 	}

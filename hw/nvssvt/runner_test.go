@@ -131,6 +131,43 @@ func TestRunScrubsSecretsFromOutputAndErrors(t *testing.T) {
 	}
 }
 
+// A password that the stdout cap or the start of the stderr tail cuts
+// leaves no piece of itself in the logs or the error quoting the tail.
+func TestRunScrubsSecretsTheOutputCapAndTailCut(t *testing.T) {
+	r := helperRunner(t, modeLeakCut, func(c *nvssvt.Config) { c.MaxOutput = leakCap })
+	res, err := r.Run(context.Background(), helperScan("a"), nil)
+	if !errors.Is(err, nvssvt.ErrExit) {
+		t.Fatalf("error %v", err)
+	}
+	// The tail made it into the error: it starts inside the password.
+	if f := fragment(err.Error(), secret); f != "" || !strings.Contains(err.Error(), ": yyyy") {
+		t.Errorf("error %q (holds %q of the password)", err, f)
+	}
+	if f := fragment(res.StderrTail, secret); f != "" {
+		t.Errorf("stderr tail %q holds %q of the password", res.StderrTail, f)
+	}
+	for name, want := range map[string]string{"stdout.log": "more bytes dropped", "stderr.log": "[REDACTED]"} {
+		b, err := os.ReadFile(filepath.Join(res.LogDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := fragment(string(b), secret); f != "" || !strings.Contains(string(b), want) {
+			t.Errorf("%s holds %q of the password: %q", name, f, b)
+		}
+	}
+}
+
+// fragment returns a piece of secret at least 4 bytes long that s holds,
+// or "".
+func fragment(s, secret string) string {
+	for i := 0; i+4 <= len(secret); i++ {
+		if strings.Contains(s, secret[i:i+4]) {
+			return secret[i : i+4]
+		}
+	}
+	return ""
+}
+
 func TestCredentialsTravelInTheEnvironmentOnly(t *testing.T) {
 	t.Setenv("RMSD_TEST_UNRELATED", "must-not-leak")
 	r := helperRunner(t, modeHang, nil)
@@ -171,23 +208,48 @@ func TestCredentialsTravelInTheEnvironmentOnly(t *testing.T) {
 	waitGone(t, pid)
 }
 
-func TestTimeoutKillsTheWholeProcessGroup(t *testing.T) {
+// A run over its time bound is killed and says so. (A timeout and a
+// cancel end the run the same way, through the process group: see
+// TestCancelKillsTheWholeProcessGroup.)
+func TestTimeoutKillsTheRun(t *testing.T) {
 	r := helperRunner(t, modeHang, func(c *nvssvt.Config) { c.Timeout = 2 * time.Second })
-	scan := helperScan("a")
-	res, err := r.Run(context.Background(), scan, nil)
-	if !errors.Is(err, nvssvt.ErrTimeout) {
+	res, err := r.Run(context.Background(), helperScan("a"), nil)
+	if !errors.Is(err, nvssvt.ErrTimeout) || !strings.Contains(err.Error(), "after 2s and was killed") {
 		t.Fatalf("error %v, want a timeout", err)
 	}
 	if res.ExitCode != -1 {
 		t.Errorf("exit code %d of a killed run", res.ExitCode)
 	}
-	// The helper started its child before it recorded its own pid, so both
-	// files exist unless the machine was too slow to get there in 2 s.
+}
+
+// Ending a run kills NVSSVT's whole process group: the child the helper
+// started in its group goes with it. The run's bound is a minute, so both
+// processes are surely up before the cancel ends it.
+func TestCancelKillsTheWholeProcessGroup(t *testing.T) {
+	r := helperRunner(t, modeHang, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	scan := helperScan("a")
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Run(ctx, scan, nil)
+		done <- err
+	}()
+	var pids []int
 	for _, name := range []string{"parent.pid", "child.pid"} {
-		if b, err := os.ReadFile(filepath.Join(res.LogDir, name)); err == nil {
-			pid, _ := strconv.Atoi(string(b))
-			waitGone(t, pid)
+		pids = append(pids, waitPID(t, filepath.Join(logRoot(r, scan), name)))
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v", err)
 		}
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not end after its cancel")
+	}
+	for _, pid := range pids {
+		waitGone(t, pid)
 	}
 }
 

@@ -55,10 +55,10 @@ func (p Plan) Workflow(r *Runner) messages.Workflow {
 		secrets := scan.secrets()
 		if err != nil {
 			code := classify(err)
-			msg := scrubJSON(fmt.Sprintf("System validation of %s did not run to a report: %v", p.Node.ID, err), secrets)
+			msg := hw.Scrub(fmt.Sprintf("System validation of %s did not run to a report: %v", p.Node.ID, err), secrets...)
 			switch {
 			case errors.Is(err, ErrNotConfigured), errors.Is(err, ErrNoCredentials), errors.Is(err, ErrNoAddress):
-				msg = scrubJSON(fmt.Sprintf("System validation of %s not started: %v", p.Node.ID, err), secrets)
+				msg = hw.Scrub(fmt.Sprintf("System validation of %s not started: %v", p.Node.ID, err), secrets...)
 			case ctx.Err() != nil:
 				msg = fmt.Sprintf("System validation of %s cancelled: %v; the NVSSVT process group was killed", p.Node.ID, err)
 			}
@@ -75,7 +75,7 @@ func (p Plan) Workflow(r *Runner) messages.Workflow {
 			if len(failed) > 0 {
 				msg += ": " + summarise(failed)
 			}
-			msg = scrubJSON(msg, secrets)
+			msg = hw.Scrub(msg, secrets...)
 			doc["status"], doc["error_code"], doc["error_message"] = "failed", messages.ErrorOther.String(), msg
 			_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "System validation failed", Message: msg,
 				ResultJSON: render(doc, secrets)})
@@ -126,20 +126,7 @@ func render(doc map[string]any, secrets []string) string {
 	if err != nil { // unreachable: the document holds strings, numbers and the report's types
 		return `{"status":"failed"}`
 	}
-	return scrubJSON(string(b), secrets)
-}
-
-// scrubJSON replaces every secret in s, as given and JSON-escaped.
-func scrubJSON(s string, secrets []string) string {
-	s = scrub(s, secrets)
-	for _, sec := range secrets {
-		if q, err := json.Marshal(sec); err == nil {
-			if esc := strings.Trim(string(q), `"`); esc != "" && esc != sec {
-				s = strings.ReplaceAll(s, esc, "[REDACTED]")
-			}
-		}
-	}
-	return s
+	return hw.Scrub(string(b), secrets...)
 }
 
 // classify maps why a run produced no report to the job error.

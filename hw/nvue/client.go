@@ -288,10 +288,7 @@ func (c *Client) detail(raw []byte) string {
 
 // redact removes the client's own password from server text.
 func (c *Client) redact(s string) string {
-	if pw := c.ep.Credentials.Password.Reveal(); pw != "" {
-		s = strings.ReplaceAll(s, pw, "[REDACTED]")
-	}
-	return s
+	return hw.Scrub(s, c.ep.Credentials.Password.Reveal()) // also as JSON escapes it
 }
 
 // Probe GETs path and returns the HTTP status, whatever it is; only

@@ -105,9 +105,7 @@ func redactErr(err error, pw hw.Secret) error {
 		return err
 	}
 	cp := *he
-	for _, s := range []string{pw.Reveal(), base64.StdEncoding.EncodeToString([]byte(pw.Reveal()))} {
-		cp.Detail = strings.ReplaceAll(cp.Detail, s, "[REDACTED]")
-	}
+	cp.Detail = hw.Scrub(cp.Detail, pw.Reveal(), base64.StdEncoding.EncodeToString([]byte(pw.Reveal())))
 	return &cp
 }
 

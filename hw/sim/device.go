@@ -45,6 +45,10 @@ type Device struct {
 	handler http.Handler
 	log     zerolog.Logger
 	wg      sync.WaitGroup // serve loops, handlers and timer callbacks
+	// life ends when the device closes (cancel): a reboot's reply grace
+	// ends with it.
+	life   context.Context
+	cancel context.CancelFunc
 
 	mu      sync.Mutex
 	port    int
@@ -149,8 +153,10 @@ func (d *Device) stopLocked() {
 }
 
 // replyGrace bounds how long a rebooting device still lets the requests it
-// is handling finish; those arrived before it went down.
-const replyGrace = 2 * time.Second
+// is handling finish; those arrived before it went down. It is generous so
+// that a loaded machine still gets a request's rest written and answered;
+// closing the device ends it at once.
+const replyGrace = 10 * time.Second
 
 // goDownLocked takes the device off the network for a reboot: no new
 // connection is accepted from now on, idle ones are closed, and the
@@ -169,7 +175,7 @@ func (d *Device) goDownLocked() {
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), replyGrace)
+		ctx, cancel := context.WithTimeout(d.life, replyGrace)
 		defer cancel()
 		_ = srv.Shutdown(ctx) // waits for the requests in hand
 		_ = srv.Close()
@@ -235,6 +241,7 @@ func (d *Device) rebootLocked(delay, downFor time.Duration, onBack func()) {
 func (d *Device) close() {
 	d.mu.Lock()
 	d.closing = true
+	d.cancel() // a reboot's reply grace ends: no client waits on a closed device
 	for t := range d.timers {
 		if t.Stop() {
 			d.wg.Done() // the callback will never run

@@ -165,6 +165,7 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 			user: o.Credentials.Username, pass: o.Credentials.Password.Reveal(),
 			timers: map[*time.Timer]struct{}{}, bus: rack.bus, powered: true,
 		}
+		d.life, d.cancel = context.WithCancel(context.Background())
 		if kind == kindShelfLiteOn || kind == kindShelfDelta {
 			rack.bus.feeding = append(rack.bus.feeding, true)
 		} else {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/sim"
@@ -67,5 +68,57 @@ func TestRebootLetsTheRequestsInHandFinish(t *testing.T) {
 		}
 	case <-testCtx(t).Done():
 		t.Fatal("the request in hand never got an answer")
+	}
+}
+
+// Closing the simulator does not wait out a rebooting device's reply
+// grace: a request in hand that never completes is cut off at once.
+func TestCloseCutsTheReplyGraceShort(t *testing.T) {
+	f := start(t, sim.Options{Layout: sim.Layout{Compute: 1}, NoSwitchHosts: true})
+	dev := f.Nodes()[0].Device
+	ep := dev.Endpoint()
+
+	body, feed := io.Pipe()
+	defer feed.Close()
+	req, err := http.NewRequestWithContext(testCtx(t), http.MethodPost,
+		"https://"+ep.Addr(443)+"/redfish/v1/Chassis/Chassis_0/Actions/Oem/NvidiaChassis.AuxPowerReset", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(ep.Credentials.Username, ep.Credentials.Password.Reveal())
+	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // simulator
+	defer tr.CloseIdleConnections()
+	answered := make(chan error, 1)
+	before := dev.Requests()
+	go func() {
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		answered <- err
+	}()
+	if _, err := feed.Write([]byte(`{"ResetType":`)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the slow request reaches its handler", func() bool { return dev.Requests() > before })
+	if err := client(t, ep).ResetManager(testCtx(t), "BMC_0", redfish.ResetGracefulRestart); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the device goes down for its reboot", func() bool { return dev.Boots() == 1 })
+
+	// The grace is 10 s; Close returning well before it ended the grace.
+	closed := make(chan struct{})
+	go func() {
+		f.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited on the request in hand")
+	}
+	_ = feed.Close() // the client writes its body until the pipe ends
+	if err := <-answered; err == nil {
+		t.Error("the unfinished request in hand got an answer from a closed device")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nvue"
@@ -72,18 +71,13 @@ func (r *run) document(doc map[string]any) string {
 // scrub hides every secret of the run (as given and base64-encoded, as
 // NVUE receives passwords) that a device may have echoed into s.
 func (r *run) scrub(s string) string {
+	var forms []string
 	for _, sec := range r.secrets {
-		if sec.IsZero() {
-			continue
-		}
-		for _, form := range []string{sec.Reveal(), base64.StdEncoding.EncodeToString([]byte(sec.Reveal()))} {
-			s = strings.ReplaceAll(s, form, "[REDACTED]")
-			if q, err := json.Marshal(form); err == nil { // the form as JSON escapes it
-				s = strings.ReplaceAll(s, strings.Trim(string(q), `"`), "[REDACTED]")
-			}
+		if !sec.IsZero() {
+			forms = append(forms, sec.Reveal(), base64.StdEncoding.EncodeToString([]byte(sec.Reveal())))
 		}
 	}
-	return s
+	return hw.Scrub(s, forms...) // each also as JSON escapes it
 }
 
 // classify maps why a workflow stopped to the job error callers see.

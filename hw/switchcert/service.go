@@ -125,11 +125,11 @@ func scrub(s string, key hw.Secret) string {
 	if key.IsZero() {
 		return s
 	}
-	s = strings.ReplaceAll(s, key.Reveal(), "[REDACTED]")
+	forms := []string{key.Reveal()}
 	for _, line := range strings.Split(key.Reveal(), "\n") {
 		if line = strings.TrimSpace(line); len(line) >= 16 {
-			s = strings.ReplaceAll(s, line, "[REDACTED]")
+			forms = append(forms, line)
 		}
 	}
-	return s
+	return hw.Scrub(s, forms...) // each also as JSON escapes it
 }

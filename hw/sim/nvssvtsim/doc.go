@@ -18,7 +18,9 @@
 // stand-in exits 2 otherwise, as NVSSVT refuses a malformed one); its
 // "skip" list names checks to skip. The stand-in writes its argv to
 // argv.json in the log directory (a record of exactly what it was given)
-// and its progress to stdout.
+// and its progress to stdout. One flag is its own: --request-timeout bounds
+// each Redfish request (default 15s); tests that need a scan in flight for
+// long pass it before the contract's arguments.
 //
 // Main is the whole program: cmd/nvssvt-sim wraps it, and `rmsd
 // --simulate` runs it as `rmsd nvssvt-sim ...` (see Command).

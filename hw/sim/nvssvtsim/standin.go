@@ -21,12 +21,14 @@ import (
 // nvssvt-sim <arguments>` is `nvssvt-sim <arguments>`.
 const Command = "nvssvt-sim"
 
-// requestTimeout bounds one Redfish request.
+// requestTimeout bounds one Redfish request, unless --request-timeout
+// says otherwise.
 const requestTimeout = 15 * time.Second
 
 // options are the parsed command line.
 type options struct {
 	dutID, bmc, host, logDir, report, override string
+	requestTimeout                             time.Duration
 }
 
 // Main runs the stand-in with args (without the program name) and returns
@@ -55,7 +57,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		}
 	}
 	c := &client{base: "https://" + o.bmc, user: user, pass: pass, http: &http.Client{
-		Timeout:   requestTimeout,
+		Timeout:   o.requestTimeout,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // the simulator's private CA
 	}}
 	defer c.http.CloseIdleConnections()
@@ -63,10 +65,10 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	for _, ck := range run(ctx, c, skip) {
 		fmt.Fprintf(stdout, "%s: %s %s\n", ck.Name, ck.Status, ck.Message)
 		dut.Checks = append(dut.Checks, ck)
-		count(&dut.Summary, ck.Status)
+		dut.Summary.Count(ck.Status)
 	}
 	dut.Status = nvssvt.StatusPass
-	if dut.Summary.Failed > 0 {
+	if dut.Summary.Failed > 0 || dut.Summary.Errors > 0 {
 		dut.Status = nvssvt.StatusFail
 	}
 	rep := nvssvt.Report{Tool: "nvssvt-sim", Version: "1", Status: dut.Status, Summary: dut.Summary, DUTs: []nvssvt.DUT{dut}}
@@ -90,6 +92,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.logDir, strings.TrimPrefix(nvssvt.FlagLogDir, "--"), "", "the log directory")
 	fs.StringVar(&o.report, strings.TrimPrefix(nvssvt.FlagReport, "--"), "", "where to write the report")
 	fs.StringVar(&o.override, strings.TrimPrefix(nvssvt.FlagConfigOverride, "--"), "", "a JSON object")
+	fs.DurationVar(&o.requestTimeout, "request-timeout", requestTimeout, "the bound of one Redfish request (the stand-in's own flag)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -100,6 +103,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New(nvssvt.FlagBMC + " is required")
 	case o.report == "":
 		return o, errors.New(nvssvt.FlagReport + " is required")
+	case o.requestTimeout <= 0:
+		return o, errors.New("--request-timeout must be positive")
 	}
 	return o, nil
 }
@@ -132,18 +137,6 @@ func envMap(environ []string) map[string]string {
 		}
 	}
 	return m
-}
-
-func count(s *nvssvt.Summary, status string) {
-	s.Total++
-	switch status {
-	case nvssvt.StatusPass:
-		s.Passed++
-	case nvssvt.StatusSkip:
-		s.Skipped++
-	default:
-		s.Failed++
-	}
 }
 
 // writeJSON writes v to path atomically.
