@@ -58,9 +58,9 @@ func run(ctx context.Context, o options) (err error) {
 				if err != nil {
 					return err
 				}
-				progress("round %d %s on %s: %d calls, %d errors, %.0f calls/s, p50 %s, CPU/call %s",
+				progress("round %d %s on %s: %d calls, %d errors, %.0f calls/s, p50 %s, CPU/call %s (%s with its jobs)",
 					round+1, w.name, s.name, mm.count, mm.errors, mm.rps(), duration(percentileOf(mm.latencies, 0.5)),
-					duration(mm.cpu/time.Duration(max(mm.count, 1))))
+					duration(mm.cpuCalls/time.Duration(max(mm.count, 1))), duration(mm.cpu/time.Duration(max(mm.count, 1))))
 				ms = append(ms, mm)
 			}
 		}
