@@ -61,7 +61,7 @@ func TestJournalCompactionFollowsRetention(t *testing.T) {
 	}
 	events := 0
 	for _, r := range rows {
-		evs, _, err := decodeRow(r)
+		evs, err := decodeRow(r)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -287,7 +287,7 @@ func TestJournalBatchAdmissionIsAFewCommits(t *testing.T) {
 	}
 	var n int
 	for _, r := range rows {
-		evs, _, err := decodeRow(r)
+		evs, err := decodeRow(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -559,7 +559,7 @@ func TestJournalWritesWhatQueuedDuringAWriteTogetherInOrder(t *testing.T) {
 	}
 	var order []string
 	for i, r := range rows {
-		evs, _, err := decodeRow(r)
+		evs, err := decodeRow(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -686,64 +686,6 @@ func TestJournalJobWhoseAdmissionIsLostNeverRuns(t *testing.T) {
 	eventually(t, "the journal is written again", func() bool { return !e.core.journal.unavailable() })
 	again := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", "{}"))
 	waitTerminal(t, e, again.ID)
-}
-
-// TestJournalV1RowsStillReplay: a journal an earlier rmsd wrote (jobs.v1
-// rows, every hold, release and attachment written out) replays as before,
-// with nothing skipped: a finished child as it was, a running one
-// interrupted, the parent re-aggregated, every node free.
-func TestJournalV1RowsStillReplay(t *testing.T) {
-	st := journalBackends[0].open(t)
-	at := time.Now().UTC().Truncate(time.Millisecond)
-	evs := []messages.Event{
-		messages.JobCreated{ID: "p", Type: messages.TypeFirmwareUpdate, State: messages.StateRunning, Description: "Batch firmware update in progress", At: at},
-	}
-	for _, c := range []string{"1", "2"} {
-		evs = append(evs,
-			messages.JobCreated{ID: "c" + c, ParentID: "p", RackID: "r", NodeID: "n" + c, State: messages.StateQueued, Description: "Queued", At: at},
-			messages.NodeLocked{RackID: "r", NodeID: "n" + c, Holder: "c" + c, Since: at},
-			messages.ChildAttached{ParentID: "p", ChildID: "c" + c, At: at})
-	}
-	evs = append(evs,
-		messages.JobStarted{ID: "c1", Description: "flashing", At: at},
-		messages.JobCompleted{ID: "c1", Description: "Completed", ResultJSON: `{"status":"completed"}`, At: at},
-		messages.NodeReleased{RackID: "r", NodeID: "n1", Holder: "c1"},
-		messages.JobStarted{ID: "c2", Description: "flashing", At: at})
-	rows, err := encodeRows(evs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range rows {
-		rows[i].Kind = jobsV1
-	}
-	if _, err := st.AppendEvents(testCtx(t), rows); err != nil {
-		t.Fatal(err)
-	}
-	var logs syncBuffer
-	e, _ := newEngine(t, Options{Journal: st, Logger: zerolog.New(&logs)})
-	jobs, err := e.Get(testCtx(t), "p", true)
-	if err != nil || len(jobs) != 3 {
-		t.Fatalf("parent after replay: %d jobs, %v; want it and its two children", len(jobs), err)
-	}
-	got := map[string]messages.JobSnapshot{}
-	for _, j := range jobs {
-		got[j.ID] = j
-	}
-	if s := got["c1"]; s.State != messages.StateCompleted || s.ResultJSON != `{"status":"completed"}` {
-		t.Errorf("finished child: %+v", s)
-	}
-	if s := got["c2"]; s.State != messages.StateFailed || !strings.Contains(s.ErrorMessage, `interrupted by restart of rmsd at stage "flashing"`) {
-		t.Errorf("running child: %+v, want interrupted", s)
-	}
-	if s := got["p"]; s.State != messages.StateFailed {
-		t.Errorf("parent: %+v, want Failed from its interrupted child", s)
-	}
-	for _, n := range []string{"n1", "n2"} {
-		mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: n}, completes("Completed", "{}"))
-	}
-	if log := logs.String(); strings.Contains(log, "skipped") {
-		t.Errorf("a v1 journal replayed with events skipped:\n%s", log)
-	}
 }
 
 // TestJournalParentReadWaitsForItsChildsEnd: a batch parent's status shows

@@ -15,15 +15,12 @@ import (
 // row kind; a row of a kind this rmsd does not know fails the start
 // instead of being skipped.
 //
-// Rows of kind journalKind (jobs.v2) leave out the events that others
-// imply, half of a job's: a job's attachment to its parent and the hold of
-// its own node (both implied by its JobCreated), and the release of its
-// holds (implied by its terminal event). Replay puts them back
-// (expandImplied). Rows of kind jobsV1 (written by earlier versions) hold
-// every event and are read as they are.
+// Rows leave out the events that others imply, half of a job's: a job's
+// attachment to its parent and the hold of its own node (both implied by
+// its JobCreated), and the release of its holds (implied by its terminal
+// event). Replay puts them back (expandImplied).
 const (
-	journalKind  = "jobs.v2"
-	jobsV1       = "jobs.v1"
+	journalKind  = "jobs.v1"
 	eventsPerRow = 512
 )
 
@@ -133,16 +130,11 @@ func encodeRows(evs []messages.Event) ([]store.Event, error) {
 	return rows, nil
 }
 
-// decodeRow returns the events of one journal row, in order, and whether
-// the row leaves out implied events (see expandImplied).
-func decodeRow(row store.Event) ([]messages.Event, bool, error) {
-	evs, err := decodeEvents(row)
-	return evs, row.Kind == journalKind, err
-}
-
-func decodeEvents(row store.Event) ([]messages.Event, error) {
-	if row.Kind != journalKind && row.Kind != jobsV1 {
-		return nil, fmt.Errorf("journal: row %d has kind %q; this rmsd reads %q and %q", row.Seq, row.Kind, journalKind, jobsV1)
+// decodeRow returns the events of one journal row, in order (without the
+// implied ones: see expandImplied).
+func decodeRow(row store.Event) ([]messages.Event, error) {
+	if row.Kind != journalKind {
+		return nil, fmt.Errorf("journal: row %d has kind %q; this rmsd reads %q", row.Seq, row.Kind, journalKind)
 	}
 	var tagged []taggedEvent
 	if err := json.Unmarshal(row.Data, &tagged); err != nil {
@@ -160,7 +152,7 @@ func decodeEvents(row store.Event) ([]messages.Event, error) {
 }
 
 // ownNodeLock reports whether e, about to be applied to s, is the hold of
-// a job's own node, which its JobCreated implies (a jobs.v2 row leaves it
+// a job's own node, which its JobCreated implies (a journal row leaves it
 // out). A job's attachment and the release of its holds are implied too;
 // journaled leaves them out without asking.
 func (s *jobStore) ownNodeLock(e messages.NodeLocked) bool {
@@ -168,7 +160,7 @@ func (s *jobStore) ownNodeLock(e messages.NodeLocked) bool {
 	return ok && e.Operation == "" && e.NodeID != "" && e.NodeID == rec.snap.NodeID && e.RackID == rec.snap.RackID
 }
 
-// expandImplied applies to s what a jobs.v2 event implies, once ev itself
+// expandImplied applies to s what a journal event implies, once ev itself
 // is applied, in the order the registry applied it: after a JobCreated,
 // the hold of the job's node and its attachment to its parent; after a
 // terminal event, the release of every hold of the job.

@@ -40,7 +40,7 @@ func replayJournal(j store.Journal, s *jobStore) (replayStats, error) {
 			break
 		}
 		for _, row := range rows {
-			evs, implied, err := decodeRow(row)
+			evs, err := decodeRow(row)
 			if err != nil {
 				return st, fmt.Errorf("%w: %w", errJournal, err)
 			}
@@ -49,9 +49,7 @@ func replayJournal(j store.Journal, s *jobStore) (replayStats, error) {
 					st.skipped++ // applied once before it was journaled: a bug, not data
 					continue
 				}
-				if implied {
-					st.skipped += len(s.expandImplied(ev))
-				}
+				st.skipped += len(s.expandImplied(ev))
 			}
 			st.rows++
 			st.events += len(evs)
