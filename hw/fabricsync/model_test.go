@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/rmsd/rmsd/hw/fabric"
-	"github.com/rmsd/rmsd/messages"
 )
 
 // errInjected is the failure a model switch is told to give.
@@ -263,45 +262,4 @@ func (m *model) NMXMTLS(context.Context) (fabric.MTLSBinding, error) {
 
 func (m *model) SetNMXMTLS(ctx context.Context, b fabric.MTLSBinding) error {
 	return m.mutate(ctx, "SetNMXMTLS", func() { m.st.Binding = b })
-}
-
-// reporter is a job's view of itself that records what the workflow
-// reports.
-type reporter struct {
-	mu       sync.Mutex
-	progress []string
-	done     bool
-	desc     string
-	result   string
-	failure  *messages.Failure
-}
-
-func (r *reporter) ID() string       { return "job-1" }
-func (r *reporter) ParentID() string { return "" }
-
-func (r *reporter) Progress(d string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.progress = append(r.progress, d)
-	return !r.done
-}
-
-func (r *reporter) Complete(desc, result string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.done {
-		return messages.ErrJobTerminal
-	}
-	r.done, r.desc, r.result = true, desc, result
-	return nil
-}
-
-func (r *reporter) Fail(f messages.Failure) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.done {
-		return messages.ErrJobTerminal
-	}
-	r.done, r.desc, r.failure = true, f.Description, &f
-	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/fabric"
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/messages/messagestest"
 )
 
 // testRack is four model switches, s1..s4 at slots 3, 4, 1, 2: s3 is at
@@ -65,28 +66,28 @@ func (r *testRack) request() Request {
 }
 
 // reconcile checks req and runs its job to the end.
-func (r *testRack) reconcile(t *testing.T, req Request) *reporter {
+func (r *testRack) reconcile(t *testing.T, req Request) *messagestest.Recorder {
 	t.Helper()
 	p, err := Check(req)
 	if err != nil {
 		t.Fatalf("Check: %v", err)
 	}
-	rep := &reporter{}
+	rep := &messagestest.Recorder{}
 	p.Workflow(r.deps()).Run(context.Background(), rep)
-	if !rep.done {
+	if !rep.Done {
 		t.Fatal("the job recorded no terminal state")
 	}
 	return rep
 }
 
-func mustComplete(t *testing.T, rep *reporter) Status {
+func mustComplete(t *testing.T, rep *messagestest.Recorder) Status {
 	t.Helper()
-	if rep.failure != nil {
-		t.Fatalf("job failed: %s: %s", rep.failure.Description, rep.failure.Message)
+	if rep.Failure != nil {
+		t.Fatalf("job failed: %s: %s", rep.Failure.Description, rep.Failure.Message)
 	}
 	var st Status
-	if err := json.Unmarshal([]byte(rep.result), &st); err != nil {
-		t.Fatalf("result %q: %v", rep.result, err)
+	if err := json.Unmarshal([]byte(rep.Result), &st); err != nil {
+		t.Fatalf("result %q: %v", rep.Result, err)
 	}
 	return st
 }
@@ -125,10 +126,10 @@ func TestFreshRackGetsOnePrimaryAtTheLowestSlot(t *testing.T) {
 			t.Errorf("%s, already disabled without node IPs, got %v", id, m)
 		}
 	}
-	if !slices.ContainsFunc(rep.progress, func(d string) bool {
+	if !slices.ContainsFunc(rep.Steps, func(d string) bool {
 		return strings.HasPrefix(d, "Scale-up fabric reconcile step 12/13: waiting for the control plane to be configured")
 	}) {
-		t.Errorf("no description named the wait for the control plane: %q", rep.progress)
+		t.Errorf("no description named the wait for the control plane: %q", rep.Steps)
 	}
 }
 
@@ -152,8 +153,8 @@ func TestSecondRunChangesAndRestartsNothing(t *testing.T) {
 	if !reflect.DeepEqual(r.states(), before) {
 		t.Errorf("second run moved the switches")
 	}
-	if rep.desc != "Scale-up fabric reconciled: no change needed" {
-		t.Errorf("description %q", rep.desc)
+	if rep.Desc != "Scale-up fabric reconciled: no change needed" {
+		t.Errorf("description %q", rep.Desc)
 	}
 	if !slices.Equal(enabledIn(st), []string{"s3"}) || len(st.Extra) != 1 || st.Extra[0].Value != "debug" {
 		t.Errorf("status %+v", st)
@@ -262,8 +263,8 @@ func TestBridgeConflictFailsBeforeTouchingSwitches(t *testing.T) {
 			r := newTestRack()
 			r.models["s1"].st.Cluster = "enabled" // something to change, were it to go on
 			rep := r.reconcile(t, req(r.request()))
-			if rep.failure == nil || rep.failure.Code != messages.ErrorInvalidArgument || !strings.Contains(rep.failure.Message, "conflicts") {
-				t.Fatalf("want an invalid-argument failure naming the conflict, got %+v", rep.failure)
+			if rep.Failure == nil || rep.Failure.Code != messages.ErrorInvalidArgument || !strings.Contains(rep.Failure.Message, "conflicts") {
+				t.Fatalf("want an invalid-argument failure naming the conflict, got %+v", rep.Failure)
 			}
 			for id, m := range r.models {
 				if c := m.mutations(); len(c) != 0 {
@@ -347,19 +348,19 @@ func TestRollbackAfterEachMutatingStep(t *testing.T) {
 			}
 			before := r.states()
 			rep := r.reconcile(t, messyRequest(r))
-			if rep.failure == nil {
+			if rep.Failure == nil {
 				t.Fatal("the job completed")
 			}
-			if !strings.Contains(rep.failure.Message, errInjected.Error()) || !strings.Contains(rep.failure.Message, "rolled back") {
-				t.Errorf("message %q", rep.failure.Message)
+			if !strings.Contains(rep.Failure.Message, errInjected.Error()) || !strings.Contains(rep.Failure.Message, "rolled back") {
+				t.Errorf("message %q", rep.Failure.Message)
 			}
-			if !strings.HasSuffix(rep.failure.Description, "switches restored") {
-				t.Errorf("description %q", rep.failure.Description)
+			if !strings.HasSuffix(rep.Failure.Description, "switches restored") {
+				t.Errorf("description %q", rep.Failure.Description)
 			}
 			if got := r.states(); !reflect.DeepEqual(got, before) {
 				t.Errorf("after rollback\n got %+v\nwant %+v", got, before)
 			}
-			if strings.Contains(rep.failure.Message, "s3cret") {
+			if strings.Contains(rep.Failure.Message, "s3cret") {
 				t.Error("the failure carries a password")
 			}
 		})
@@ -371,16 +372,16 @@ func TestRollbackFailureIsReportedWithTheOriginalError(t *testing.T) {
 	r.models["s3"].fail = "SetStaticConfig"
 	r.models["s3"].undoFails = true
 	rep := r.reconcile(t, messyRequest(r))
-	if rep.failure == nil {
+	if rep.Failure == nil {
 		t.Fatal("the job completed")
 	}
-	msg := rep.failure.Message
+	msg := rep.Failure.Message
 	if !strings.Contains(msg, "failed while reconciling the static configuration") || !strings.Contains(msg, "rollback of") ||
 		strings.Count(msg, errInjected.Error()) < 2 {
 		t.Errorf("message %q", msg)
 	}
-	if !strings.HasSuffix(rep.failure.Description, "rollback incomplete") {
-		t.Errorf("description %q", rep.failure.Description)
+	if !strings.HasSuffix(rep.Failure.Description, "rollback incomplete") {
+		t.Errorf("description %q", rep.Failure.Description)
 	}
 	// The undos of the other switch still ran.
 	if s := r.models["s1"].state(); s.Cluster != "enabled" || s.IPs.Primary != "10.0.0.1" {
@@ -392,9 +393,9 @@ func TestReadFailureBeforeAnyChangeRollsNothingBack(t *testing.T) {
 	r := messyRack()
 	r.models["s4"].failRead = "NodeIPs"
 	rep := r.reconcile(t, messyRequest(r))
-	if rep.failure == nil || strings.Contains(rep.failure.Message, "rolled back") ||
-		!strings.Contains(rep.failure.Message, "reading the state of every switch") {
-		t.Fatalf("failure %+v", rep.failure)
+	if rep.Failure == nil || strings.Contains(rep.Failure.Message, "rolled back") ||
+		!strings.Contains(rep.Failure.Message, "reading the state of every switch") {
+		t.Fatalf("failure %+v", rep.Failure)
 	}
 	for id, m := range r.models {
 		if c := m.mutations(); len(c) != 0 {
@@ -422,10 +423,10 @@ func TestCancelledJobRestoresTheSnapshot(t *testing.T) {
 		sw, err := open(n)
 		return cancelOnRestart{Switch: sw, cancel: func() { cancel(messages.ErrShuttingDown) }}, err
 	}
-	rep := &reporter{}
+	rep := &messagestest.Recorder{}
 	p.Workflow(deps).Run(ctx, rep)
-	if rep.failure == nil || !strings.Contains(rep.failure.Message, "rmsd is shutting down") {
-		t.Fatalf("failure %+v", rep.failure)
+	if rep.Failure == nil || !strings.Contains(rep.Failure.Message, "rmsd is shutting down") {
+		t.Fatalf("failure %+v", rep.Failure)
 	}
 	if got := r.states(); !reflect.DeepEqual(got, before) {
 		t.Errorf("after a cancel\n got %+v\nwant %+v", got, before)

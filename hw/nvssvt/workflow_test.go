@@ -4,44 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nvssvt"
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/messages/messagestest"
 )
-
-// reporter records what a workflow tells its job.
-type reporter struct {
-	mu       sync.Mutex
-	progress []string
-	done     bool
-	desc     string
-	result   string
-	failure  *messages.Failure
-}
-
-func (r *reporter) ID() string       { return "job-1" }
-func (r *reporter) ParentID() string { return "parent-1" }
-func (r *reporter) Progress(d string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.progress = append(r.progress, d)
-	return !r.done
-}
-func (r *reporter) Complete(d, res string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.done, r.desc, r.result = true, d, res
-	return nil
-}
-func (r *reporter) Fail(f messages.Failure) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.done, r.failure = true, &f
-	return nil
-}
 
 func plan() nvssvt.Plan {
 	return nvssvt.Plan{Node: hw.Node{ID: "n1", RackID: "r1", Type: hw.ComputeGB200Nvidia,
@@ -49,10 +18,10 @@ func plan() nvssvt.Plan {
 }
 
 func TestWorkflowCompletesWithTheParsedReport(t *testing.T) {
-	job := &reporter{}
+	job := &messagestest.Recorder{}
 	plan().Workflow(helperRunner(t, modePass, nil)).Run(context.Background(), job)
-	if job.failure != nil {
-		t.Fatalf("failed: %+v", job.failure)
+	if job.Failure != nil {
+		t.Fatalf("failed: %+v", job.Failure)
 	}
 	var doc struct {
 		Status, Validation string
@@ -61,18 +30,18 @@ func TestWorkflowCompletesWithTheParsedReport(t *testing.T) {
 		Summary            nvssvt.Summary
 		DUTs               []nvssvt.DUT
 	}
-	if err := json.Unmarshal([]byte(job.result), &doc); err != nil {
+	if err := json.Unmarshal([]byte(job.Result), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc.Status != "completed" || doc.Validation != "PASS" || doc.Summary.Passed != 2 || len(doc.DUTs) != 1 ||
 		!strings.HasSuffix(doc.LogDir, "/job-1") || doc.RackID != "r1" {
-		t.Errorf("result_json %s", job.result)
+		t.Errorf("result_json %s", job.Result)
 	}
-	if want := []string{"NVSSVT scan starting", "NVSSVT scan running"}; strings.Join(job.progress, "|") != strings.Join(want, "|") {
-		t.Errorf("progress %q, want %q", job.progress, want)
+	if want := []string{"NVSSVT scan starting", "NVSSVT scan running"}; strings.Join(job.Steps, "|") != strings.Join(want, "|") {
+		t.Errorf("progress %q, want %q", job.Steps, want)
 	}
-	if job.desc != "System validation passed: 2 of 2 checks passed" {
-		t.Errorf("description %q", job.desc)
+	if job.Desc != "System validation passed: 2 of 2 checks passed" {
+		t.Errorf("description %q", job.Desc)
 	}
 }
 
@@ -88,9 +57,9 @@ func TestWorkflowFailsNamingFailedChecksOrTheMissingReport(t *testing.T) {
 		{modeLeakSecret, messages.ErrorOther, "exit status 3: login failed for password [REDACTED]", false},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			job := &reporter{}
+			job := &messagestest.Recorder{}
 			plan().Workflow(helperRunner(t, tc.mode, nil)).Run(context.Background(), job)
-			f := job.failure
+			f := job.Failure
 			if f == nil || f.Code != tc.code || !strings.Contains(f.Message, tc.message) {
 				t.Fatalf("failure %+v", f)
 			}
