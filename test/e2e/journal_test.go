@@ -231,8 +231,10 @@ func TestKill9DuringAColdRebootInterruptsItAndFreesTheRack(t *testing.T) {
 			}
 			id := resp.GetResponse().GetJobId()
 			var stage string
-			reads := rpc(t) // bounds the wait below: a minute
-			for {           // until the runbook is under way, read every 20 ms
+			// Until the runbook is under way, read every 20 ms for at most a
+			// minute (reads' deadline).
+			reads := rpc(t)
+			for {
 				s, err := client.GetJobStatus(reads, &rmspb.GetJobStatusRequest{JobId: id})
 				if err != nil || len(s.GetJobStates()) == 0 {
 					t.Fatalf("cold reboot %s: %v, %v", id, s, err)
