@@ -188,18 +188,8 @@ func TestJournalRestartBringsBackJobsAndInterruptsTheRest(t *testing.T) {
 			if err != nil {
 				t.Fatalf("create reserved: %v", err)
 			}
-			gated := g.waitStarted(t, 4)
+			g.waitRunning(t, e1, 4)
 			waitTerminal(t, e1, batch.Admitted[0].ID)
-			// The gate's progress report reaches the registry after the
-			// workflow said it started: wait until every gated job shows it.
-			eventually(t, "the gated jobs read running at the gate", func() bool {
-				for _, id := range gated {
-					if s := mustGet(t, e1, id); s.State != messages.StateRunning || s.Description != "waiting at gate" {
-						return false
-					}
-				}
-				return true
-			})
 			// Every state read here was durable when it was answered.
 			before := map[string]messages.JobSnapshot{}
 			for _, id := range []string{done.ID, failed.ID, running.ID, batch.Parent.ID, reboot.Job.ID} {
@@ -364,7 +354,7 @@ func TestJournalStoreFailureRefusesJobsAndRecovers(t *testing.T) {
 	e, _ := newEngine(t, Options{Journal: j})
 	g := newGate()
 	held := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "held"}, g)
-	g.waitStarted(t, 1)
+	g.waitRunning(t, e, 1)
 
 	j.cut.Store(true)
 	// The first admission after the cut fails on its write (or is refused
@@ -488,7 +478,7 @@ func TestJournalPostgresOutageRefusesJobsAndRecovers(t *testing.T) {
 	e, _ := newEngine(t, Options{Journal: st})
 	g := newGate()
 	held := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "held"}, g)
-	g.waitStarted(t, 1)
+	g.waitRunning(t, e, 1)
 
 	proxy.cut.Store(true)
 	proxy.drop()

@@ -132,6 +132,23 @@ func (g *gate) waitStarted(t testing.TB, n int) []string {
 	return ids
 }
 
+// waitRunning waits for n gated workflows to start and for the registry
+// to show each one Running at the gate: the gate's progress report reaches
+// the registry after the workflow says it started.
+func (g *gate) waitRunning(t testing.TB, e *Engine, n int) []string {
+	t.Helper()
+	ids := g.waitStarted(t, n)
+	eventually(t, "the gated jobs read running at the gate", func() bool {
+		for _, id := range ids {
+			if s := mustGet(t, e, id); s.State != messages.StateRunning || s.Description != "waiting at gate" {
+				return false
+			}
+		}
+		return true
+	})
+	return ids
+}
+
 func mustCreate(t testing.TB, e *Engine, spec messages.JobSpec, wf messages.Workflow) messages.JobSnapshot {
 	t.Helper()
 	s, err := e.Create(testCtx(t), spec, wf, nil)
