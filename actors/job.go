@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/messages"
 )
 
@@ -104,7 +105,9 @@ func (j *jobActor) Receive(ctx actor.Context) {
 // goroutine.
 func (j *jobActor) start(ctx actor.Context, wf messages.Workflow) {
 	j.started = true
-	hard, hardStop := context.WithCancelCause(context.Background())
+	// The job id rides on both contexts (the shielded one too) to every
+	// southbound request the workflow makes (hw.HolderHeader).
+	hard, hardStop := context.WithCancelCause(hw.WithHolder(context.Background(), j.id))
 	soft, softStop := context.WithCancelCause(hard)
 	j.hardStop, j.softStop = hardStop, softStop
 	h := &handle{id: j.id, parentID: j.parentID, root: ctx.ActorSystem().Root, self: ctx.Self()}

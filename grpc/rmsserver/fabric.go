@@ -107,6 +107,7 @@ func (m *rackManager) onFabricSwitch(ctx context.Context, operation string, n hw
 		if l.refused[0] != nil {
 			return l.refused[0]
 		}
+		ctx = l.holding(ctx)
 	}
 	return m.deps.Nodes.One(ctx, n, m.fabricOp([]hw.Node{n}, func(ctx context.Context, _ int, sw *fabric.Switch) error {
 		return f(ctx, sw)

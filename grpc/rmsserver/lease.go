@@ -29,7 +29,14 @@ type heldLease struct {
 	// refused, nil where it was granted.
 	refused []error
 	release func()
+	// id is the lease id, which the operation's hardware requests carry
+	// (holding).
+	id string
 }
+
+// holding returns ctx naming the lease as the holder of the hardware
+// requests made under it (hw.HolderHeader).
+func (l heldLease) holding(ctx context.Context) context.Context { return hw.WithHolder(ctx, l.id) }
 
 // lease asks the job engine to hold racks and nodes for a synchronous
 // operation. A refusal is in the result, for the RPC to report in-band; an
@@ -59,7 +66,7 @@ func (m *rackManager) leaseWith(ctx context.Context, req messages.AcquireLease, 
 		release() // the lease may have been granted before the answer was lost
 		return heldLease{release: func() {}}, engineError(err)
 	}
-	out := heldLease{err: rep.Err, refused: make([]error, len(nodes)), release: release}
+	out := heldLease{err: rep.Err, refused: make([]error, len(nodes)), release: release, id: req.ID}
 	for i, r := range rep.Refused {
 		if r != nil {
 			out.refused[i] = r

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/rmsd/rmsd/hw"
 )
 
 // The bootstrap fallback for factory switches (rms-spec #45): before
@@ -70,7 +72,7 @@ func (p *Pool) newBootstrapClient() *http.Client {
 		DisableKeepAlives: true,
 		IdleConnTimeout:   time.Second,
 	}
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: hw.HolderTransport(t)}
 }
 
 // BootstrapRequests is how many requests the pool has sent over the

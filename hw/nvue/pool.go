@@ -54,7 +54,7 @@ func NewPool(opts Options) (*Pool, error) {
 		IdleConnTimeout:     30 * time.Second,
 		ForceAttemptHTTP2:   false,
 	}
-	p.http = &http.Client{Transport: p.transport}
+	p.http = &http.Client{Transport: hw.HolderTransport(p.transport)}
 	if opts.BootstrapFallback && opts.TLS == TLSVerify {
 		p.bootstrap = p.newBootstrapClient()
 	}

@@ -54,7 +54,7 @@ func NewPool(opts Options) *Pool {
 		opts:      opts,
 		transport: tr,
 		http: &http.Client{
-			Transport: tr,
+			Transport: hw.HolderTransport(tr), // names the job or lease a request is for
 			// Redfish answers are never redirects RMS follows; surface them.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},

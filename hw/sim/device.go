@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/sim/overlap"
 	"github.com/rs/zerolog"
 )
 
@@ -45,6 +46,8 @@ type Device struct {
 	handler http.Handler
 	log     zerolog.Logger
 	wg      sync.WaitGroup // serve loops, handlers and timer callbacks
+	// overlaps records the device's mutating requests (the fleet's).
+	overlaps *overlap.Recorder
 	// life ends when the device closes (cancel): a reboot's reply grace
 	// ends with it.
 	life   context.Context
@@ -273,6 +276,9 @@ func (d *Device) serve(mux *http.ServeMux) http.Handler {
 		user, pass := d.user, d.pass
 		d.mu.Unlock()
 		defer d.wg.Done()
+		if overlap.Mutating(r.Method) {
+			defer d.overlaps.Begin(d.id, r.Header.Get(hw.HolderHeader))()
+		}
 
 		if latency > 0 {
 			t := time.NewTimer(latency)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/sim/nvossim"
+	"github.com/rmsd/rmsd/hw/sim/overlap"
 	"github.com/rs/zerolog"
 )
 
@@ -59,6 +60,9 @@ type SwitchHostSpec struct {
 	SlotNumber     int
 	TrayIndex      int
 	Logger         zerolog.Logger
+	// Overlaps records the host's mutating requests as acting on NodeID
+	// (the fleet's recorder; nil records nothing).
+	Overlaps *overlap.Recorder
 }
 
 // SwitchHostFactory starts the NVOS host of one switch tray.
@@ -101,6 +105,8 @@ type Fleet struct {
 	sshPort int
 	// nmxPort and gnmiPort are the same for NMX-C and gNMI (fabricPorter).
 	nmxPort, gnmiPort int
+	// overlaps records every device's mutating requests by holder.
+	overlaps *overlap.Recorder
 
 	mu     sync.Mutex
 	closed bool
@@ -132,7 +138,7 @@ func start(ctx context.Context, opts Options) (*Fleet, error) {
 		return nil, fmt.Errorf("start simulator: %w", err)
 	}
 	f := &Fleet{opts: opts, ca: ca, byID: map[string]*Device{}, nvuePort: opts.NVUEPort, sshPort: opts.SSHPort,
-		nmxPort: opts.NMXPort, gnmiPort: opts.GNMIPort}
+		nmxPort: opts.NMXPort, gnmiPort: opts.GNMIPort, overlaps: newOverlapRecorder(opts.Logger)}
 	handler := newMux()
 	for r := 0; r < opts.Racks; r++ {
 		if err := ctx.Err(); err != nil {
@@ -163,7 +169,7 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 			mac:  fmt.Sprintf("02:%02x:%02x:%02x:00:%02x", o.Network&0xff, (r>>8)&0xff, r&0xff, slot),
 			slot: traySlot, index: i, opts: &f.opts, port: o.Port,
 			user: o.Credentials.Username, pass: o.Credentials.Password.Reveal(),
-			timers: map[*time.Timer]struct{}{}, bus: rack.bus, powered: true,
+			timers: map[*time.Timer]struct{}{}, bus: rack.bus, powered: true, overlaps: f.overlaps,
 		}
 		d.life, d.cancel = context.WithCancel(context.Background())
 		if kind == kindShelfLiteOn || kind == kindShelfDelta {
@@ -237,7 +243,7 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 			NVUEPort: f.nvuePort, SSHPort: f.sshPort, NMXPort: f.nmxPort, GNMIPort: f.gnmiPort, Certificate: cert, Fabric: model,
 			Credentials: o.Credentials, TimeScale: o.TimeScale, RebootDuration: o.Timing.NVOSReboot,
 			ChassisSerial: d.rackSerial(), SlotNumber: d.slot, TrayIndex: j,
-			Logger: o.Logger.With().Str("device", d.id+"-nvos").Logger(),
+			Logger: o.Logger.With().Str("device", d.id+"-nvos").Logger(), Overlaps: f.overlaps,
 		}
 		host, err := o.SwitchHosts(ctx, spec)
 		if err != nil {
@@ -395,4 +401,5 @@ func (f *Fleet) Close() {
 		}()
 	}
 	wg.Wait()
+	f.logOverlaps()
 }

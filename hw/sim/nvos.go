@@ -34,6 +34,7 @@ func NVOSHosts(ctx context.Context, spec SwitchHostSpec) (SwitchHost, error) {
 		TrayIndex:      spec.TrayIndex,
 		SerialNumber:   "MT" + spec.NodeID,
 		Logger:         spec.Logger,
+		Overlaps:       spec.Overlaps,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("nvos host %s: %w", spec.NodeID, err)

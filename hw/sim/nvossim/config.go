@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/sim/overlap"
 )
 
 // Firmware component names as NVUE reports them under /nvue_v1/platform/firmware.
@@ -46,6 +47,9 @@ type Config struct {
 	// the rack simulator's CA. Nil generates a self-signed one for HostName
 	// and the listen IP at Start (see Switch.CertPool).
 	Certificate *tls.Certificate
+	// Overlaps, if set, records the mutating NVUE requests as acting on
+	// the device named HostName (the switch tray's node id in a fleet).
+	Overlaps *overlap.Recorder
 
 	// TimeScale multiplies every simulated duration below (0 means 1).
 	// 0.001 turns a 60 s install into 60 ms.

@@ -171,7 +171,7 @@ func (s *Switch) Start(ctx context.Context, ip string) error {
 		tlsCfg.ClientAuth = tls.RequireAndVerifyClientCert
 	}
 	s.httpSrv = &http.Server{
-		Handler:           s.nvueHandler(),
+		Handler:           s.cfg.Overlaps.Middleware(s.cfg.HostName, s.nvueHandler()),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          newDiscardLogger(),
 	}
