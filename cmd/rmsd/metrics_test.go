@@ -137,6 +137,7 @@ func TestMetricsOfARunningDaemon(t *testing.T) {
 		"rmsd_bmc_operations_queued":         "",
 		"rmsd_firmware_download_bytes_total": "",
 		"rmsd_registry_mailbox_depth":        "",
+		"rmsd_simulator_overlaps_total":      "",
 	} {
 		if m[family] == nil {
 			t.Errorf("no %s family", family)
@@ -190,6 +191,9 @@ func TestMetricsOfARunningDaemon(t *testing.T) {
 	}
 	if v := sample(m, "rmsd_nodes_held", nil).GetGauge().GetValue(); v != 0 {
 		t.Errorf("rmsd_nodes_held = %v after the job", v)
+	}
+	if v := sample(m, "rmsd_simulator_overlaps_total", nil).GetCounter().GetValue(); v != 0 {
+		t.Errorf("rmsd_simulator_overlaps_total = %v, want 0", v)
 	}
 
 	stopRun(t, d)

@@ -151,6 +151,9 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	}
 	d.metrics.Watch(metrics.Sources{Jobs: d.engine.Load, BMC: d.hw.runner.Load, DownloadBytes: d.catalog.dl.BytesReceived,
 		RegistryMailbox: d.engine.RegistryMailboxDepth})
+	if d.fleet != nil {
+		d.metrics.WatchSimulator(d.fleet.Overlaps)
+	}
 	if err = d.startMetrics(logger); err != nil {
 		return nil, err
 	}
