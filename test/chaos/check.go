@@ -14,8 +14,8 @@ import (
 )
 
 // check waits up to settle for every admitted job (and its children) to
-// be terminal, then counts what is lost, stuck and held, and whether the
-// daemon still answers.
+// be terminal, then counts what is lost, stuck and held, the simulator's
+// overlaps, and whether the daemon still answers.
 func check(ctx context.Context, d *daemon, ids []string, settle time.Duration, verbose bool, rep *report) error {
 	deadline := time.Now().Add(settle)
 	var pending []string
@@ -58,6 +58,10 @@ func check(ctx context.Context, d *daemon, ids []string, settle time.Duration, v
 		return nil
 	}
 	rep.held = int(l.GetHeldNodes())
+	if rep.overlaps, err = overlaps(ctx, d); err != nil {
+		rep.daemonErr = err
+		return nil
+	}
 	if _, err := d.rms.GetVersion(ctx, &rmspb.GetVersionRequest{}); err != nil {
 		rep.daemonErr = fmt.Errorf("GetVersion: %w", err)
 	}

@@ -29,6 +29,8 @@ type daemon struct {
 	rms     rmspb.RackManagerClient
 	admin   adminpb.AdminClient
 	nodes   *rmspb.NodeSet
+	// metricsAddr serves /metrics, where the simulator's overlap count is.
+	metricsAddr string
 }
 
 // config is the daemon's configuration: free ports, its own loopback
@@ -90,10 +92,10 @@ func startDaemon(ctx context.Context, dir string, o options) (*daemon, error) {
 	if err := d.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start rmsd: %w", err)
 	}
-	addrs := make(chan [2]string, 1)
+	addrs := make(chan [3]string, 1)
 	go d.follow(out, logFile, addrs)
 	go func() { d.exited <- d.cmd.Wait(); logFile.Close() }()
-	var a [2]string
+	var a [3]string
 	select {
 	case a = <-addrs:
 	case err := <-d.exited:
@@ -102,7 +104,8 @@ func startDaemon(ctx context.Context, dir string, o options) (*daemon, error) {
 		d.kill()
 		return nil, fmt.Errorf("rmsd did not start serving; its log: %s", d.logPath)
 	}
-	for i, addr := range a {
+	d.metricsAddr = a[2]
+	for i, addr := range a[:2] {
 		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			d.kill()
@@ -128,10 +131,10 @@ func startDaemon(ctx context.Context, dir string, o options) (*daemon, error) {
 	return d, nil
 }
 
-// follow copies the daemon's log lines to logFile and reports the two
-// listen addresses once both are logged.
-func (d *daemon) follow(out interface{ Read([]byte) (int, error) }, logFile *os.File, addrs chan<- [2]string) {
-	var a [2]string
+// follow copies the daemon's log lines to logFile and reports the three
+// listen addresses (gRPC, admin, metrics) once all are logged.
+func (d *daemon) follow(out interface{ Read([]byte) (int, error) }, logFile *os.File, addrs chan<- [3]string) {
+	var a [3]string
 	sent := false
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -150,8 +153,10 @@ func (d *daemon) follow(out interface{ Read([]byte) (int, error) }, logFile *os.
 			a[0] = l.Addr
 		case "admin service serving: it can kill job engine actors":
 			a[1] = l.Addr
+		case "metrics serving":
+			a[2] = l.Addr
 		}
-		if a[0] != "" && a[1] != "" {
+		if a[0] != "" && a[1] != "" && a[2] != "" {
 			addrs <- a
 			sent = true
 		}

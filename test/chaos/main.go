@@ -1,12 +1,15 @@
 // Command chaos drives a real `rmsd --simulate` through its public API while
 // killing the job engine's actors through the admin service, then checks
 // that nothing was lost: every admitted job reached a terminal state, none
-// is stuck, no node stays held, and the daemon still answers. It prints one
-// summary line,
+// is stuck, no node stays held, no two workflows (jobs or operation leases)
+// ever acted on one device at the same time (the simulator's count,
+// rmsd_simulator_overlaps_total on the daemon's /metrics), and the daemon
+// still answers. It prints one summary line,
 //
-//	chaos: N jobs, K kills, L lost, S stuck, H held nodes
+//	chaos: N jobs, K kills, L lost, S stuck, H held nodes, O overlaps
 //
-// and exits 1 unless L, S and H are all zero and the daemon stopped cleanly.
+// and exits 1 unless L, S, H and O are all zero and the daemon stopped
+// cleanly.
 //
 // Usage (from the module root; `task chaos` runs it):
 //

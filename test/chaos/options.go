@@ -17,13 +17,17 @@ type options struct {
 // report is what a run found.
 type report struct {
 	jobs, kills, lost, stuck, held int
-	killsByKind                    map[string]int
-	daemonErr                      error // the daemon stopped badly or stopped answering
+	// overlaps counts pairs of holders the simulator saw act on one
+	// device at the same time.
+	overlaps    int
+	killsByKind map[string]int
+	daemonErr   error // the daemon stopped badly or stopped answering
 }
 
 // String is the one summary line.
 func (r report) String() string {
-	s := fmt.Sprintf("chaos: %d jobs, %d kills, %d lost, %d stuck, %d held nodes", r.jobs, r.kills, r.lost, r.stuck, r.held)
+	s := fmt.Sprintf("chaos: %d jobs, %d kills, %d lost, %d stuck, %d held nodes, %d overlaps",
+		r.jobs, r.kills, r.lost, r.stuck, r.held, r.overlaps)
 	if r.daemonErr != nil {
 		s += fmt.Sprintf(" (daemon: %v)", r.daemonErr)
 	}
@@ -31,5 +35,5 @@ func (r report) String() string {
 }
 
 func (r report) clean() bool {
-	return r.lost == 0 && r.stuck == 0 && r.held == 0 && r.daemonErr == nil && r.jobs > 0
+	return r.lost == 0 && r.stuck == 0 && r.held == 0 && r.overlaps == 0 && r.daemonErr == nil && r.jobs > 0
 }
