@@ -1,5 +1,7 @@
 // Package hw holds the identity types shared by every layer that talks about
-// hardware: node types, endpoints, credentials and the ErrUnsupported sentinel.
+// hardware: node types, endpoints, credentials and the ErrUnsupported sentinel,
+// and the holder (a job or lease id) that every southbound HTTP request names
+// (WithHolder, HolderTransport).
 //
 // It is a leaf package: it imports only the standard library, so the gRPC
 // edge, the actor engine and the protocol clients (hw/redfish, hw/nvue, ...)
