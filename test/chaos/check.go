@@ -62,6 +62,9 @@ func check(ctx context.Context, d *daemon, ids []string, settle time.Duration, v
 		rep.daemonErr = err
 		return nil
 	}
+	if rep.overlaps > 0 {
+		fmt.Fprintf(os.Stderr, "chaos: %d overlaps; the daemon's log %s names each (\"two holders acted on one device\")\n", rep.overlaps, d.logPath)
+	}
 	if _, err := d.rms.GetVersion(ctx, &rmspb.GetVersionRequest{}); err != nil {
 		rep.daemonErr = fmt.Errorf("GetVersion: %w", err)
 	}
