@@ -101,6 +101,7 @@ func (m *rackManager) onFabricSwitch(ctx context.Context, operation string, n hw
 			return err
 		}
 		defer l.release()
+		ctx = l.ctx // the operation ends before its lease could lapse
 		if l.err != nil {
 			return l.err
 		}
