@@ -86,8 +86,8 @@ func (e *Engine) Actors(ctx context.Context) (Listing, error) {
 
 // Kill ends actors of the engine, as a chaos test would: the supervision
 // rules then apply (the registry restarts or is respawned with its state; a
-// job whose actor dies is sealed Failed and frees its nodes; lock and batch
-// actors are respawned). Only actors of the engine are killed: it returns
+// job whose actor dies is sealed Failed and frees its nodes once its
+// workflow has returned; lock and batch actors are respawned). Only actors of the engine are killed: it returns
 // the ones it killed and, when some ids name no actor of the engine (any
 // more), an error wrapping ErrUnknownActor that lists them.
 func (e *Engine) Kill(ctx context.Context, mode KillMode, ids ...string) ([]ActorInfo, error) {

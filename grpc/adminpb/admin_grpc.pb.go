@@ -40,8 +40,8 @@ type AdminClient interface {
 	ListActors(ctx context.Context, in *ListActorsRequest, opts ...grpc.CallOption) (*ListActorsResponse, error)
 	// KillActors ends actors, named by id or a random sample of one kind.
 	// The engine's supervision rules then apply: the registry restarts with
-	// its state, a job whose actor died is sealed Failed and frees its nodes,
-	// lock and batch actors are spawned again.
+	// its state, a job whose actor died is sealed Failed and frees its nodes
+	// once its workflow has returned, lock and batch actors are spawned again.
 	KillActors(ctx context.Context, in *KillActorsRequest, opts ...grpc.CallOption) (*KillActorsResponse, error)
 	// ReleaseQuarantinedJob frees the nodes of a quarantined job: one whose
 	// workflow has not returned within [workflows] quarantine_after_seconds
@@ -99,8 +99,8 @@ type AdminServer interface {
 	ListActors(context.Context, *ListActorsRequest) (*ListActorsResponse, error)
 	// KillActors ends actors, named by id or a random sample of one kind.
 	// The engine's supervision rules then apply: the registry restarts with
-	// its state, a job whose actor died is sealed Failed and frees its nodes,
-	// lock and batch actors are spawned again.
+	// its state, a job whose actor died is sealed Failed and frees its nodes
+	// once its workflow has returned, lock and batch actors are spawned again.
 	KillActors(context.Context, *KillActorsRequest) (*KillActorsResponse, error)
 	// ReleaseQuarantinedJob frees the nodes of a quarantined job: one whose
 	// workflow has not returned within [workflows] quarantine_after_seconds
