@@ -69,16 +69,25 @@ type (
 	}
 )
 
+// returnRetry spaces the attempts to report a workflow's return while the
+// registry is being replaced.
+const returnRetry = 10 * time.Millisecond
+
 // reportReturned tells the registry that a job's workflow returned, until
 // a registry acknowledges it or the engine closes.
 func (c *core) reportReturned(id string) {
 	for c.stopCtx.Err() == nil {
-		pid := c.registry.Load()
-		if pid == nil {
-			return
+		if pid := c.registry.Load(); pid != nil {
+			if _, err := c.spawner.RequestFuture(pid, &workflowReturned{id: id}, c.askTimeout).Result(); err == nil {
+				return
+			}
 		}
-		if _, err := c.spawner.RequestFuture(pid, &workflowReturned{id: id}, c.askTimeout).Result(); err == nil {
+		t := time.NewTimer(returnRetry)
+		select {
+		case <-c.stopCtx.Done():
+			t.Stop()
 			return
+		case <-t.C:
 		}
 	}
 }
