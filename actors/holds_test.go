@@ -198,3 +198,29 @@ func TestJobIsTerminalOnlyOnceItsWorkflowReturned(t *testing.T) {
 		t.Fatalf("%d holds left once the job is terminal", l.HeldNodes)
 	}
 }
+
+// The reaper quarantines a cancelled workflow whose bound has passed on
+// the engine's clock, should the timer's check be lost (it is sent to a
+// registry that may be restarting).
+func TestReaperQuarantinesAnOverdueWorkflow(t *testing.T) {
+	e, clk := newEngine(t, Options{QuarantineAfter: time.Hour})
+	wf := newStubborn(t)
+	job := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, wf)
+	wf.waitStarted(t)
+	if _, err := e.Cancel(testCtx(t), job.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Reap(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if q := listed(t, e).Quarantined; len(q) != 0 {
+		t.Fatalf("quarantined before its bound: %+v", q)
+	}
+	clk.Advance(time.Hour)
+	if _, err := e.Reap(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if q := listed(t, e).Quarantined; len(q) != 1 || q[0].JobID != job.ID {
+		t.Fatalf("quarantined after its bound: %+v", q)
+	}
+}
