@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,9 +33,14 @@ type core struct {
 	// workers counts running worker goroutines (workflow + cleanup). The
 	// registry adds before it spawns a job actor; the goroutine marks done.
 	workers sync.WaitGroup
-	// running names the jobs whose workflow goroutine has not returned, so
-	// a shutdown that gives up on them can say which.
-	running jobSet
+	// workflows names the jobs whose workflow has not returned: their holds
+	// stay until it does, and a shutdown that gives up on them says which.
+	workflows workflowSet
+	// quarantineAfter is how long a workflow may take to return once it is
+	// cancelled before its job is marked quarantined.
+	quarantineAfter time.Duration
+	// askTimeout bounds one attempt of a worker to reach the registry.
+	askTimeout time.Duration
 	// stopCtx ends when Engine.Close begins; waits that must not outlive
 	// the engine derive from it.
 	stopCtx  context.Context
@@ -64,36 +68,3 @@ type core struct {
 }
 
 func stopDecider(any) actor.Directive { return actor.StopDirective }
-
-// jobSet is a set of job ids safe for concurrent use.
-type jobSet struct {
-	mu  sync.Mutex
-	ids map[string]struct{}
-}
-
-func (s *jobSet) add(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ids == nil {
-		s.ids = make(map[string]struct{})
-	}
-	s.ids[id] = struct{}{}
-}
-
-func (s *jobSet) remove(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.ids, id)
-}
-
-// list returns the ids, sorted.
-func (s *jobSet) list() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.ids))
-	for id := range s.ids {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}

@@ -65,6 +65,23 @@
 // hold it and its reservation children have, so whoever sees a job terminal
 // finds its nodes free.
 //
+// A node is free only once nothing works on it. A workflow's terminal
+// report reaches the registry only once the workflow has returned, so the
+// rule above holds for every job that ends by itself. A job sealed while
+// its workflow still runs (its actor died, shutdown interrupted it) keeps
+// every hold until the worker reports the return, straight to the
+// registry and again after a registry restart; one whose workflow has not
+// returned Options.QuarantineAfter after its cancellation is quarantined:
+// flagged in its snapshot and the listing, logged at error, until it
+// returns or Engine.ReleaseQuarantined frees it (quarantine.go). A terminal
+// job that holds nodes is never evicted. The journal keeps no such holds:
+// replay releases a terminal job's holds, as no workflow runs after a
+// restart.
+//
+// An operation's lease outlives its operation: the gRPC edge runs the
+// operation under a context that ends half-way through the lease's TTL and
+// releases the lease once the operation returned.
+//
 // Each lease is served by a NodeLock actor, handed the immutable grant
 // (holder, since, expiry): it watches the actor the holder lives in and
 // tells the registry when it is gone, and ends an operation's lease when
@@ -116,5 +133,5 @@
 // Failed "interrupted by shutdown of rmsd at stage ...", their workflows are
 // stopped, and Close waits for them no longer than the window: a workflow
 // that ignores its context is named in the log and left to end with the
-// process.
+// process, its nodes held until then.
 package actors

@@ -136,7 +136,9 @@ func (s *jobStore) snapshotEvents() []messages.Event {
 			Counts: messages.ChildCounts{Queued: c.queued, Running: c.running, Completed: c.completed, Failed: c.failed, Missing: c.missing}})
 	}
 	for _, l := range s.leases {
-		if l.isJob() {
+		// A terminal job's holds wait only for its workflow's return; a
+		// restart runs no workflow, so they are not kept.
+		if rec, ok := s.jobs[l.holder]; l.isJob() && ok && !rec.snap.State.IsTerminal() {
 			evs = append(evs, messages.NodeLocked{RackID: l.key.rack, NodeID: l.key.node, Holder: l.holder, Since: l.since})
 		}
 	}

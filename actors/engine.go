@@ -52,6 +52,9 @@ type Options struct {
 	// when it is admitted and when it is sealed. It runs on the registry's
 	// turn, so it must be cheap and never block: count, don't wait.
 	OnJob func(messages.JobObservation)
+	// QuarantineAfter is how long a cancelled workflow may take to return
+	// before its job is quarantined (DefaultQuarantineAfter when zero).
+	QuarantineAfter time.Duration
 	// Journal, when set, makes the index durable: New rebuilds it from the
 	// journal (jobs that were not terminal come back Failed, interrupted by
 	// the restart) and every later change is appended before a caller can
@@ -88,7 +91,7 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 	// Job ids are random UUIDs; drawing their randomness from crypto/rand
 	// in blocks rather than once per id makes admission cheaper.
 	uuid.EnableRandPool()
-	if opts.MaxTrackedJobs < 0 || opts.TerminalJobTTL < 0 || opts.AskTimeout < 0 {
+	if opts.MaxTrackedJobs < 0 || opts.TerminalJobTTL < 0 || opts.AskTimeout < 0 || opts.QuarantineAfter < 0 {
 		return nil, fmt.Errorf("new job engine: negative limit: %w", messages.ErrInvalidSpec)
 	}
 	if opts.MaxTrackedJobs == 0 {
@@ -103,16 +106,21 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.QuarantineAfter == 0 {
+		opts.QuarantineAfter = DefaultQuarantineAfter
+	}
 	c := &core{
-		maxJobs:    opts.MaxTrackedJobs,
-		ttl:        opts.TerminalJobTTL,
-		now:        opts.Now,
-		log:        opts.Logger,
-		noRestart:  actor.NewOneForOneStrategy(0, 0, stopDecider),
-		onCleanup:  opts.OnCleanup,
-		onJob:      opts.OnJob,
-		removeDir:  os.RemoveAll,
-		dispatcher: newDispatcher(defaultWorkers()),
+		quarantineAfter: opts.QuarantineAfter,
+		askTimeout:      opts.AskTimeout,
+		maxJobs:         opts.MaxTrackedJobs,
+		ttl:             opts.TerminalJobTTL,
+		now:             opts.Now,
+		log:             opts.Logger,
+		noRestart:       actor.NewOneForOneStrategy(0, 0, stopDecider),
+		onCleanup:       opts.OnCleanup,
+		onJob:           opts.OnJob,
+		removeDir:       os.RemoveAll,
+		dispatcher:      newDispatcher(defaultWorkers()),
 	}
 	if opts.Journal != nil {
 		st, err := replayJournal(opts.Journal, store)
@@ -472,7 +480,7 @@ func (e *Engine) closeWithin(d time.Duration) {
 		select {
 		case <-done:
 		case <-time.After(time.Until(deadline)):
-			e.core.log.Error().Strs("job_ids", e.core.running.list()).
+			e.core.log.Error().Strs("job_ids", e.core.workflows.list()).
 				Msg("job workflows still running after shutdown; they ignore cancellation and end with the process")
 		}
 	})

@@ -9,7 +9,9 @@ import (
 )
 
 // handle is the messages.Reporter a workflow gets. The first terminal call
-// wins; later calls return ErrJobTerminal and change nothing.
+// wins; later calls return ErrJobTerminal and change nothing. The terminal
+// outcome is kept until the workflow has returned (deliver): a job is seen
+// terminal only once nothing works on its nodes any more.
 type handle struct {
 	id, parentID string
 	root         *actor.RootContext
@@ -17,6 +19,7 @@ type handle struct {
 
 	mu       sync.Mutex
 	terminal bool
+	outcome  messages.Outcome
 }
 
 var _ messages.Reporter = (*handle)(nil)
@@ -54,9 +57,18 @@ func (h *handle) finish(out messages.Outcome) error {
 	if h.terminal {
 		return messages.ErrJobTerminal
 	}
-	h.terminal = true
-	h.root.Send(h.self, &workerFinished{outcome: out})
+	h.terminal, h.outcome = true, out
 	return nil
+}
+
+// deliver hands the recorded terminal outcome to the job actor; runWorker
+// calls it once the workflow has returned.
+func (h *handle) deliver() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.terminal {
+		h.root.Send(h.self, &workerFinished{outcome: h.outcome})
+	}
 }
 
 // sealIfOpen records f unless a terminal state was recorded; it reports

@@ -33,6 +33,9 @@ type Listing struct {
 	Waiters int
 	// Generation counts registry instances since the engine started.
 	Generation uint64
+	// Quarantined lists the jobs whose workflow has not returned within
+	// the quarantine bound after it was cancelled, by job id.
+	Quarantined []QuarantinedJob
 }
 
 // KillMode says how Kill ends an actor.
@@ -50,7 +53,8 @@ var ErrUnknownActor = fmt.Errorf("jobs: not an actor of the job engine")
 
 func (r *registry) listActors(ctx actor.Context) *listActorsReply {
 	s := r.store
-	out := &listActorsReply{heldNodes: len(s.leases), waiters: len(s.awaiters), generation: s.generation}
+	out := &listActorsReply{heldNodes: len(s.leases), waiters: len(s.awaiters), generation: s.generation,
+		quarantined: r.quarantined()}
 	out.actors = append(out.actors, ActorInfo{ID: ctx.Self().Id, Kind: "registry"})
 	for id, ref := range s.pidRefs {
 		info := ActorInfo{ID: id, Kind: ref.kind.String(), JobID: ref.job}
@@ -76,13 +80,14 @@ func (e *Engine) Actors(ctx context.Context) (Listing, error) {
 		return Listing{}, fmt.Errorf("list engine actors: %w", err)
 	}
 	l := res.(*listActorsReply)
-	return Listing{Actors: l.actors, HeldNodes: l.heldNodes, Waiters: l.waiters, Generation: l.generation}, nil
+	return Listing{Actors: l.actors, HeldNodes: l.heldNodes, Waiters: l.waiters, Generation: l.generation,
+		Quarantined: l.quarantined}, nil
 }
 
 // Kill ends actors of the engine, as a chaos test would: the supervision
 // rules then apply (the registry restarts or is respawned with its state; a
-// job whose actor dies is sealed Failed and frees its nodes; lock and batch
-// actors are respawned). Only actors of the engine are killed: it returns
+// job whose actor dies is sealed Failed and frees its nodes once its
+// workflow has returned; lock and batch actors are respawned). Only actors of the engine are killed: it returns
 // the ones it killed and, when some ids name no actor of the engine (any
 // more), an error wrapping ErrUnknownActor that lists them.
 func (e *Engine) Kill(ctx context.Context, mode KillMode, ids ...string) ([]ActorInfo, error) {

@@ -113,6 +113,7 @@ func (j *jobActor) start(ctx actor.Context, wf messages.Workflow) {
 	h := &handle{id: j.id, parentID: j.parentID, root: ctx.ActorSystem().Root, self: ctx.Self()}
 	plan, c := j.cleanup, j.core
 	j.wf, j.cleanup = nil, nil
+	c.workflows.begin(j.id) // before this actor can end: its holds wait for the return
 	go runWorker(messages.WorkflowContext(soft, hard), c, wf, h, plan)
 }
 
@@ -128,11 +129,12 @@ func notStarted(cause error) messages.Workflow {
 
 // runWorker runs a workflow and guarantees a terminal report: a workflow
 // that returns or panics without one yields the abandoned failure. The
-// cleanup plan runs afterwards, whatever happened.
+// report is sent only once the workflow has returned, so the job's holds
+// end with it; if the registry sealed the job earlier (its actor died, or
+// shutdown interrupted it) and kept its holds, it is told of the return
+// directly. The cleanup plan runs afterwards, whatever happened.
 func runWorker(ctx context.Context, c *core, wf messages.Workflow, h *handle, plan *messages.CleanupPlan) {
 	defer c.workers.Done()
-	c.running.add(h.id)
-	defer c.running.remove(h.id)
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -143,6 +145,11 @@ func runWorker(ctx context.Context, c *core, wf messages.Workflow, h *handle, pl
 	}()
 	if h.sealIfOpen(abandonedFailure()) {
 		c.log.Warn().Str("job_id", h.id).Msg(abandonedMessage)
+	}
+	awaited := c.workflows.end(h.id)
+	h.deliver()
+	if awaited {
+		c.reportReturned(h.id)
 	}
 	if plan != nil {
 		report := runCleanup(c, h.id, plan)

@@ -93,10 +93,11 @@ type (
 	// listActors asks the registry for the actors it supervises.
 	listActors      struct{}
 	listActorsReply struct {
-		actors     []ActorInfo
-		heldNodes  int
-		waiters    int
-		generation uint64
+		actors      []ActorInfo
+		heldNodes   int
+		waiters     int
+		generation  uint64
+		quarantined []QuarantinedJob
 	}
 )
 

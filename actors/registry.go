@@ -121,6 +121,13 @@ func (r *registry) handle(ctx actor.Context, msg any) {
 		ctx.Respond(r.stopActors(ctx))
 	case *listActors:
 		ctx.Respond(r.listActors(ctx))
+	case *workflowReturned:
+		r.workflowReturned(ctx, m.id)
+		ctx.Respond(&workflowReturnedAck{})
+	case *quarantineCheck:
+		r.checkQuarantine(m.id)
+	case *releaseQuarantine:
+		r.respond(ctx, r.releaseQuarantined(ctx, m.id), r.lastSeq(), nil)
 	default:
 		crashIfAsked(m)
 	}
@@ -152,6 +159,7 @@ func (r *registry) rebuild(ctx actor.Context) {
 			r.spawnLock(ctx, l)
 		}
 	}
+	r.checkOverdue(r.core.now())
 }
 
 // terminated handles the end of a watched actor; duplicates are ignored.
@@ -218,6 +226,7 @@ func (r *registry) stopActors(ctx actor.Context) *stopActorsReply {
 		r.applyAll(ctx, []messages.Event{messages.ShutdownBegun{At: r.core.now()}})
 	}
 	s.closing = true
+	r.stopQuarantineTimers()
 	for id := range s.awaiters {
 		r.answerAwaiter(ctx, id, messages.ErrEngineClosed)
 	}

@@ -135,21 +135,33 @@ func TestTerminalJobHasFreedItsNodes(t *testing.T) {
 	}
 }
 
+// An abandoned reservation reads terminal at once (children included), but
+// keeps every hold until its workflow returns.
 func TestReservationChildrenCompleteWhenTheJobIsAbandoned(t *testing.T) {
 	e, _ := newEngine(t, Options{})
-	g := newGate()
-	job, err := reserve(t, e, "r", rackNodes("r", 2), g)
+	wf := newStubborn(t)
+	job, err := reserve(t, e, "r", rackNodes("r", 2), wf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.waitStarted(t, 1)
+	wf.waitStarted(t)
 	if _, err := e.Kill(testCtx(t), KillStop, "job-"+job.ID); err != nil {
 		t.Fatal(err)
 	}
 	waitTerminal(t, e, job.ID)
 	assertAbandoned(t, mustGet(t, e, job.ID))
-	if l := listed(t, e); l.HeldNodes != 0 {
-		t.Fatalf("%d holds left by an abandoned job", l.HeldNodes)
+	jobs, err := e.Get(testCtx(t), job.ID, true)
+	if err != nil {
+		t.Fatal(err)
 	}
-	close(g.release)
+	for _, c := range jobs[1:] {
+		if c.State != messages.StateCompleted {
+			t.Fatalf("reservation child %+v", c)
+		}
+	}
+	if l := listed(t, e); l.HeldNodes != 4 { // the rack, the job's node, two reserved nodes
+		t.Fatalf("%d holds while the abandoned job's workflow still runs, want 4", l.HeldNodes)
+	}
+	wf.free()
+	eventually(t, "the holds end once the workflow returned", func() bool { return listed(t, e).HeldNodes == 0 })
 }

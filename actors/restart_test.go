@@ -76,14 +76,19 @@ func TestRegistryStopRespawnsWithEveryJobAndLock(t *testing.T) {
 	}
 }
 
-func TestStoppedJobActorSealsJobFailedAndFreesNode(t *testing.T) {
+// A stopped job actor's job reads Failed at once, but its node stays held
+// until its workflow, which may be in the middle of hardware I/O, returns.
+func TestStoppedJobActorSealsJobFailedAndFreesNodeWhenItsWorkflowReturns(t *testing.T) {
 	e, _ := newEngine(t, Options{})
-	g := newGate()
-	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, g)
-	g.waitStarted(t, 1)
+	wf := newStubborn(t)
+	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, wf)
+	wf.waitStarted(t)
 	e.sys.Root.Poison(actor.NewPID(e.sys.Address(), "job-"+s.ID))
 	waitTerminal(t, e, s.ID)
 	assertAbandoned(t, mustGet(t, e, s.ID))
+	heldOnly(t, e, "r", "n")
+	wf.free()
+	eventually(t, "the node is free once the workflow returned", func() bool { return listed(t, e).HeldNodes == 0 })
 	waitTerminal(t, e, mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", "")).ID)
 }
 

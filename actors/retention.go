@@ -38,7 +38,7 @@ func (s *jobStore) expiredEvictions(now time.Time, ttl time.Duration) []messages
 		if _, ok := protected[id]; ok {
 			continue
 		}
-		if s.anyChildPresent(r) {
+		if s.anyChildPresent(r) || len(r.holds) > 0 { // still held: its workflow has not returned
 			continue
 		}
 		evs = append(evs, messages.JobEvicted{ID: id})

@@ -71,6 +71,7 @@ type record struct {
 	wf       messages.Workflow         // not yet started (between admission and spawn)
 	cleanup  *messages.CleanupPlan     // run after the worker exits
 	rejected []messages.RejectedTarget // batch refusals, for idempotent replies
+	ret      returnWatch               // a cancelled workflow's return (quarantine.go)
 }
 
 // isBatch reports whether the record aggregates its children: a typed job
@@ -122,6 +123,9 @@ type jobStore struct {
 	pidRefs  map[string]pidRef
 	waiters  map[string][]*awaiter // by job id
 	awaiters map[string]*awaiter   // by waiter id
+	// cancelled names the jobs whose workflow was cancelled and has not
+	// returned yet (quarantine.go).
+	cancelled map[string]struct{}
 }
 
 func newJobStore() *jobStore {
@@ -134,6 +138,7 @@ func newJobStore() *jobStore {
 		pidRefs:     make(map[string]pidRef),
 		waiters:     make(map[string][]*awaiter),
 		awaiters:    make(map[string]*awaiter),
+		cancelled:   make(map[string]struct{}),
 	}
 }
 
@@ -147,6 +152,10 @@ func (s *jobStore) snapshot(r *record) messages.JobSnapshot {
 	snap.ChildIDs = snap.ChildIDs[:n:n]
 	if r.isBatch() && !snap.State.IsTerminal() {
 		snap.Description = progressDescription(snap.Type, r.counts)
+	}
+	if r.ret.quarantined {
+		snap.Quarantined = true
+		snap.Description += quarantineNote
 	}
 	return snap
 }

@@ -77,9 +77,9 @@ func (r *registry) progress(ctx actor.Context, id, desc string) {
 	r.core.log.Debug().Str("job_id", id).Str("description", desc).Msg("job progress")
 }
 
-// terminalEvents returns the events that seal rec with out and release
-// every hold it has.
-func (r *registry) terminalEvents(rec *record, out messages.Outcome) []messages.Event {
+// terminalEvents returns the events that seal rec with out and, with
+// release, free every hold it has.
+func (r *registry) terminalEvents(rec *record, out messages.Outcome, release bool) []messages.Event {
 	id := rec.snap.ID
 	now := r.core.now()
 	var evs []messages.Event
@@ -92,8 +92,10 @@ func (r *registry) terminalEvents(rec *record, out messages.Outcome) []messages.
 		}
 		evs = append(evs, messages.JobFailed{ID: id, Code: out.Code, Description: desc, Message: out.Message, ResultJSON: out.ResultJSON, At: now})
 	}
-	for _, k := range rec.holds {
-		evs = append(evs, messages.NodeReleased{RackID: k.rack, NodeID: k.node, Holder: id})
+	if release {
+		for _, k := range rec.holds {
+			evs = append(evs, messages.NodeReleased{RackID: k.rack, NodeID: k.node, Holder: id})
+		}
 	}
 	return evs
 }
@@ -102,8 +104,15 @@ func (r *registry) terminalEvents(rec *record, out messages.Outcome) []messages.
 // consequences in the same turn: its reservation children complete, every
 // hold of the job and its reservations is released, its parent learns of
 // it, its waiters are answered. So whoever sees the job terminal finds its
-// nodes free.
+// nodes free, unless its workflow still runs (its actor died, or shutdown
+// interrupted it): then the holds stay until the workflow returns
+// (quarantine.go).
 func (r *registry) seal(ctx actor.Context, rec *record, out messages.Outcome) {
+	r.sealHolding(ctx, rec, out, rec.leaf && r.core.workflows.await(rec.snap.ID))
+}
+
+// sealHolding is seal; keep leaves every hold in place.
+func (r *registry) sealHolding(ctx actor.Context, rec *record, out messages.Outcome, keep bool) {
 	s := r.store
 	var evs []messages.Event
 	var released []*lease
@@ -111,13 +120,22 @@ func (r *registry) seal(ctx actor.Context, rec *record, out messages.Outcome) {
 	for _, cid := range rec.snap.ChildIDs {
 		if c, ok := s.jobs[cid]; ok && c.reservation && !c.snap.State.IsTerminal() {
 			kids = append(kids, c)
-			released = append(released, r.leasesOf(c)...)
-			evs = append(evs, r.terminalEvents(c, reservationReleased(rec.snap.Type))...)
+			if !keep {
+				released = append(released, r.leasesOf(c)...)
+			}
+			evs = append(evs, r.terminalEvents(c, reservationReleased(rec.snap.Type), !keep)...)
 		}
 	}
-	released = append(released, r.leasesOf(rec)...)
-	evs = append(evs, r.terminalEvents(rec, out)...)
+	if !keep {
+		released = append(released, r.leasesOf(rec)...)
+	}
+	evs = append(evs, r.terminalEvents(rec, out, !keep)...)
 	r.applyAll(ctx, evs)
+	if keep {
+		r.awaitReturn(rec)
+	} else {
+		r.returned(rec)
+	}
 	r.logSealed(rec, out)
 	r.observeSealed(rec, out)
 	for _, l := range released {
@@ -245,6 +263,7 @@ func (r *registry) cancelJob(ctx actor.Context, m *messages.CancelJob) *messages
 		return &messages.CancelJobReply{}
 	}
 	ctx.Send(rec.worker, &cancelWork{cause: errCancelled})
+	r.watchReturn(rec)
 	return &messages.CancelJobReply{Signalled: true}
 }
 
@@ -310,6 +329,7 @@ func (r *registry) reap(ctx actor.Context) int {
 		}
 	}
 	now := r.core.now()
+	r.checkOverdue(now)
 	for _, l := range r.store.leases {
 		if !l.isJob() && !l.expires.IsZero() && now.After(l.expires) {
 			r.expireLease(ctx, l.key, l.holder)

@@ -186,6 +186,12 @@ type Workflows struct {
 	// DrainTimeoutSeconds bounds how long shutdown waits for running jobs
 	// after cancelling them (rmsd's own key).
 	DrainTimeoutSeconds int `koanf:"drain_timeout_seconds"`
+	// QuarantineAfterSeconds is how long a job's workflow may take to
+	// return once cancelled (or once its job was ended without it) before
+	// the job is quarantined: its nodes stay held, it is flagged in its
+	// job status and the admin listing and logged at error, until the
+	// workflow returns or an operator releases it (rmsd's own key).
+	QuarantineAfterSeconds int `koanf:"quarantine_after_seconds"`
 	// MaxArtifactBytes bounds every firmware artifact downloaded for a
 	// firmware object, checked while it streams (rmsd's own key).
 	MaxArtifactBytes int64 `koanf:"max_artifact_bytes"`
@@ -324,6 +330,7 @@ func Default() *Config {
 			MaxTrackedJobs:           10000,
 			TerminalJobTTLSeconds:    86400,
 			DrainTimeoutSeconds:      300,
+			QuarantineAfterSeconds:   60,
 			MaxArtifactBytes:         8 << 30,
 			NVSSVTLogDir:             "nvssvt",
 			NVSSVTTimeoutSeconds:     4 * 3600,

@@ -53,6 +53,7 @@ func TestDefaultsMatchUpstream(t *testing.T) {
 		{"workflows.max_tracked_jobs", cfg.Workflows.MaxTrackedJobs, 10000},
 		{"workflows.terminal_job_ttl_seconds", cfg.Workflows.TerminalJobTTLSeconds, 86400},
 		{"workflows.max_artifact_bytes", cfg.Workflows.MaxArtifactBytes, int64(8 << 30)},
+		{"workflows.quarantine_after_seconds", cfg.Workflows.QuarantineAfterSeconds, 60},
 		{"logging.enable_timestamps", cfg.Logging.EnableTimestamps, false},
 		{"logging.format", cfg.Logging.Format, "json"},
 		{"switches.ssh_port", cfg.Switches.SSHPort, 22},
@@ -251,6 +252,7 @@ bogus = 1
 max_tracked_jobs = 0
 sftp_step_timeout_seconds = 7200
 max_artifact_bytes = 0
+quarantine_after_seconds = 0
 
 [tls]
 cert = "/nonexistent/cert.pem"
@@ -266,6 +268,7 @@ format = "xml"
 		"workflows.max_tracked_jobs: must be greater than 0",
 		"workflows.sftp_step_timeout_seconds: must not exceed sftp_upload_timeout_seconds",
 		"workflows.max_artifact_bytes: must be greater than 0",
+		"workflows.quarantine_after_seconds: must be greater than 0",
 		"tls: cert, key and ca must be set together",
 		"logging.format",
 	}

@@ -71,6 +71,9 @@ func (c *Config) problems() []string {
 	if w.DrainTimeoutSeconds < 0 {
 		add("workflows.drain_timeout_seconds: must not be negative")
 	}
+	if w.QuarantineAfterSeconds <= 0 {
+		add("workflows.quarantine_after_seconds: must be greater than 0")
+	}
 	if w.MaxArtifactBytes <= 0 {
 		add("workflows.max_artifact_bytes: must be greater than 0")
 	}

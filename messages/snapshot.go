@@ -19,6 +19,11 @@ type JobSnapshot struct {
 	ResultJSON   string    `json:"result_json,omitempty"` // empty unless the job is terminal
 	CreatedAt    time.Time `json:"created_at,omitzero"`
 	UpdatedAt    time.Time `json:"updated_at,omitzero"`
+	// Quarantined is set while the job's workflow has not returned within
+	// the quarantine bound after it was cancelled: its nodes stay held
+	// until it returns or an operator releases them. It is never journaled:
+	// after a restart no workflow runs.
+	Quarantined bool `json:"-"`
 }
 
 // IsParent reports whether the job has children. A batch parent that has not

@@ -18,6 +18,8 @@ type WorkflowFunc func(ctx context.Context, job Reporter)
 func (f WorkflowFunc) Run(ctx context.Context, job Reporter) { f(ctx, job) }
 
 // Reporter is a running job's view of itself. It is safe for concurrent use.
+// A terminal state it records becomes visible, and the job's nodes free,
+// once the workflow has returned: nothing may still work on them then.
 type Reporter interface {
 	// ID returns the job id.
 	ID() string

@@ -55,11 +55,12 @@ func startEngine(cfg *config.Config, logger logging.Logger, onJob func(messages.
 	log := logger.Component("jobs")
 	sys := actor.NewActorSystem(logger.ActorSystemOption())
 	e, err := actors.New(sys, actors.Options{
-		MaxTrackedJobs: w.MaxTrackedJobs,
-		TerminalJobTTL: time.Duration(w.TerminalJobTTLSeconds) * time.Second,
-		Logger:         log,
-		OnJob:          onJob,
-		Journal:        journal,
+		MaxTrackedJobs:  w.MaxTrackedJobs,
+		TerminalJobTTL:  time.Duration(w.TerminalJobTTLSeconds) * time.Second,
+		QuarantineAfter: time.Duration(w.QuarantineAfterSeconds) * time.Second,
+		Logger:          log,
+		OnJob:           onJob,
+		Journal:         journal,
 	})
 	if err != nil {
 		sys.Shutdown()

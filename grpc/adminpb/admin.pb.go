@@ -216,7 +216,10 @@ type ListActorsResponse struct {
 	// registry_generation counts registry starts since the engine started.
 	RegistryGeneration uint64 `protobuf:"varint,3,opt,name=registry_generation,json=registryGeneration,proto3" json:"registry_generation,omitempty"`
 	// waiters counts callers waiting for jobs to end.
-	Waiters       uint32 `protobuf:"varint,4,opt,name=waiters,proto3" json:"waiters,omitempty"`
+	Waiters uint32 `protobuf:"varint,4,opt,name=waiters,proto3" json:"waiters,omitempty"`
+	// quarantined lists the jobs whose workflow has not returned within the
+	// quarantine bound after it was cancelled; their nodes stay held.
+	Quarantined   []*QuarantinedJob `protobuf:"bytes,5,rep,name=quarantined,proto3" json:"quarantined,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -277,6 +280,13 @@ func (x *ListActorsResponse) GetWaiters() uint32 {
 		return x.Waiters
 	}
 	return 0
+}
+
+func (x *ListActorsResponse) GetQuarantined() []*QuarantinedJob {
+	if x != nil {
+		return x.Quarantined
+	}
+	return nil
 }
 
 type KillActorsRequest struct {
@@ -394,6 +404,184 @@ func (x *KillActorsResponse) GetKilled() []*Actor {
 	return nil
 }
 
+// QuarantinedJob is a job whose cancelled workflow has not returned.
+type QuarantinedJob struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	JobId  string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	RackId string                 `protobuf:"bytes,2,opt,name=rack_id,json=rackId,proto3" json:"rack_id,omitempty"`
+	NodeId string                 `protobuf:"bytes,3,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	// state is the job's state: "failed" when its actor ended or shutdown
+	// interrupted it, "running" when it was cancelled and ignores it.
+	State string `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	// held lists what it still holds: "rack/node", or "rack" for a whole rack.
+	Held []string `protobuf:"bytes,5,rep,name=held,proto3" json:"held,omitempty"`
+	// cancelled_at is when its workflow was cancelled, RFC 3339 in UTC.
+	CancelledAt   string `protobuf:"bytes,6,opt,name=cancelled_at,json=cancelledAt,proto3" json:"cancelled_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QuarantinedJob) Reset() {
+	*x = QuarantinedJob{}
+	mi := &file_rmsd_admin_admin_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuarantinedJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuarantinedJob) ProtoMessage() {}
+
+func (x *QuarantinedJob) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_admin_admin_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuarantinedJob.ProtoReflect.Descriptor instead.
+func (*QuarantinedJob) Descriptor() ([]byte, []int) {
+	return file_rmsd_admin_admin_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *QuarantinedJob) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *QuarantinedJob) GetRackId() string {
+	if x != nil {
+		return x.RackId
+	}
+	return ""
+}
+
+func (x *QuarantinedJob) GetNodeId() string {
+	if x != nil {
+		return x.NodeId
+	}
+	return ""
+}
+
+func (x *QuarantinedJob) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *QuarantinedJob) GetHeld() []string {
+	if x != nil {
+		return x.Held
+	}
+	return nil
+}
+
+func (x *QuarantinedJob) GetCancelledAt() string {
+	if x != nil {
+		return x.CancelledAt
+	}
+	return ""
+}
+
+type ReleaseQuarantinedJobRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseQuarantinedJobRequest) Reset() {
+	*x = ReleaseQuarantinedJobRequest{}
+	mi := &file_rmsd_admin_admin_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseQuarantinedJobRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseQuarantinedJobRequest) ProtoMessage() {}
+
+func (x *ReleaseQuarantinedJobRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_admin_admin_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseQuarantinedJobRequest.ProtoReflect.Descriptor instead.
+func (*ReleaseQuarantinedJobRequest) Descriptor() ([]byte, []int) {
+	return file_rmsd_admin_admin_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ReleaseQuarantinedJobRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+type ReleaseQuarantinedJobResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// job is the job as it was released; its held nodes are free now.
+	Job           *QuarantinedJob `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseQuarantinedJobResponse) Reset() {
+	*x = ReleaseQuarantinedJobResponse{}
+	mi := &file_rmsd_admin_admin_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseQuarantinedJobResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseQuarantinedJobResponse) ProtoMessage() {}
+
+func (x *ReleaseQuarantinedJobResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_admin_admin_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseQuarantinedJobResponse.ProtoReflect.Descriptor instead.
+func (*ReleaseQuarantinedJobResponse) Descriptor() ([]byte, []int) {
+	return file_rmsd_admin_admin_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ReleaseQuarantinedJobResponse) GetJob() *QuarantinedJob {
+	if x != nil {
+		return x.Job
+	}
+	return nil
+}
+
 var File_rmsd_admin_admin_proto protoreflect.FileDescriptor
 
 const file_rmsd_admin_admin_proto_rawDesc = "" +
@@ -407,30 +595,43 @@ const file_rmsd_admin_admin_proto_rawDesc = "" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x15\n" +
 	"\x06job_id\x18\x03 \x01(\tR\x05jobId\x12\x17\n" +
 	"\arack_id\x18\x04 \x01(\tR\x06rackId\x12\x17\n" +
-	"\anode_id\x18\x05 \x01(\tR\x06nodeId\"\xa9\x01\n" +
+	"\anode_id\x18\x05 \x01(\tR\x06nodeId\"\xe7\x01\n" +
 	"\x12ListActorsResponse\x12)\n" +
 	"\x06actors\x18\x01 \x03(\v2\x11.rmsd_admin.ActorR\x06actors\x12\x1d\n" +
 	"\n" +
 	"held_nodes\x18\x02 \x01(\rR\theldNodes\x12/\n" +
 	"\x13registry_generation\x18\x03 \x01(\x04R\x12registryGeneration\x12\x18\n" +
-	"\awaiters\x18\x04 \x01(\rR\awaiters\"y\n" +
+	"\awaiters\x18\x04 \x01(\rR\awaiters\x12<\n" +
+	"\vquarantined\x18\x05 \x03(\v2\x1a.rmsd_admin.QuarantinedJobR\vquarantined\"y\n" +
 	"\x11KillActorsRequest\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
 	"\x05count\x18\x03 \x01(\rR\x05count\x12(\n" +
 	"\x04mode\x18\x04 \x01(\x0e2\x14.rmsd_admin.KillModeR\x04mode\"?\n" +
 	"\x12KillActorsResponse\x12)\n" +
-	"\x06killed\x18\x01 \x03(\v2\x11.rmsd_admin.ActorR\x06killed*d\n" +
+	"\x06killed\x18\x01 \x03(\v2\x11.rmsd_admin.ActorR\x06killed\"\xa6\x01\n" +
+	"\x0eQuarantinedJob\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x17\n" +
+	"\arack_id\x18\x02 \x01(\tR\x06rackId\x12\x17\n" +
+	"\anode_id\x18\x03 \x01(\tR\x06nodeId\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\x12\x12\n" +
+	"\x04held\x18\x05 \x03(\tR\x04held\x12!\n" +
+	"\fcancelled_at\x18\x06 \x01(\tR\vcancelledAt\"5\n" +
+	"\x1cReleaseQuarantinedJobRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"M\n" +
+	"\x1dReleaseQuarantinedJobResponse\x12,\n" +
+	"\x03job\x18\x01 \x01(\v2\x1a.rmsd_admin.QuarantinedJobR\x03job*d\n" +
 	"\bKillMode\x12\x19\n" +
 	"\x15KILL_MODE_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eKILL_MODE_STOP\x10\x01\x12\x14\n" +
 	"\x10KILL_MODE_POISON\x10\x02\x12\x13\n" +
-	"\x0fKILL_MODE_CRASH\x10\x032\xa1\x01\n" +
+	"\x0fKILL_MODE_CRASH\x10\x032\x8f\x02\n" +
 	"\x05Admin\x12K\n" +
 	"\n" +
 	"ListActors\x12\x1d.rmsd_admin.ListActorsRequest\x1a\x1e.rmsd_admin.ListActorsResponse\x12K\n" +
 	"\n" +
-	"KillActors\x12\x1d.rmsd_admin.KillActorsRequest\x1a\x1e.rmsd_admin.KillActorsResponseB#Z!github.com/rmsd/rmsd/grpc/adminpbb\x06proto3"
+	"KillActors\x12\x1d.rmsd_admin.KillActorsRequest\x1a\x1e.rmsd_admin.KillActorsResponse\x12l\n" +
+	"\x15ReleaseQuarantinedJob\x12(.rmsd_admin.ReleaseQuarantinedJobRequest\x1a).rmsd_admin.ReleaseQuarantinedJobResponseB#Z!github.com/rmsd/rmsd/grpc/adminpbb\x06proto3"
 
 var (
 	file_rmsd_admin_admin_proto_rawDescOnce sync.Once
@@ -445,28 +646,35 @@ func file_rmsd_admin_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_rmsd_admin_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_rmsd_admin_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_rmsd_admin_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_rmsd_admin_admin_proto_goTypes = []any{
-	(KillMode)(0),              // 0: rmsd_admin.KillMode
-	(*ListActorsRequest)(nil),  // 1: rmsd_admin.ListActorsRequest
-	(*Actor)(nil),              // 2: rmsd_admin.Actor
-	(*ListActorsResponse)(nil), // 3: rmsd_admin.ListActorsResponse
-	(*KillActorsRequest)(nil),  // 4: rmsd_admin.KillActorsRequest
-	(*KillActorsResponse)(nil), // 5: rmsd_admin.KillActorsResponse
+	(KillMode)(0),                         // 0: rmsd_admin.KillMode
+	(*ListActorsRequest)(nil),             // 1: rmsd_admin.ListActorsRequest
+	(*Actor)(nil),                         // 2: rmsd_admin.Actor
+	(*ListActorsResponse)(nil),            // 3: rmsd_admin.ListActorsResponse
+	(*KillActorsRequest)(nil),             // 4: rmsd_admin.KillActorsRequest
+	(*KillActorsResponse)(nil),            // 5: rmsd_admin.KillActorsResponse
+	(*QuarantinedJob)(nil),                // 6: rmsd_admin.QuarantinedJob
+	(*ReleaseQuarantinedJobRequest)(nil),  // 7: rmsd_admin.ReleaseQuarantinedJobRequest
+	(*ReleaseQuarantinedJobResponse)(nil), // 8: rmsd_admin.ReleaseQuarantinedJobResponse
 }
 var file_rmsd_admin_admin_proto_depIdxs = []int32{
 	2, // 0: rmsd_admin.ListActorsResponse.actors:type_name -> rmsd_admin.Actor
-	0, // 1: rmsd_admin.KillActorsRequest.mode:type_name -> rmsd_admin.KillMode
-	2, // 2: rmsd_admin.KillActorsResponse.killed:type_name -> rmsd_admin.Actor
-	1, // 3: rmsd_admin.Admin.ListActors:input_type -> rmsd_admin.ListActorsRequest
-	4, // 4: rmsd_admin.Admin.KillActors:input_type -> rmsd_admin.KillActorsRequest
-	3, // 5: rmsd_admin.Admin.ListActors:output_type -> rmsd_admin.ListActorsResponse
-	5, // 6: rmsd_admin.Admin.KillActors:output_type -> rmsd_admin.KillActorsResponse
-	5, // [5:7] is the sub-list for method output_type
-	3, // [3:5] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	6, // 1: rmsd_admin.ListActorsResponse.quarantined:type_name -> rmsd_admin.QuarantinedJob
+	0, // 2: rmsd_admin.KillActorsRequest.mode:type_name -> rmsd_admin.KillMode
+	2, // 3: rmsd_admin.KillActorsResponse.killed:type_name -> rmsd_admin.Actor
+	6, // 4: rmsd_admin.ReleaseQuarantinedJobResponse.job:type_name -> rmsd_admin.QuarantinedJob
+	1, // 5: rmsd_admin.Admin.ListActors:input_type -> rmsd_admin.ListActorsRequest
+	4, // 6: rmsd_admin.Admin.KillActors:input_type -> rmsd_admin.KillActorsRequest
+	7, // 7: rmsd_admin.Admin.ReleaseQuarantinedJob:input_type -> rmsd_admin.ReleaseQuarantinedJobRequest
+	3, // 8: rmsd_admin.Admin.ListActors:output_type -> rmsd_admin.ListActorsResponse
+	5, // 9: rmsd_admin.Admin.KillActors:output_type -> rmsd_admin.KillActorsResponse
+	8, // 10: rmsd_admin.Admin.ReleaseQuarantinedJob:output_type -> rmsd_admin.ReleaseQuarantinedJobResponse
+	8, // [8:11] is the sub-list for method output_type
+	5, // [5:8] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_rmsd_admin_admin_proto_init() }
@@ -480,7 +688,7 @@ func file_rmsd_admin_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rmsd_admin_admin_proto_rawDesc), len(file_rmsd_admin_admin_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   5,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

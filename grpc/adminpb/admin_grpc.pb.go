@@ -26,8 +26,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Admin_ListActors_FullMethodName = "/rmsd_admin.Admin/ListActors"
-	Admin_KillActors_FullMethodName = "/rmsd_admin.Admin/KillActors"
+	Admin_ListActors_FullMethodName            = "/rmsd_admin.Admin/ListActors"
+	Admin_KillActors_FullMethodName            = "/rmsd_admin.Admin/KillActors"
+	Admin_ReleaseQuarantinedJob_FullMethodName = "/rmsd_admin.Admin/ReleaseQuarantinedJob"
 )
 
 // AdminClient is the client API for Admin service.
@@ -39,9 +40,16 @@ type AdminClient interface {
 	ListActors(ctx context.Context, in *ListActorsRequest, opts ...grpc.CallOption) (*ListActorsResponse, error)
 	// KillActors ends actors, named by id or a random sample of one kind.
 	// The engine's supervision rules then apply: the registry restarts with
-	// its state, a job whose actor died is sealed Failed and frees its nodes,
-	// lock and batch actors are spawned again.
+	// its state, a job whose actor died is sealed Failed and frees its nodes
+	// once its workflow has returned, lock and batch actors are spawned again.
 	KillActors(ctx context.Context, in *KillActorsRequest, opts ...grpc.CallOption) (*KillActorsResponse, error)
+	// ReleaseQuarantinedJob frees the nodes of a quarantined job: one whose
+	// workflow has not returned within [workflows] quarantine_after_seconds
+	// of its cancellation and so still holds them. The workflow may still be
+	// touching the hardware; the release is logged as an audit record. A job
+	// still open is sealed Failed first. NOT_FOUND for an unknown job,
+	// FAILED_PRECONDITION for a job that is not quarantined.
+	ReleaseQuarantinedJob(ctx context.Context, in *ReleaseQuarantinedJobRequest, opts ...grpc.CallOption) (*ReleaseQuarantinedJobResponse, error)
 }
 
 type adminClient struct {
@@ -72,6 +80,16 @@ func (c *adminClient) KillActors(ctx context.Context, in *KillActorsRequest, opt
 	return out, nil
 }
 
+func (c *adminClient) ReleaseQuarantinedJob(ctx context.Context, in *ReleaseQuarantinedJobRequest, opts ...grpc.CallOption) (*ReleaseQuarantinedJobResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReleaseQuarantinedJobResponse)
+	err := c.cc.Invoke(ctx, Admin_ReleaseQuarantinedJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServer is the server API for Admin service.
 // All implementations must embed UnimplementedAdminServer
 // for forward compatibility.
@@ -81,9 +99,16 @@ type AdminServer interface {
 	ListActors(context.Context, *ListActorsRequest) (*ListActorsResponse, error)
 	// KillActors ends actors, named by id or a random sample of one kind.
 	// The engine's supervision rules then apply: the registry restarts with
-	// its state, a job whose actor died is sealed Failed and frees its nodes,
-	// lock and batch actors are spawned again.
+	// its state, a job whose actor died is sealed Failed and frees its nodes
+	// once its workflow has returned, lock and batch actors are spawned again.
 	KillActors(context.Context, *KillActorsRequest) (*KillActorsResponse, error)
+	// ReleaseQuarantinedJob frees the nodes of a quarantined job: one whose
+	// workflow has not returned within [workflows] quarantine_after_seconds
+	// of its cancellation and so still holds them. The workflow may still be
+	// touching the hardware; the release is logged as an audit record. A job
+	// still open is sealed Failed first. NOT_FOUND for an unknown job,
+	// FAILED_PRECONDITION for a job that is not quarantined.
+	ReleaseQuarantinedJob(context.Context, *ReleaseQuarantinedJobRequest) (*ReleaseQuarantinedJobResponse, error)
 	mustEmbedUnimplementedAdminServer()
 }
 
@@ -99,6 +124,9 @@ func (UnimplementedAdminServer) ListActors(context.Context, *ListActorsRequest) 
 }
 func (UnimplementedAdminServer) KillActors(context.Context, *KillActorsRequest) (*KillActorsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method KillActors not implemented")
+}
+func (UnimplementedAdminServer) ReleaseQuarantinedJob(context.Context, *ReleaseQuarantinedJobRequest) (*ReleaseQuarantinedJobResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReleaseQuarantinedJob not implemented")
 }
 func (UnimplementedAdminServer) mustEmbedUnimplementedAdminServer() {}
 func (UnimplementedAdminServer) testEmbeddedByValue()               {}
@@ -157,6 +185,24 @@ func _Admin_KillActors_Handler(srv interface{}, ctx context.Context, dec func(in
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Admin_ReleaseQuarantinedJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReleaseQuarantinedJobRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServer).ReleaseQuarantinedJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Admin_ReleaseQuarantinedJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServer).ReleaseQuarantinedJob(ctx, req.(*ReleaseQuarantinedJobRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Admin_ServiceDesc is the grpc.ServiceDesc for Admin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -171,6 +217,10 @@ var Admin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "KillActors",
 			Handler:    _Admin_KillActors_Handler,
+		},
+		{
+			MethodName: "ReleaseQuarantinedJob",
+			Handler:    _Admin_ReleaseQuarantinedJob_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

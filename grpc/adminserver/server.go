@@ -19,6 +19,7 @@ import (
 type Engine interface {
 	Actors(ctx context.Context) (actors.Listing, error)
 	Kill(ctx context.Context, mode actors.KillMode, ids ...string) ([]actors.ActorInfo, error)
+	ReleaseQuarantined(ctx context.Context, jobID string) (actors.QuarantinedJob, error)
 }
 
 // Server is the admin gRPC server.

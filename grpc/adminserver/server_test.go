@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime"
 	"testing"
 	"time"
 
@@ -35,10 +36,16 @@ type fixture struct {
 
 func start(t *testing.T) *fixture {
 	t.Helper()
+	return startWith(t, actors.Options{})
+}
+
+// startWith is start with engine options.
+func startWith(t *testing.T, opts actors.Options) *fixture {
+	t.Helper()
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
-	e, err := actors.New(sys, actors.Options{})
+	e, err := actors.New(sys, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +142,26 @@ func TestKillingAJobActorFailsTheJobAndFreesItsNode(t *testing.T) {
 	if err != nil || jobs[0].State != messages.StateFailed || jobs[0].ErrorCode != messages.ErrorInternal {
 		t.Fatalf("job after its actor was killed: %+v %v", jobs, err)
 	}
-	if l, err := f.client.ListActors(ctxFor(t), &adminpb.ListActorsRequest{}); err != nil || l.GetHeldNodes() != 0 {
-		t.Fatalf("after the kill: %v %v", l, err)
+	// Its node is free once its workflow, cancelled with the actor, returned.
+	f.eventually(t, "the node is free", func(l *adminpb.ListActorsResponse) bool { return l.GetHeldNodes() == 0 })
+}
+
+// eventually polls ListActors until cond holds, for at most ten seconds.
+func (f *fixture) eventually(t *testing.T, what string, cond func(*adminpb.ListActorsResponse) bool) *adminpb.ListActorsResponse {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		l, err := f.client.ListActors(ctxFor(t), &adminpb.ListActorsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cond(l) {
+			return l
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s; last listing %v", what, l)
+		}
+		runtime.Gosched()
 	}
 }
 

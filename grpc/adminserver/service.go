@@ -41,7 +41,8 @@ func (s *service) ListActors(ctx context.Context, req *adminpb.ListActorsRequest
 	if err != nil {
 		return nil, status.Errorf(codes.Unavailable, "job engine: %v", err)
 	}
-	out := &adminpb.ListActorsResponse{HeldNodes: uint32(l.HeldNodes), RegistryGeneration: l.Generation, Waiters: uint32(l.Waiters)}
+	out := &adminpb.ListActorsResponse{HeldNodes: uint32(l.HeldNodes), RegistryGeneration: l.Generation, Waiters: uint32(l.Waiters),
+		Quarantined: quarantinedToProto(l.Quarantined)}
 	for _, a := range l.Actors {
 		if kind == "" || a.Kind == kind {
 			out.Actors = append(out.Actors, toProto(a))

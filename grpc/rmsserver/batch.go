@@ -46,7 +46,7 @@ func (m *rackManager) eachLeasedNode(ctx context.Context, operation string, node
 		}
 		granted = append(granted, i)
 	}
-	m.runNodes(l.holding(ctx), nodes, results, granted, op)
+	m.runNodes(l.ctx, nodes, results, granted, op)
 	return results, nil
 }
 

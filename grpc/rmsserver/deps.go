@@ -2,6 +2,7 @@ package rmsserver
 
 import (
 	"context"
+	"time"
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/fabric"
@@ -28,6 +29,9 @@ type Deps struct {
 	// Jobs is the job engine: job state, admission, and the leases that
 	// keep synchronous operations off nodes a job holds.
 	Jobs JobEngine
+	// LeaseTTL is the TTL of the leases synchronous operations take (ten
+	// minutes when zero); each operation's context ends at half of it.
+	LeaseTTL time.Duration
 	// Racks holds the nodes registered with CreateNodes.
 	Racks *racks.Registry
 	// Nodes runs hardware operations (power, device info, firmware

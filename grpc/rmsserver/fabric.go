@@ -101,13 +101,13 @@ func (m *rackManager) onFabricSwitch(ctx context.Context, operation string, n hw
 			return err
 		}
 		defer l.release()
+		ctx = l.ctx // the operation ends before its lease could lapse
 		if l.err != nil {
 			return l.err
 		}
 		if l.refused[0] != nil {
 			return l.refused[0]
 		}
-		ctx = l.holding(ctx)
 	}
 	return m.deps.Nodes.One(ctx, n, m.fabricOp([]hw.Node{n}, func(ctx context.Context, _ int, sw *fabric.Switch) error {
 		return f(ctx, sw)

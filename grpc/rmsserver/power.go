@@ -90,7 +90,7 @@ func (m *rackManager) SetPowerState(ctx context.Context, req *rmspb.SetPowerStat
 		m.log.Info().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(l.err).Msg("SetPowerState refused")
 		return fail, nil
 	}
-	if err := m.deps.Nodes.One(l.holding(ctx), n, setPower(op)); err != nil {
+	if err := m.deps.Nodes.One(l.ctx, n, setPower(op)); err != nil {
 		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Stringer("operation", op).Err(err).Msg("SetPowerState failed")
 		return fail, nil
 	}

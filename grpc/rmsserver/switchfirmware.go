@@ -212,7 +212,7 @@ func (m *rackManager) PushSwitchFirmware(ctx context.Context, req *rmspb.PushSwi
 		return fail(l.err)
 	}
 	var staged platform.StagedFile
-	err = m.deps.Nodes.One(l.holding(ctx), n, func(ctx context.Context, _ int, d platform.Device) (err error) {
+	err = m.deps.Nodes.One(l.ctx, n, func(ctx context.Context, _ int, d platform.Device) (err error) {
 		s, ok := d.(platform.FirmwareStager)
 		if !ok {
 			return fmt.Errorf("firmware push to %s: %w", n.ID, hw.ErrUnsupported)

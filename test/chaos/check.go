@@ -52,12 +52,21 @@ func check(ctx context.Context, d *daemon, ids []string, settle time.Duration, v
 			describeStuck(ctx, d, id)
 		}
 	}
-	l, err := d.admin.ListActors(ctx, &adminpb.ListActorsRequest{})
-	if err != nil {
-		rep.daemonErr = fmt.Errorf("admin ListActors: %w", err)
-		return nil
+	// A killed job reads terminal at once but holds its nodes until its
+	// cancelled workflow has returned: held nodes get the rest of settle.
+	for {
+		l, err := d.admin.ListActors(ctx, &adminpb.ListActorsRequest{})
+		if err != nil {
+			rep.daemonErr = fmt.Errorf("admin ListActors: %w", err)
+			return nil
+		}
+		rep.held = int(l.GetHeldNodes())
+		if rep.held == 0 || time.Now().After(deadline) {
+			break
+		}
+		pause(ctx, settleStep)
 	}
-	rep.held = int(l.GetHeldNodes())
+	var err error
 	if rep.overlaps, err = overlaps(ctx, d); err != nil {
 		rep.daemonErr = err
 		return nil
