@@ -296,15 +296,23 @@ func (e *Engine) Seal(ctx context.Context, id string, out messages.Outcome) (mes
 	return rep.Job, rep.Err
 }
 
-// Cancel signals a job's workflow to stop. The node stays locked until the
-// workflow records its terminal state.
+// Cancel signals a job's workflow to stop, or a batch parent's every open
+// child. The nodes stay locked until each workflow records its terminal
+// state.
 func (e *Engine) Cancel(ctx context.Context, id string) (bool, error) {
-	res, err := e.ask(ctx, &messages.CancelJob{ID: id})
+	rep, err := e.CancelWith(ctx, id, nil)
+	return rep.Signalled, err
+}
+
+// CancelWith is Cancel with cause as the workflows' context cause (nil: a
+// plain cancel). A job already ended answers Terminal, without error.
+func (e *Engine) CancelWith(ctx context.Context, id string, cause error) (messages.CancelJobReply, error) {
+	res, err := e.ask(ctx, &messages.CancelJob{ID: id, Cause: cause})
 	if err != nil {
-		return false, fmt.Errorf("cancel job %s: %w", id, err)
+		return messages.CancelJobReply{}, fmt.Errorf("cancel job %s: %w", id, err)
 	}
 	rep := res.(*messages.CancelJobReply)
-	return rep.Signalled, rep.Err
+	return *rep, rep.Err
 }
 
 // Wait blocks until every listed job is terminal or gone, or ctx ends. It

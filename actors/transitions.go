@@ -236,18 +236,6 @@ func (r *registry) sealJob(ctx actor.Context, m *messages.SealJob) *messages.Sea
 	return &messages.SealJobReply{Job: r.store.snapshot(rec)}
 }
 
-func (r *registry) cancelJob(ctx actor.Context, m *messages.CancelJob) *messages.CancelJobReply {
-	rec, ok := r.store.jobs[m.ID]
-	if !ok {
-		return &messages.CancelJobReply{Err: messages.ErrJobNotFound}
-	}
-	if rec.snap.State.IsTerminal() || rec.worker == nil {
-		return &messages.CancelJobReply{}
-	}
-	ctx.Send(rec.worker, &cancelWork{cause: errCancelled})
-	return &messages.CancelJobReply{Signalled: true}
-}
-
 // beginShutdown refuses new jobs from now on and softly cancels every
 // non-terminal leaf: a workflow in a step shielded from shutdown finishes
 // it.
