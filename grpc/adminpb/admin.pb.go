@@ -394,6 +394,96 @@ func (x *KillActorsResponse) GetKilled() []*Actor {
 	return nil
 }
 
+type CancelJobRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelJobRequest) Reset() {
+	*x = CancelJobRequest{}
+	mi := &file_rmsd_admin_admin_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelJobRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelJobRequest) ProtoMessage() {}
+
+func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_admin_admin_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelJobRequest.ProtoReflect.Descriptor instead.
+func (*CancelJobRequest) Descriptor() ([]byte, []int) {
+	return file_rmsd_admin_admin_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CancelJobRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+type CancelJobResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// signalled counts the workflows told to stop: 1 for a leaf, the open
+	// children for a batch parent, 0 when every one had already ended.
+	Signalled     uint32 `protobuf:"varint,1,opt,name=signalled,proto3" json:"signalled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelJobResponse) Reset() {
+	*x = CancelJobResponse{}
+	mi := &file_rmsd_admin_admin_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelJobResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelJobResponse) ProtoMessage() {}
+
+func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_admin_admin_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelJobResponse.ProtoReflect.Descriptor instead.
+func (*CancelJobResponse) Descriptor() ([]byte, []int) {
+	return file_rmsd_admin_admin_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CancelJobResponse) GetSignalled() uint32 {
+	if x != nil {
+		return x.Signalled
+	}
+	return 0
+}
+
 var File_rmsd_admin_admin_proto protoreflect.FileDescriptor
 
 const file_rmsd_admin_admin_proto_rawDesc = "" +
@@ -420,17 +510,22 @@ const file_rmsd_admin_admin_proto_rawDesc = "" +
 	"\x05count\x18\x03 \x01(\rR\x05count\x12(\n" +
 	"\x04mode\x18\x04 \x01(\x0e2\x14.rmsd_admin.KillModeR\x04mode\"?\n" +
 	"\x12KillActorsResponse\x12)\n" +
-	"\x06killed\x18\x01 \x03(\v2\x11.rmsd_admin.ActorR\x06killed*d\n" +
+	"\x06killed\x18\x01 \x03(\v2\x11.rmsd_admin.ActorR\x06killed\")\n" +
+	"\x10CancelJobRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"1\n" +
+	"\x11CancelJobResponse\x12\x1c\n" +
+	"\tsignalled\x18\x01 \x01(\rR\tsignalled*d\n" +
 	"\bKillMode\x12\x19\n" +
 	"\x15KILL_MODE_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eKILL_MODE_STOP\x10\x01\x12\x14\n" +
 	"\x10KILL_MODE_POISON\x10\x02\x12\x13\n" +
-	"\x0fKILL_MODE_CRASH\x10\x032\xa1\x01\n" +
+	"\x0fKILL_MODE_CRASH\x10\x032\xeb\x01\n" +
 	"\x05Admin\x12K\n" +
 	"\n" +
 	"ListActors\x12\x1d.rmsd_admin.ListActorsRequest\x1a\x1e.rmsd_admin.ListActorsResponse\x12K\n" +
 	"\n" +
-	"KillActors\x12\x1d.rmsd_admin.KillActorsRequest\x1a\x1e.rmsd_admin.KillActorsResponseB#Z!github.com/rmsd/rmsd/grpc/adminpbb\x06proto3"
+	"KillActors\x12\x1d.rmsd_admin.KillActorsRequest\x1a\x1e.rmsd_admin.KillActorsResponse\x12H\n" +
+	"\tCancelJob\x12\x1c.rmsd_admin.CancelJobRequest\x1a\x1d.rmsd_admin.CancelJobResponseB#Z!github.com/rmsd/rmsd/grpc/adminpbb\x06proto3"
 
 var (
 	file_rmsd_admin_admin_proto_rawDescOnce sync.Once
@@ -445,7 +540,7 @@ func file_rmsd_admin_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_rmsd_admin_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_rmsd_admin_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_rmsd_admin_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_rmsd_admin_admin_proto_goTypes = []any{
 	(KillMode)(0),              // 0: rmsd_admin.KillMode
 	(*ListActorsRequest)(nil),  // 1: rmsd_admin.ListActorsRequest
@@ -453,6 +548,8 @@ var file_rmsd_admin_admin_proto_goTypes = []any{
 	(*ListActorsResponse)(nil), // 3: rmsd_admin.ListActorsResponse
 	(*KillActorsRequest)(nil),  // 4: rmsd_admin.KillActorsRequest
 	(*KillActorsResponse)(nil), // 5: rmsd_admin.KillActorsResponse
+	(*CancelJobRequest)(nil),   // 6: rmsd_admin.CancelJobRequest
+	(*CancelJobResponse)(nil),  // 7: rmsd_admin.CancelJobResponse
 }
 var file_rmsd_admin_admin_proto_depIdxs = []int32{
 	2, // 0: rmsd_admin.ListActorsResponse.actors:type_name -> rmsd_admin.Actor
@@ -460,10 +557,12 @@ var file_rmsd_admin_admin_proto_depIdxs = []int32{
 	2, // 2: rmsd_admin.KillActorsResponse.killed:type_name -> rmsd_admin.Actor
 	1, // 3: rmsd_admin.Admin.ListActors:input_type -> rmsd_admin.ListActorsRequest
 	4, // 4: rmsd_admin.Admin.KillActors:input_type -> rmsd_admin.KillActorsRequest
-	3, // 5: rmsd_admin.Admin.ListActors:output_type -> rmsd_admin.ListActorsResponse
-	5, // 6: rmsd_admin.Admin.KillActors:output_type -> rmsd_admin.KillActorsResponse
-	5, // [5:7] is the sub-list for method output_type
-	3, // [3:5] is the sub-list for method input_type
+	6, // 5: rmsd_admin.Admin.CancelJob:input_type -> rmsd_admin.CancelJobRequest
+	3, // 6: rmsd_admin.Admin.ListActors:output_type -> rmsd_admin.ListActorsResponse
+	5, // 7: rmsd_admin.Admin.KillActors:output_type -> rmsd_admin.KillActorsResponse
+	7, // 8: rmsd_admin.Admin.CancelJob:output_type -> rmsd_admin.CancelJobResponse
+	6, // [6:9] is the sub-list for method output_type
+	3, // [3:6] is the sub-list for method input_type
 	3, // [3:3] is the sub-list for extension type_name
 	3, // [3:3] is the sub-list for extension extendee
 	0, // [0:3] is the sub-list for field type_name
@@ -480,7 +579,7 @@ func file_rmsd_admin_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rmsd_admin_admin_proto_rawDesc), len(file_rmsd_admin_admin_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

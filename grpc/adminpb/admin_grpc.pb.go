@@ -28,6 +28,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	Admin_ListActors_FullMethodName = "/rmsd_admin.Admin/ListActors"
 	Admin_KillActors_FullMethodName = "/rmsd_admin.Admin/KillActors"
+	Admin_CancelJob_FullMethodName  = "/rmsd_admin.Admin/CancelJob"
 )
 
 // AdminClient is the client API for Admin service.
@@ -42,6 +43,12 @@ type AdminClient interface {
 	// its state, a job whose actor died is sealed Failed and frees its nodes,
 	// lock and batch actors are spawned again.
 	KillActors(ctx context.Context, in *KillActorsRequest, opts ...grpc.CallOption) (*KillActorsResponse, error)
+	// CancelJob cancels a job: a leaf's workflow, or every open child of a
+	// batch parent. Each workflow stops at its next cancellation point and
+	// records its own terminal state ("cancelled by operator"); the job's
+	// nodes stay held until then. An unknown job is NOT_FOUND, a job that
+	// has already ended FAILED_PRECONDITION.
+	CancelJob(ctx context.Context, in *CancelJobRequest, opts ...grpc.CallOption) (*CancelJobResponse, error)
 }
 
 type adminClient struct {
@@ -72,6 +79,16 @@ func (c *adminClient) KillActors(ctx context.Context, in *KillActorsRequest, opt
 	return out, nil
 }
 
+func (c *adminClient) CancelJob(ctx context.Context, in *CancelJobRequest, opts ...grpc.CallOption) (*CancelJobResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelJobResponse)
+	err := c.cc.Invoke(ctx, Admin_CancelJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServer is the server API for Admin service.
 // All implementations must embed UnimplementedAdminServer
 // for forward compatibility.
@@ -84,6 +101,12 @@ type AdminServer interface {
 	// its state, a job whose actor died is sealed Failed and frees its nodes,
 	// lock and batch actors are spawned again.
 	KillActors(context.Context, *KillActorsRequest) (*KillActorsResponse, error)
+	// CancelJob cancels a job: a leaf's workflow, or every open child of a
+	// batch parent. Each workflow stops at its next cancellation point and
+	// records its own terminal state ("cancelled by operator"); the job's
+	// nodes stay held until then. An unknown job is NOT_FOUND, a job that
+	// has already ended FAILED_PRECONDITION.
+	CancelJob(context.Context, *CancelJobRequest) (*CancelJobResponse, error)
 	mustEmbedUnimplementedAdminServer()
 }
 
@@ -99,6 +122,9 @@ func (UnimplementedAdminServer) ListActors(context.Context, *ListActorsRequest) 
 }
 func (UnimplementedAdminServer) KillActors(context.Context, *KillActorsRequest) (*KillActorsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method KillActors not implemented")
+}
+func (UnimplementedAdminServer) CancelJob(context.Context, *CancelJobRequest) (*CancelJobResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelJob not implemented")
 }
 func (UnimplementedAdminServer) mustEmbedUnimplementedAdminServer() {}
 func (UnimplementedAdminServer) testEmbeddedByValue()               {}
@@ -157,6 +183,24 @@ func _Admin_KillActors_Handler(srv interface{}, ctx context.Context, dec func(in
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Admin_CancelJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelJobRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServer).CancelJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Admin_CancelJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServer).CancelJob(ctx, req.(*CancelJobRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Admin_ServiceDesc is the grpc.ServiceDesc for Admin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -171,6 +215,10 @@ var Admin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "KillActors",
 			Handler:    _Admin_KillActors_Handler,
+		},
+		{
+			MethodName: "CancelJob",
+			Handler:    _Admin_CancelJob_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
