@@ -118,6 +118,9 @@ func (r *registry) seal(ctx actor.Context, rec *record, out messages.Outcome) {
 	released = append(released, r.leasesOf(rec)...)
 	evs = append(evs, r.terminalEvents(rec, out)...)
 	r.applyAll(ctx, evs)
+	if r.core.midSeal != nil {
+		r.core.midSeal(rec.snap.ID)
+	}
 	r.logSealed(rec, out)
 	r.observeSealed(rec, out)
 	for _, l := range released {
