@@ -131,10 +131,10 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 	e := &Engine{sys: sys, core: c, askTimeout: opts.AskTimeout, reaperStop: make(chan struct{}), reaperDone: make(chan struct{})}
 	c.awaitTerminal = e.awaitForCleanup
 	regProps := actor.PropsFromProducer(func() actor.Actor { return &registry{store: store, core: c} },
-		actor.WithDispatcher(c.dispatcher), actor.WithMailbox(c.countRegistryMailbox()))
+		append(withHandlerMiddleware(), actor.WithDispatcher(c.dispatcher), actor.WithMailbox(c.countRegistryMailbox()))...)
 	kp := &keeper{props: regProps, core: c, ready: make(chan struct{})}
 	e.keeper = sys.Root.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor { return kp },
-		actor.WithSupervisor(registryRestarts()), actor.WithDispatcher(c.dispatcher)), "jobs-")
+		append(withHandlerMiddleware(), actor.WithSupervisor(registryRestarts()), actor.WithDispatcher(c.dispatcher))...), "jobs-")
 	<-kp.ready
 	ticks := opts.ReaperTicks
 	var ticker *time.Ticker
