@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"strings"
+
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/rmsd/rmsd/messages"
@@ -26,7 +28,7 @@ func (r *registry) cancelJob(ctx actor.Context, m *messages.CancelJob) *messages
 	n := 0
 	signal := func(c *record) {
 		if c.worker != nil && !c.snap.State.IsTerminal() {
-			ctx.Send(c.worker, &cancelWork{cause: cause})
+			ctx.Send(c.worker, &cancelWork{cause: cause, named: true})
 			n++
 		}
 	}
@@ -40,4 +42,19 @@ func (r *registry) cancelJob(ctx actor.Context, m *messages.CancelJob) *messages
 		r.core.log.Info().Str("job_id", m.ID).Int("jobs", n).Str("cause", cause.Error()).Msg("job cancelled")
 	}
 	return &messages.CancelJobReply{Signalled: n > 0, Jobs: n}
+}
+
+// namedCause makes a failed outcome of a job cancelled by request say why,
+// whatever words its workflow found for it ("context canceled"): the
+// cause leads the message unless the message already has it.
+func namedCause(out messages.Outcome, cause error) messages.Outcome {
+	if cause == nil || out.State != messages.StateFailed || strings.Contains(out.Message, cause.Error()) {
+		return out
+	}
+	if out.Message == "" {
+		out.Message = cause.Error()
+	} else {
+		out.Message = cause.Error() + ": " + out.Message
+	}
+	return out
 }

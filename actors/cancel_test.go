@@ -79,3 +79,38 @@ func TestCancellingALeafSignalsOnlyIt(t *testing.T) {
 	}
 	waitTerminal(t, e, rep.Parent.ID)
 }
+
+func TestACancelledJobsFailureNamesTheCause(t *testing.T) {
+	e, _ := newEngine(t, Options{})
+	started := make(chan struct{})
+	// Like most hardware workflows, it reports the error its last call
+	// returned, not its context's cause.
+	wf := messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
+		close(started)
+		<-ctx.Done()
+		_ = job.Fail(messages.NewFailure(messages.ErrorOther, "node n: "+ctx.Err().Error()))
+	})
+	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, wf)
+	<-started
+	if _, err := e.CancelWith(testCtx(t), s.ID, messages.ErrCancelledByOperator); err != nil {
+		t.Fatal(err)
+	}
+	waitTerminal(t, e, s.ID)
+	if got := mustGet(t, e, s.ID); got.State != messages.StateFailed || got.ErrorMessage != "cancelled by operator: node n: context canceled" {
+		t.Fatalf("job cancelled by an operator: %+v", got)
+	}
+
+	// A plain cancel says so too; a workflow that names the cause itself
+	// is left as it is.
+	plain := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n2"}, messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
+		<-ctx.Done()
+		_ = job.Fail(messages.NewFailure(messages.ErrorOther, "stopped: "+context.Cause(ctx).Error()))
+	}))
+	if _, err := e.Cancel(testCtx(t), plain.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitTerminal(t, e, plain.ID)
+	if got := mustGet(t, e, plain.ID); got.ErrorMessage != "stopped: job cancelled" {
+		t.Fatalf("job that named its cause: %+v", got)
+	}
+}

@@ -3,6 +3,7 @@ package rmsserver
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -71,6 +72,11 @@ func assertBatchCancelled(t *testing.T, engine *actors.Engine, admitted <-chan s
 	for _, j := range jobs {
 		if j.State != messages.StateFailed {
 			t.Fatalf("job %s after the lost answer: %+v", j.ID, j)
+		}
+	}
+	for _, c := range jobs[1:] {
+		if !strings.Contains(c.ErrorMessage, "job cancelled") {
+			t.Errorf("child %s does not say it was cancelled: %q", c.ID, c.ErrorMessage)
 		}
 	}
 	if l, err := engine.Actors(rpcContext(t)); err != nil || l.HeldNodes != 0 {
