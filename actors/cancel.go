@@ -51,10 +51,14 @@ func namedCause(out messages.Outcome, cause error) messages.Outcome {
 	if cause == nil || out.State != messages.StateFailed || strings.Contains(out.Message, cause.Error()) {
 		return out
 	}
+	plain := out.ResultJSON == messages.FailureJSON(out.Code, out.Message)
 	if out.Message == "" {
 		out.Message = cause.Error()
 	} else {
 		out.Message = cause.Error() + ": " + out.Message
+	}
+	if plain { // the default failure document says the same
+		out.ResultJSON = messages.FailureJSON(out.Code, out.Message)
 	}
 	return out
 }

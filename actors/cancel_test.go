@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/rmsd/rmsd/messages"
@@ -96,7 +97,8 @@ func TestACancelledJobsFailureNamesTheCause(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitTerminal(t, e, s.ID)
-	if got := mustGet(t, e, s.ID); got.State != messages.StateFailed || got.ErrorMessage != "cancelled by operator: node n: context canceled" {
+	if got := mustGet(t, e, s.ID); got.State != messages.StateFailed || got.ErrorMessage != "cancelled by operator: node n: context canceled" ||
+		!strings.Contains(got.ResultJSON, `"error_message":"cancelled by operator: node n: context canceled"`) {
 		t.Fatalf("job cancelled by an operator: %+v", got)
 	}
 
