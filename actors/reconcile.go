@@ -28,7 +28,7 @@ import (
 // running it after a turn that had changed nothing changes nothing.
 func (r *registry) reconcile(ctx actor.Context) {
 	s := r.store
-	r.core.log.Warn().Msg("job registry restarted after a crash in the middle of a turn; reconciling its actors with its state")
+	r.core.log.Warn().Msg("job registry restarted after a crash; reconciling its actors with its state")
 	r.releaseReservationsOfEnded(ctx)
 	var evs []messages.Event
 	for _, l := range s.leases {
