@@ -133,13 +133,21 @@ func TestCloseIsBoundedWhenAWorkflowIgnoresItsContext(t *testing.T) {
 	})
 	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, deaf)
 	<-started
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	const window = 50 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), window)
 	defer cancel()
+	began := time.Now()
 	n, err := e.Drain(ctx)
+	took := time.Since(began)
 	if n != 1 || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("drain %d %v", n, err)
 	}
-	// Drain returned while the workflow still runs.
+	// Drain returned while the workflow still runs, bounded by the drain
+	// window and the close grace, not by DefaultCloseTimeout: a generous
+	// multiple of the bound is still far below the default's 30 s.
+	if bound := window + closeGrace; took > 8*bound {
+		t.Fatalf("Drain with a %v window took %v, more than 8× its bound of %v", window, took, bound)
+	}
 	rec := store.jobs[s.ID].snap
 	want := `interrupted by shutdown of rmsd at stage "Flashing BMC"; the state of the hardware is unknown`
 	if rec.State != messages.StateFailed || rec.ErrorCode != messages.ErrorInternal || rec.ErrorMessage != want {

@@ -65,6 +65,9 @@ type core struct {
 	removeDir   func(path string) error // os.RemoveAll; replaced in tests
 	// awaitTerminal lets a cleanup goroutine wait for other jobs.
 	awaitTerminal func(ids []string, timeout time.Duration) bool
+	// midSeal, set by tests only, runs in the middle of a seal: after the
+	// terminal events are applied, before their consequences (crash.go).
+	midSeal func(jobID string)
 }
 
 func stopDecider(any) actor.Directive { return actor.StopDirective }

@@ -51,6 +51,7 @@ func (r *registry) recoverRequest(ctx actor.Context, msg any) {
 	if v == nil {
 		return
 	}
+	r.store.halfTurn = true // the restarted registry reconciles (reconcile.go)
 	if ctx.Sender() != nil && isPointer(msg) {
 		r.store.poisoned.add(msg)
 		ctx.Respond(&requestFailed{err: errRegistryCrashed(msg)})

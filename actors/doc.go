@@ -124,7 +124,15 @@
 // checks every AskTimeout that the registry still knows it and subscribes
 // again only if not. A request whose handling panics the registry is
 // answered with messages.ErrRegistryCrashed and remembered, so the facade's
-// retry of it is refused instead of crashing the registry again.
+// retry of it is refused instead of crashing the registry again. A crash
+// may come in the middle of a turn, after a seal's terminal events and
+// before their consequences: the restarted registry then first reconciles
+// (reconcile.go) the holds of ended jobs, orphaned lock actors, batch
+// actors and waiters with what the store says.
+//
+// Cancelling a job (Engine.Cancel, CancelWith) signals its workflow, and
+// for a batch parent, which has none, every child that has not ended; the
+// holds stay until each records its terminal state.
 //
 // Shutdown (Drain) refuses new jobs and cancels every workflow's context
 // with cause messages.ErrShuttingDown; a step that must not be abandoned

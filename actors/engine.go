@@ -139,10 +139,10 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 	e := &Engine{sys: sys, core: c, askTimeout: opts.AskTimeout, reaperStop: make(chan struct{}), reaperDone: make(chan struct{})}
 	c.awaitTerminal = e.awaitForCleanup
 	regProps := actor.PropsFromProducer(func() actor.Actor { return &registry{store: store, core: c} },
-		actor.WithDispatcher(c.dispatcher), actor.WithMailbox(c.countRegistryMailbox()))
+		append(withHandlerMiddleware(), actor.WithDispatcher(c.dispatcher), actor.WithMailbox(c.countRegistryMailbox()))...)
 	kp := &keeper{props: regProps, core: c, ready: make(chan struct{})}
 	e.keeper = sys.Root.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor { return kp },
-		actor.WithSupervisor(registryRestarts()), actor.WithDispatcher(c.dispatcher)), "jobs-")
+		append(withHandlerMiddleware(), actor.WithSupervisor(registryRestarts()), actor.WithDispatcher(c.dispatcher))...), "jobs-")
 	<-kp.ready
 	ticks := opts.ReaperTicks
 	var ticker *time.Ticker
@@ -304,15 +304,23 @@ func (e *Engine) Seal(ctx context.Context, id string, out messages.Outcome) (mes
 	return rep.Job, rep.Err
 }
 
-// Cancel signals a job's workflow to stop. The node stays locked until the
-// workflow records its terminal state.
+// Cancel signals a job's workflow to stop, or a batch parent's every open
+// child. The nodes stay locked until each workflow records its terminal
+// state.
 func (e *Engine) Cancel(ctx context.Context, id string) (bool, error) {
-	res, err := e.ask(ctx, &messages.CancelJob{ID: id})
+	rep, err := e.CancelWith(ctx, id, nil)
+	return rep.Signalled, err
+}
+
+// CancelWith is Cancel with cause as the workflows' context cause (nil: a
+// plain cancel). A job already ended answers Terminal, without error.
+func (e *Engine) CancelWith(ctx context.Context, id string, cause error) (messages.CancelJobReply, error) {
+	res, err := e.ask(ctx, &messages.CancelJob{ID: id, Cause: cause})
 	if err != nil {
-		return false, fmt.Errorf("cancel job %s: %w", id, err)
+		return messages.CancelJobReply{}, fmt.Errorf("cancel job %s: %w", id, err)
 	}
 	rep := res.(*messages.CancelJobReply)
-	return rep.Signalled, rep.Err
+	return *rep, rep.Err
 }
 
 // Wait blocks until every listed job is terminal or gone, or ctx ends. It

@@ -13,7 +13,7 @@ import (
 
 // Causes of a workflow's cancellation.
 var (
-	errCancelled    = errors.New("jobs: job cancelled")
+	errCancelled    = errors.New("job cancelled")
 	errActorStopped = errors.New("jobs: job actor stopped")
 )
 
@@ -35,6 +35,7 @@ type jobActor struct {
 	started bool // the worker goroutine runs (or ran)
 
 	hardStop, softStop context.CancelCauseFunc
+	cancelledBy        error // a named cancel's cause (cancel.go)
 	lastDesc           string
 	pending            *messages.Outcome // terminal report not yet acknowledged
 }
@@ -60,7 +61,7 @@ func (j *jobActor) Receive(ctx actor.Context) {
 		}
 	case *workerFinished:
 		if j.pending == nil {
-			out := m.outcome
+			out := namedCause(m.outcome, j.cancelledBy)
 			j.pending = &out
 			ctx.Request(j.registry, &jobFinished{id: j.id, outcome: out})
 		}
@@ -79,6 +80,9 @@ func (j *jobActor) Receive(ctx actor.Context) {
 		if !j.started { // cancelled before its admission was durable
 			j.start(ctx, notStarted(m.cause))
 			return
+		}
+		if m.named && j.cancelledBy == nil {
+			j.cancelledBy = m.cause
 		}
 		if m.soft {
 			j.softStop(m.cause)

@@ -33,6 +33,9 @@ type (
 	cancelWork struct {
 		soft  bool
 		cause error
+		// named puts the cause in the job's failure message, should the
+		// workflow not say it (a cancel by request, not a shutdown).
+		named bool
 	}
 	// resync asks an actor to resend whatever the registry may have lost
 	// while it was restarting: a job's pending terminal report or last

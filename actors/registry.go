@@ -137,6 +137,10 @@ func (r *registry) handle(ctx actor.Context, msg any) {
 func (r *registry) rebuild(ctx actor.Context) {
 	s := r.store
 	s.generation++
+	if s.halfTurn {
+		s.halfTurn = false
+		r.reconcile(ctx)
+	}
 	if s.replayed {
 		s.replayed = false
 		r.recoverInterrupted(ctx)

@@ -15,7 +15,8 @@ import (
 // handler ever runs inside another actor's handler.
 
 func (c *core) props(a actor.Actor) *actor.Props {
-	return actor.PropsFromProducer(func() actor.Actor { return a }, actor.WithDispatcher(c.dispatcher))
+	return actor.PropsFromProducer(func() actor.Actor { return a },
+		append(withHandlerMiddleware(), actor.WithDispatcher(c.dispatcher))...)
 }
 
 // startLeaf spawns the job actor for an admitted leaf and the lock actors

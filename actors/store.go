@@ -112,6 +112,10 @@ type jobStore struct {
 	// poisoned remembers requests that crashed the registry, so a retry is
 	// answered with an error instead of crashing it again.
 	poisoned poisonRing
+	// halfTurn is set when the registry panicked in a turn: the turn may
+	// have applied events without their consequences, which the next
+	// registry instance reconciles before anything else.
+	halfTurn bool
 	// unwritten holds the durable events of the registry's current turn:
 	// they go to the journal writer together when the turn ends, so one
 	// admission is one write however many jobs it creates.

@@ -131,6 +131,9 @@ func (r *registry) sealHolding(ctx actor.Context, rec *record, out messages.Outc
 	}
 	evs = append(evs, r.terminalEvents(rec, out, !keep)...)
 	r.applyAll(ctx, evs)
+	if r.core.midSeal != nil {
+		r.core.midSeal(rec.snap.ID)
+	}
 	if keep {
 		r.awaitReturn(rec)
 	} else {
@@ -252,19 +255,6 @@ func (r *registry) sealJob(ctx actor.Context, m *messages.SealJob) *messages.Sea
 	}
 	r.seal(ctx, rec, m.Outcome)
 	return &messages.SealJobReply{Job: r.store.snapshot(rec)}
-}
-
-func (r *registry) cancelJob(ctx actor.Context, m *messages.CancelJob) *messages.CancelJobReply {
-	rec, ok := r.store.jobs[m.ID]
-	if !ok {
-		return &messages.CancelJobReply{Err: messages.ErrJobNotFound}
-	}
-	if rec.snap.State.IsTerminal() || rec.worker == nil {
-		return &messages.CancelJobReply{}
-	}
-	ctx.Send(rec.worker, &cancelWork{cause: errCancelled})
-	r.watchReturn(rec)
-	return &messages.CancelJobReply{Signalled: true}
 }
 
 // beginShutdown refuses new jobs from now on and softly cancels every

@@ -65,15 +65,20 @@ type SealJobReply struct {
 	Err error // ErrJobNotFound or ErrJobTerminal
 }
 
-// CancelJob signals a job's workflow to stop. It does not free the node: only
-// the terminal state the workflow then records does.
+// CancelJob signals a job's workflow to stop, and a batch parent's every
+// open child. It does not free the nodes: only the terminal state each
+// workflow then records does.
 type CancelJob struct {
 	ID string
+	// Cause is the workflows' context cause; nil means a plain cancel.
+	Cause error
 }
 
 // CancelJobReply answers CancelJob.
 type CancelJobReply struct {
-	Signalled bool // false when the job is terminal or has no workflow
+	Signalled bool // false when no workflow was signalled
+	Jobs      int  // how many workflows were signalled
+	Terminal  bool // the job had already ended
 	Err       error
 }
 

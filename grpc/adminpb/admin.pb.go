@@ -582,6 +582,96 @@ func (x *ReleaseQuarantinedJobResponse) GetJob() *QuarantinedJob {
 	return nil
 }
 
+type CancelJobRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelJobRequest) Reset() {
+	*x = CancelJobRequest{}
+	mi := &file_rmsd_admin_admin_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelJobRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelJobRequest) ProtoMessage() {}
+
+func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_admin_admin_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelJobRequest.ProtoReflect.Descriptor instead.
+func (*CancelJobRequest) Descriptor() ([]byte, []int) {
+	return file_rmsd_admin_admin_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CancelJobRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+type CancelJobResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// signalled counts the workflows told to stop: 1 for a leaf, the open
+	// children for a batch parent, 0 when every one had already ended.
+	Signalled     uint32 `protobuf:"varint,1,opt,name=signalled,proto3" json:"signalled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelJobResponse) Reset() {
+	*x = CancelJobResponse{}
+	mi := &file_rmsd_admin_admin_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelJobResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelJobResponse) ProtoMessage() {}
+
+func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_admin_admin_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelJobResponse.ProtoReflect.Descriptor instead.
+func (*CancelJobResponse) Descriptor() ([]byte, []int) {
+	return file_rmsd_admin_admin_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CancelJobResponse) GetSignalled() uint32 {
+	if x != nil {
+		return x.Signalled
+	}
+	return 0
+}
+
 var File_rmsd_admin_admin_proto protoreflect.FileDescriptor
 
 const file_rmsd_admin_admin_proto_rawDesc = "" +
@@ -620,18 +710,23 @@ const file_rmsd_admin_admin_proto_rawDesc = "" +
 	"\x1cReleaseQuarantinedJobRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"M\n" +
 	"\x1dReleaseQuarantinedJobResponse\x12,\n" +
-	"\x03job\x18\x01 \x01(\v2\x1a.rmsd_admin.QuarantinedJobR\x03job*d\n" +
+	"\x03job\x18\x01 \x01(\v2\x1a.rmsd_admin.QuarantinedJobR\x03job\")\n" +
+	"\x10CancelJobRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"1\n" +
+	"\x11CancelJobResponse\x12\x1c\n" +
+	"\tsignalled\x18\x01 \x01(\rR\tsignalled*d\n" +
 	"\bKillMode\x12\x19\n" +
 	"\x15KILL_MODE_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eKILL_MODE_STOP\x10\x01\x12\x14\n" +
 	"\x10KILL_MODE_POISON\x10\x02\x12\x13\n" +
-	"\x0fKILL_MODE_CRASH\x10\x032\x8f\x02\n" +
+	"\x0fKILL_MODE_CRASH\x10\x032\xd9\x02\n" +
 	"\x05Admin\x12K\n" +
 	"\n" +
 	"ListActors\x12\x1d.rmsd_admin.ListActorsRequest\x1a\x1e.rmsd_admin.ListActorsResponse\x12K\n" +
 	"\n" +
 	"KillActors\x12\x1d.rmsd_admin.KillActorsRequest\x1a\x1e.rmsd_admin.KillActorsResponse\x12l\n" +
-	"\x15ReleaseQuarantinedJob\x12(.rmsd_admin.ReleaseQuarantinedJobRequest\x1a).rmsd_admin.ReleaseQuarantinedJobResponseB#Z!github.com/rmsd/rmsd/grpc/adminpbb\x06proto3"
+	"\x15ReleaseQuarantinedJob\x12(.rmsd_admin.ReleaseQuarantinedJobRequest\x1a).rmsd_admin.ReleaseQuarantinedJobResponse\x12H\n" +
+	"\tCancelJob\x12\x1c.rmsd_admin.CancelJobRequest\x1a\x1d.rmsd_admin.CancelJobResponseB#Z!github.com/rmsd/rmsd/grpc/adminpbb\x06proto3"
 
 var (
 	file_rmsd_admin_admin_proto_rawDescOnce sync.Once
@@ -646,7 +741,7 @@ func file_rmsd_admin_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_rmsd_admin_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_rmsd_admin_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_rmsd_admin_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_rmsd_admin_admin_proto_goTypes = []any{
 	(KillMode)(0),                         // 0: rmsd_admin.KillMode
 	(*ListActorsRequest)(nil),             // 1: rmsd_admin.ListActorsRequest
@@ -657,24 +752,28 @@ var file_rmsd_admin_admin_proto_goTypes = []any{
 	(*QuarantinedJob)(nil),                // 6: rmsd_admin.QuarantinedJob
 	(*ReleaseQuarantinedJobRequest)(nil),  // 7: rmsd_admin.ReleaseQuarantinedJobRequest
 	(*ReleaseQuarantinedJobResponse)(nil), // 8: rmsd_admin.ReleaseQuarantinedJobResponse
+	(*CancelJobRequest)(nil),              // 9: rmsd_admin.CancelJobRequest
+	(*CancelJobResponse)(nil),             // 10: rmsd_admin.CancelJobResponse
 }
 var file_rmsd_admin_admin_proto_depIdxs = []int32{
-	2, // 0: rmsd_admin.ListActorsResponse.actors:type_name -> rmsd_admin.Actor
-	6, // 1: rmsd_admin.ListActorsResponse.quarantined:type_name -> rmsd_admin.QuarantinedJob
-	0, // 2: rmsd_admin.KillActorsRequest.mode:type_name -> rmsd_admin.KillMode
-	2, // 3: rmsd_admin.KillActorsResponse.killed:type_name -> rmsd_admin.Actor
-	6, // 4: rmsd_admin.ReleaseQuarantinedJobResponse.job:type_name -> rmsd_admin.QuarantinedJob
-	1, // 5: rmsd_admin.Admin.ListActors:input_type -> rmsd_admin.ListActorsRequest
-	4, // 6: rmsd_admin.Admin.KillActors:input_type -> rmsd_admin.KillActorsRequest
-	7, // 7: rmsd_admin.Admin.ReleaseQuarantinedJob:input_type -> rmsd_admin.ReleaseQuarantinedJobRequest
-	3, // 8: rmsd_admin.Admin.ListActors:output_type -> rmsd_admin.ListActorsResponse
-	5, // 9: rmsd_admin.Admin.KillActors:output_type -> rmsd_admin.KillActorsResponse
-	8, // 10: rmsd_admin.Admin.ReleaseQuarantinedJob:output_type -> rmsd_admin.ReleaseQuarantinedJobResponse
-	8, // [8:11] is the sub-list for method output_type
-	5, // [5:8] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	2,  // 0: rmsd_admin.ListActorsResponse.actors:type_name -> rmsd_admin.Actor
+	6,  // 1: rmsd_admin.ListActorsResponse.quarantined:type_name -> rmsd_admin.QuarantinedJob
+	0,  // 2: rmsd_admin.KillActorsRequest.mode:type_name -> rmsd_admin.KillMode
+	2,  // 3: rmsd_admin.KillActorsResponse.killed:type_name -> rmsd_admin.Actor
+	6,  // 4: rmsd_admin.ReleaseQuarantinedJobResponse.job:type_name -> rmsd_admin.QuarantinedJob
+	1,  // 5: rmsd_admin.Admin.ListActors:input_type -> rmsd_admin.ListActorsRequest
+	4,  // 6: rmsd_admin.Admin.KillActors:input_type -> rmsd_admin.KillActorsRequest
+	7,  // 7: rmsd_admin.Admin.ReleaseQuarantinedJob:input_type -> rmsd_admin.ReleaseQuarantinedJobRequest
+	9,  // 8: rmsd_admin.Admin.CancelJob:input_type -> rmsd_admin.CancelJobRequest
+	3,  // 9: rmsd_admin.Admin.ListActors:output_type -> rmsd_admin.ListActorsResponse
+	5,  // 10: rmsd_admin.Admin.KillActors:output_type -> rmsd_admin.KillActorsResponse
+	8,  // 11: rmsd_admin.Admin.ReleaseQuarantinedJob:output_type -> rmsd_admin.ReleaseQuarantinedJobResponse
+	10, // 12: rmsd_admin.Admin.CancelJob:output_type -> rmsd_admin.CancelJobResponse
+	9,  // [9:13] is the sub-list for method output_type
+	5,  // [5:9] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_rmsd_admin_admin_proto_init() }
@@ -688,7 +787,7 @@ func file_rmsd_admin_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rmsd_admin_admin_proto_rawDesc), len(file_rmsd_admin_admin_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

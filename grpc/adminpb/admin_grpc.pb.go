@@ -29,6 +29,7 @@ const (
 	Admin_ListActors_FullMethodName            = "/rmsd_admin.Admin/ListActors"
 	Admin_KillActors_FullMethodName            = "/rmsd_admin.Admin/KillActors"
 	Admin_ReleaseQuarantinedJob_FullMethodName = "/rmsd_admin.Admin/ReleaseQuarantinedJob"
+	Admin_CancelJob_FullMethodName             = "/rmsd_admin.Admin/CancelJob"
 )
 
 // AdminClient is the client API for Admin service.
@@ -50,6 +51,12 @@ type AdminClient interface {
 	// still open is sealed Failed first. NOT_FOUND for an unknown job,
 	// FAILED_PRECONDITION for a job that is not quarantined.
 	ReleaseQuarantinedJob(ctx context.Context, in *ReleaseQuarantinedJobRequest, opts ...grpc.CallOption) (*ReleaseQuarantinedJobResponse, error)
+	// CancelJob cancels a job: a leaf's workflow, or every open child of a
+	// batch parent. Each workflow stops at its next cancellation point and
+	// records its own terminal state ("cancelled by operator"); the job's
+	// nodes stay held until then. An unknown job is NOT_FOUND, a job that
+	// has already ended FAILED_PRECONDITION.
+	CancelJob(ctx context.Context, in *CancelJobRequest, opts ...grpc.CallOption) (*CancelJobResponse, error)
 }
 
 type adminClient struct {
@@ -90,6 +97,16 @@ func (c *adminClient) ReleaseQuarantinedJob(ctx context.Context, in *ReleaseQuar
 	return out, nil
 }
 
+func (c *adminClient) CancelJob(ctx context.Context, in *CancelJobRequest, opts ...grpc.CallOption) (*CancelJobResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelJobResponse)
+	err := c.cc.Invoke(ctx, Admin_CancelJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServer is the server API for Admin service.
 // All implementations must embed UnimplementedAdminServer
 // for forward compatibility.
@@ -109,6 +126,12 @@ type AdminServer interface {
 	// still open is sealed Failed first. NOT_FOUND for an unknown job,
 	// FAILED_PRECONDITION for a job that is not quarantined.
 	ReleaseQuarantinedJob(context.Context, *ReleaseQuarantinedJobRequest) (*ReleaseQuarantinedJobResponse, error)
+	// CancelJob cancels a job: a leaf's workflow, or every open child of a
+	// batch parent. Each workflow stops at its next cancellation point and
+	// records its own terminal state ("cancelled by operator"); the job's
+	// nodes stay held until then. An unknown job is NOT_FOUND, a job that
+	// has already ended FAILED_PRECONDITION.
+	CancelJob(context.Context, *CancelJobRequest) (*CancelJobResponse, error)
 	mustEmbedUnimplementedAdminServer()
 }
 
@@ -127,6 +150,9 @@ func (UnimplementedAdminServer) KillActors(context.Context, *KillActorsRequest) 
 }
 func (UnimplementedAdminServer) ReleaseQuarantinedJob(context.Context, *ReleaseQuarantinedJobRequest) (*ReleaseQuarantinedJobResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReleaseQuarantinedJob not implemented")
+}
+func (UnimplementedAdminServer) CancelJob(context.Context, *CancelJobRequest) (*CancelJobResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelJob not implemented")
 }
 func (UnimplementedAdminServer) mustEmbedUnimplementedAdminServer() {}
 func (UnimplementedAdminServer) testEmbeddedByValue()               {}
@@ -203,6 +229,24 @@ func _Admin_ReleaseQuarantinedJob_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Admin_CancelJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelJobRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServer).CancelJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Admin_CancelJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServer).CancelJob(ctx, req.(*CancelJobRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Admin_ServiceDesc is the grpc.ServiceDesc for Admin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -221,6 +265,10 @@ var Admin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReleaseQuarantinedJob",
 			Handler:    _Admin_ReleaseQuarantinedJob_Handler,
+		},
+		{
+			MethodName: "CancelJob",
+			Handler:    _Admin_CancelJob_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

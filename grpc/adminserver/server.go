@@ -12,6 +12,7 @@ import (
 
 	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/grpc/adminpb"
+	"github.com/rmsd/rmsd/messages"
 )
 
 // Engine is what the admin service asks of the job engine (*actors.Engine
@@ -20,6 +21,7 @@ type Engine interface {
 	Actors(ctx context.Context) (actors.Listing, error)
 	Kill(ctx context.Context, mode actors.KillMode, ids ...string) ([]actors.ActorInfo, error)
 	ReleaseQuarantined(ctx context.Context, jobID string) (actors.QuarantinedJob, error)
+	CancelWith(ctx context.Context, id string, cause error) (messages.CancelJobReply, error)
 }
 
 // Server is the admin gRPC server.

@@ -44,6 +44,8 @@ var documentedTree = []string{
 	`rmsctl jobs get 3f1c`,
 	`rmsctl jobs children 3f1c`,
 	`rmsctl jobs watch 3f1c`,
+	`rmsctl jobs cancel 3f1c`,
+	`rmsctl jobs cancel --admin-addr 127.0.0.1:8803 3f1c`,
 	`rmsctl --addr rms.example:8801 --tls --ca ca.pem --cert client.pem --key client.key --server-name rms.example -o json --timeout 10s racks list`,
 	`rmsctl --config ./rmsctl.toml jobs watch <job-id>   # a comment`,
 	`rmsctl -o json jobs get "$(cat job-id)" | jq .`,
