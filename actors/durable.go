@@ -137,7 +137,7 @@ func (s *jobStore) snapshotEvents() []messages.Event {
 	}
 	for _, l := range s.leases {
 		if l.isJob() {
-			evs = append(evs, messages.NodeLocked{RackID: l.key.rack, NodeID: l.key.node, Holder: l.holder, Since: l.since})
+			evs = append(evs, messages.NodeLocked{RackID: l.key.rack, NodeID: l.key.node, Holder: l.holder, Since: l.since, Devices: l.devices})
 		}
 	}
 	return evs
