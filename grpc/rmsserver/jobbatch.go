@@ -50,7 +50,8 @@ func (m *rackManager) admitBatch(ctx context.Context, operation string, t messag
 	var targets []messages.BatchTarget
 	for _, bn := range nodes {
 		if bn.err == nil && !bn.skip {
-			targets = append(targets, messages.BatchTarget{RackID: bn.node.RackID, NodeID: bn.node.ID, Description: "Queued", Workflow: bn.wf})
+			targets = append(targets, messages.BatchTarget{RackID: bn.node.RackID, NodeID: bn.node.ID, Devices: devicesOf(ctx, bn.node),
+				Description: "Queued", Workflow: bn.wf})
 		}
 	}
 	out := admission{results: make([]nodeResult, len(nodes)), jobIDs: make([]string, len(nodes))}

@@ -25,8 +25,9 @@ type heldLease struct {
 	// err is set when the lease was refused as a whole (a rack, or any
 	// node of an all-or-nothing lease, is busy).
 	err error
-	// refused is aligned with the nodes leased: the reason a node was
-	// refused, nil where it was granted.
+	// refused is aligned with the nodes leased (those of the request,
+	// then those built from nodes): the reason a node was refused, nil
+	// where it was granted.
 	refused []error
 	release func()
 }
@@ -36,16 +37,19 @@ type heldLease struct {
 // error means the engine could not be asked and is already a gRPC status.
 // release must always be called.
 func (m *rackManager) lease(ctx context.Context, operation string, racks []string, nodes []hw.Node, partial bool) (heldLease, error) {
-	return m.leaseWith(ctx, messages.AcquireLease{Operation: operation, Racks: racks, Partial: partial}, nodes)
+	return m.leaseWith(ctx, messages.AcquireLease{Operation: operation, Racks: racks, Partial: partial}, nodes, nil)
 }
 
 // leaseWith is lease for a request built by the caller (its nodes are
-// filled from nodes).
-func (m *rackManager) leaseWith(ctx context.Context, req messages.AcquireLease, nodes []hw.Node) (heldLease, error) {
+// filled from nodes, with their device keys). A node for which domain
+// (when not nil) is true also asks for its rack's power domain.
+func (m *rackManager) leaseWith(ctx context.Context, req messages.AcquireLease, nodes []hw.Node, domain func(hw.Node) bool) (heldLease, error) {
 	req.TTL, req.ID = leaseTTL, "lease-"+newJobID()
 	operation := req.Operation
 	for _, n := range nodes {
-		req.Nodes = append(req.Nodes, messages.NodeRef{RackID: n.RackID, NodeID: n.ID})
+		ref := nodeRef(ctx, n)
+		ref.PowerDomain = domain != nil && domain(n)
+		req.Nodes = append(req.Nodes, ref)
 	}
 	release := func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
@@ -59,7 +63,7 @@ func (m *rackManager) leaseWith(ctx context.Context, req messages.AcquireLease, 
 		release() // the lease may have been granted before the answer was lost
 		return heldLease{release: func() {}}, engineError(err)
 	}
-	out := heldLease{err: rep.Err, refused: make([]error, len(nodes)), release: release}
+	out := heldLease{err: rep.Err, refused: make([]error, len(req.Nodes)), release: release}
 	for i, r := range rep.Refused {
 		if r != nil {
 			out.refused[i] = r
