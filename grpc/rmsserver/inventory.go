@@ -101,8 +101,8 @@ func (m *rackManager) UpdateNode(ctx context.Context, req *rmspb.UpdateNodeReque
 }
 
 // DeleteNode removes a registered node. It leases the node from the job
-// engine for the deletion: it is refused while a job holds the node or a
-// rack-wide power operation (SetPowerState, a cold reboot) holds the rack.
+// engine for the deletion: it is refused while a job holds the node or
+// the rack's power domain is held (a shelf power change, a cold reboot).
 // The rack stays listed when its last node goes, as upstream.
 func (m *rackManager) DeleteNode(ctx context.Context, req *rmspb.DeleteNodeRequest) (*rmspb.DeleteNodeResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
