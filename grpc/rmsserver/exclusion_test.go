@@ -221,3 +221,36 @@ func TestNothingIsAdmittedInARackUnderColdReboot(t *testing.T) {
 		t.Fatalf("BatchSetPowerState in a rack under a cold reboot = %v", r)
 	}
 }
+
+// TestUpdateFirmwareIsRefusedInARackUnderColdReboot: the firmware RPC on a
+// tray the cold reboot does not list is refused in-band, naming the cold
+// reboot, and starts no job.
+func TestUpdateFirmwareIsRefusedInARackUnderColdReboot(t *testing.T) {
+	f := startFirmwareRack(t, nil)
+	trays := f.ofKind(hw.KindCompute)
+	unlisted := trays[len(trays)-1]
+	var listed []hw.Node
+	for _, n := range f.nodes {
+		if n.ID != unlisted.ID {
+			listed = append(listed, n)
+		}
+	}
+	req := quickColdReboot(nodeSet(listed...))
+	req.PrestageShutdownFloorSeconds = u32(3600) // it waits there until cancelled
+	cr, err := f.client.ExecuteColdReboot(rpcContext(t), req)
+	if err != nil || cr.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
+		t.Fatalf("ExecuteColdReboot = %v, %v", cr.GetResponse(), err)
+	}
+	id := cr.GetResponse().GetJobId()
+	t.Cleanup(func() {
+		_, _ = f.engine.Cancel(context.Background(), id)
+		_ = f.engine.Wait(context.Background(), id)
+	})
+	pkg := f.stagePackage(t, "bmc-direct.fwpkg", "GB200Nvl-26.01-9")
+	resp, err := f.client.UpdateFirmware(rpcContext(t), &rmspb.UpdateFirmwareRequest{
+		RackId: unlisted.RackID, NodeId: unlisted.ID, Filename: pkg, Target: "FW_BMC_0", Activate: true})
+	want := "rack " + unlisted.RackID + " is busy: cold reboot job " + id + " in progress; retry when it finishes"
+	if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || resp.GetJobId() != "" || !strings.Contains(resp.GetMessage(), want) {
+		t.Fatalf("UpdateFirmware during the cold reboot = %v, %v; want a refusal saying %q", resp, err, want)
+	}
+}
