@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -89,4 +90,45 @@ func (n Node) DeviceKeys(ctx context.Context, r Resolver) []string {
 		}
 	}
 	return keys
+}
+
+// resolveParallel is how many nodes' keys DeviceKeysOf resolves at once.
+const resolveParallel = 16
+
+// DeviceKeysOf returns the DeviceKeys of every node, in order, resolving
+// up to resolveParallel nodes at once: a batch of host names that do not
+// resolve costs a few ResolveTimeouts, not one per node. It returns once
+// every look-up has ended.
+func DeviceKeysOf(ctx context.Context, r Resolver, nodes []Node) [][]string {
+	out := make([][]string, len(nodes))
+	sem := make(chan struct{}, resolveParallel)
+	var wg sync.WaitGroup
+	for i := range nodes {
+		if !nodes[i].needsLookUp() {
+			out[i] = nodes[i].DeviceKeys(ctx, r)
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i] = nodes[i].DeviceKeys(ctx, r)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// needsLookUp reports whether a node's keys need a name look-up.
+func (n Node) needsLookUp() bool {
+	for _, ep := range []*Endpoint{n.BMC, n.Host} {
+		if ep == nil || ep.Host() == "" {
+			continue
+		}
+		if _, err := netip.ParseAddr(ep.Host()); err != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -3,8 +3,12 @@ package hw
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
+	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // fakeResolver answers from a table; unknown names fail.
@@ -68,4 +72,48 @@ func TestCanonicalAddrFallsBackWhenTheResolverHangs(t *testing.T) {
 	if got := CanonicalAddr(ctx, blockingResolver{}, "Slow.Example"); got != "slow.example" {
 		t.Fatalf("CanonicalAddr = %q, want the lower-cased name", got)
 	}
+}
+
+// TestDeviceKeysOfResolvesInParallel: names that hang are looked up side
+// by side, so a batch ends within a few resolve bounds, not one per node.
+func TestDeviceKeysOfResolvesInParallel(t *testing.T) {
+	nodes := make([]Node, 2*resolveParallel)
+	for i := range nodes {
+		nodes[i] = Node{BMC: &Endpoint{HostName: fmt.Sprintf("bmc-%02d.example", i)}}
+	}
+	nodes[0] = Node{BMC: &Endpoint{IP: "10.0.1.5"}}
+	r := &countingResolver{release: make(chan struct{})}
+	done := make(chan [][]string)
+	go func() { done <- DeviceKeysOf(context.Background(), r, nodes) }()
+	// resolveParallel look-ups are under way at the same time before any
+	// answers (one at a time, at most one would be).
+	deadline := time.Now().Add(10 * time.Second)
+	for r.inFlight.Load() < resolveParallel {
+		if time.Now().After(deadline) {
+			t.Fatalf("at most %d look-ups under way at once, want %d", r.inFlight.Load(), resolveParallel)
+		}
+		runtime.Gosched()
+	}
+	close(r.release)
+	keys := <-done
+	if keys[0][0] != "bmc 10.0.1.5:443" || keys[1][0] != "bmc bmc-01.example:443" || len(keys) != len(nodes) {
+		t.Fatalf("keys %q", keys)
+	}
+}
+
+// countingResolver counts the look-ups under way; each fails once
+// release is closed (or its bound ends).
+type countingResolver struct {
+	inFlight atomic.Int32
+	release  chan struct{}
+}
+
+func (c *countingResolver) LookupNetIP(ctx context.Context, _, _ string) ([]netip.Addr, error) {
+	c.inFlight.Add(1)
+	defer c.inFlight.Add(-1)
+	select {
+	case <-c.release:
+	case <-ctx.Done():
+	}
+	return nil, errors.New("no such host")
 }

@@ -19,9 +19,15 @@ func devicesOf(ctx context.Context, n hw.Node) []string {
 	return n.DeviceKeys(ctx, deviceResolver)
 }
 
-// nodeRef is the engine's reference to a node, with its device keys.
-func nodeRef(ctx context.Context, n hw.Node) messages.NodeRef {
-	return messages.NodeRef{RackID: n.RackID, NodeID: n.ID, Devices: devicesOf(ctx, n)}
+// nodeRefs are the engine's references to nodes, with their device keys
+// (resolved side by side).
+func nodeRefs(ctx context.Context, nodes []hw.Node) []messages.NodeRef {
+	keys := hw.DeviceKeysOf(ctx, deviceResolver, nodes)
+	out := make([]messages.NodeRef, len(nodes))
+	for i, n := range nodes {
+		out[i] = messages.NodeRef{RackID: n.RackID, NodeID: n.ID, Devices: keys[i]}
+	}
+	return out
 }
 
 // cutsShelfOutput says whether op on node n can cut a power shelf's

@@ -99,9 +99,7 @@ func (m *rackManagerV2) ConfigureScaleUpFabricManager(ctx context.Context, req *
 
 	id := newJobID()
 	res := &messages.Reservation{Description: "Reserved by scale-up fabric reconcile job " + id}
-	for _, n := range nodes {
-		res.Nodes = append(res.Nodes, nodeRef(ctx, n))
-	}
+	res.Nodes = nodeRefs(ctx, nodes)
 	spec := messages.JobSpec{ID: id, Type: messages.TypeConfigureScaleUpFabricManagerV2, RackID: plan.RackID(),
 		NodeID: fabricsync.SentinelNode(plan.RackID()), Description: "Scale-up fabric reconcile queued"}
 	rep, err := m.deps.Jobs.CreateReserved(ctx, spec, plan.Workflow(deps), res)

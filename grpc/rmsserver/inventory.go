@@ -86,7 +86,7 @@ func (m *rackManager) UpdateNode(ctx context.Context, req *rmspb.UpdateNodeReque
 	if err != nil {
 		return &rmspb.UpdateNodeResponse{Response: operation(err, "")}, nil
 	}
-	ref := nodeRef(ctx, n)
+	ref := nodeRefs(ctx, []hw.Node{n})[0]
 	ref.Devices = append(ref.Devices, devicesOf(ctx, hw.Node{BMC: bmc, Host: host})...)
 	l, err := m.leaseWith(ctx, messages.AcquireLease{Operation: "UpdateNode", Nodes: []messages.NodeRef{ref}}, nil, nil)
 	if err != nil {

@@ -46,9 +46,8 @@ func (m *rackManager) lease(ctx context.Context, operation string, racks []strin
 func (m *rackManager) leaseWith(ctx context.Context, req messages.AcquireLease, nodes []hw.Node, domain func(hw.Node) bool) (heldLease, error) {
 	req.TTL, req.ID = leaseTTL, "lease-"+newJobID()
 	operation := req.Operation
-	for _, n := range nodes {
-		ref := nodeRef(ctx, n)
-		ref.PowerDomain = domain != nil && domain(n)
+	for i, ref := range nodeRefs(ctx, nodes) {
+		ref.PowerDomain = domain != nil && domain(nodes[i])
 		req.Nodes = append(req.Nodes, ref)
 	}
 	release := func() {

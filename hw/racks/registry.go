@@ -79,10 +79,8 @@ func New(profiles []string) *Registry {
 // repeat). A rack is created only if at least one of its nodes is accepted.
 func (r *Registry) Create(nodes []hw.Node) []error {
 	errs := make([]error, len(nodes))
-	keys := make([][]string, len(nodes))
-	for i, n := range nodes { // resolved before the lock: a look-up may take a while
-		keys[i] = n.DeviceKeys(context.Background(), r.resolver)
-	}
+	// Resolved before the lock: a look-up may take a while.
+	keys := hw.DeviceKeysOf(context.Background(), r.resolver, nodes)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seen := map[hw.Ref]bool{}
