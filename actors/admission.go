@@ -72,7 +72,8 @@ func (r *registry) busy(k lockKey) *messages.RefusedError {
 }
 
 // admit runs the admission checks in their contractual order: shutdown,
-// parent, holds (the job's node, then its rack and reservations), capacity
+// parent, holds (the job's node and devices, then its rack's power domain
+// and its reservations; see domain.go), capacity
 // for need records. Only the capacity check may prune (expired terminal
 // jobs, and only when the index is full). conflicts lists every held key
 // of a reservation.
@@ -97,34 +98,36 @@ func (r *registry) admit(ctx actor.Context, spec *messages.JobSpec, res *message
 			conflicts = append(conflicts, messages.RejectedTarget{RackID: k.rack, NodeID: k.node, Code: ref.Code, Message: ref.Message})
 		}
 	}
+	own := map[string]bool{}
+	if res != nil && res.HoldRack {
+		own[spec.RackID] = true
+	}
+	claimed := newClaims()
 	if spec.NodeID != "" {
 		k := lockKey{spec.RackID, spec.NodeID}
-		if ref := r.busy(k); ref != nil {
+		if ref := r.nodeBusy(k, spec.Devices, own); ref != nil {
 			note(k, ref)
 		}
+		claimed.add(k, spec.Devices)
 	}
 	if res != nil {
 		if res.HoldRack {
 			k := lockKey{spec.RackID, ""}
-			if ref := r.busy(k); ref != nil {
+			if ref := r.domainBusy(spec.RackID); ref != nil {
 				note(k, ref)
 			}
 		}
-		seen := map[lockKey]bool{{spec.RackID, spec.NodeID}: true}
 		for _, n := range res.Nodes {
 			k := lockKey{n.RackID, n.NodeID}
-			switch {
-			case n.NodeID == "":
+			if n.NodeID == "" {
 				note(k, refuse(messages.ErrInvalidSpec, messages.ErrorInvalidArgument,
 					fmt.Sprintf("reservation of rack %s names no node", n.RackID)))
-			case seen[k]:
-				note(k, duplicateTargetRefusal(k))
-			default:
-				if ref := r.busy(k); ref != nil {
-					note(k, ref)
-				}
+			} else if ref := claimed.conflict(k, n.Devices); ref != nil {
+				note(k, ref)
+			} else if ref := r.nodeBusy(k, n.Devices, own); ref != nil {
+				note(k, ref)
 			}
-			seen[k] = true
+			claimed.add(k, n.Devices)
 		}
 	}
 	if first != nil {
@@ -154,7 +157,7 @@ func (r *registry) insert(ctx actor.Context, spec *messages.JobSpec, state messa
 	// In the order replay derives the implied ones (expandImplied): the
 	// job's node, its attachment, then the explicit rack hold.
 	if spec.NodeID != "" {
-		evs = append(evs, messages.NodeLocked{RackID: spec.RackID, NodeID: spec.NodeID, Holder: spec.ID, Since: now})
+		evs = append(evs, messages.NodeLocked{RackID: spec.RackID, NodeID: spec.NodeID, Holder: spec.ID, Since: now, Devices: spec.Devices})
 	}
 	if spec.ParentID != "" {
 		evs = append(evs, messages.ChildAttached{ParentID: spec.ParentID, ChildID: spec.ID, At: now})
@@ -231,7 +234,7 @@ func (r *registry) admitJob(ctx actor.Context, m *messages.CreateJob) (*record, 
 			desc = "Reserved by job " + spec.ID
 		}
 		for _, n := range res.Nodes {
-			child := messages.JobSpec{ID: uuid.NewString(), ParentID: spec.ID, Type: spec.Type, RackID: n.RackID, NodeID: n.NodeID, Description: desc}
+			child := messages.JobSpec{ID: uuid.NewString(), ParentID: spec.ID, Type: spec.Type, RackID: n.RackID, NodeID: n.NodeID, Devices: n.Devices, Description: desc}
 			kids = append(kids, r.insert(ctx, &child, messages.StateRunning, true, false))
 		}
 	}
@@ -294,7 +297,7 @@ func (r *registry) admitBatch(ctx actor.Context, m *messages.CreateBatch) (*reco
 			continue
 		}
 		seen[k] = struct{}{}
-		child := messages.JobSpec{ID: uuid.NewString(), ParentID: spec.ID, RackID: t.RackID, NodeID: t.NodeID, Description: t.Description}
+		child := messages.JobSpec{ID: uuid.NewString(), ParentID: spec.ID, RackID: t.RackID, NodeID: t.NodeID, Devices: t.Devices, Description: t.Description}
 		if ref, _ := r.admit(ctx, &child, nil, 1); ref != nil {
 			r.core.log.Warn().Str("job_id", spec.ID).Str("rack_id", k.rack).Str("node_id", k.node).Str("reason", ref.Message).Msg("batch job rejected")
 			parent.rejected = append(parent.rejected, messages.RejectedTarget{RackID: k.rack, NodeID: k.node, Code: ref.Code, Message: ref.Message})

@@ -77,6 +77,7 @@ func (s *jobStore) apply(ev messages.Event) error {
 			return fmt.Errorf("release %s/%s for %s: %w", e.RackID, e.NodeID, e.Holder, errBadEvent)
 		}
 		delete(s.leases, k)
+		s.unindex(l)
 		if r, ok := s.jobs[e.Holder]; ok && l.isJob() {
 			r.holds = slices.DeleteFunc(r.holds, func(h lockKey) bool { return h == k })
 		} else if op, ok := s.ops[e.Holder]; ok {
@@ -148,7 +149,7 @@ func (s *jobStore) lock(e messages.NodeLocked) error {
 	if l, held := s.leases[k]; held {
 		return fmt.Errorf("lock %s/%s for %s: held by %s: %w", e.RackID, e.NodeID, e.Holder, l.holder, errBadEvent)
 	}
-	l := &lease{key: k, holder: e.Holder, operation: e.Operation, since: e.Since, expires: e.Expires}
+	l := &lease{key: k, holder: e.Holder, operation: e.Operation, since: e.Since, expires: e.Expires, devices: e.Devices}
 	if l.isJob() {
 		r, ok := s.jobs[e.Holder]
 		if !ok || r.snap.State.IsTerminal() {
@@ -164,6 +165,7 @@ func (s *jobStore) lock(e messages.NodeLocked) error {
 		op.keys = append(op.keys, k)
 	}
 	s.leases[k] = l
+	s.index(l)
 	return nil
 }
 

@@ -57,7 +57,11 @@
 // A hold is exclusive. A job holds its node from admission to its terminal
 // state; a job with a messages.Reservation (a cold reboot) also holds its
 // rack and, as reservation children visible in its job status, every node
-// it drives, all admitted in one message. Synchronous operations (power
+// it drives, all admitted in one message. A node is held with its devices
+// (canonical BMC and switch-host keys), so a device named under another
+// (rack, node) is refused too; a rack hold is the rack's power domain,
+// granted only while no node of the rack is held, refusing every node of
+// the rack while held (domain.go). Synchronous operations (power
 // changes, node deletion) take short leases (Engine.Lease) that end on
 // Release or after their TTL. A refused hold says who holds the node: a
 // job in upstream's words, "job already in progress for rack R node N

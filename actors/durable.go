@@ -139,7 +139,7 @@ func (s *jobStore) snapshotEvents() []messages.Event {
 		// A terminal job's holds wait only for its workflow's return; a
 		// restart runs no workflow, so they are not kept.
 		if rec, ok := s.jobs[l.holder]; l.isJob() && ok && !rec.snap.State.IsTerminal() {
-			evs = append(evs, messages.NodeLocked{RackID: l.key.rack, NodeID: l.key.node, Holder: l.holder, Since: l.since})
+			evs = append(evs, messages.NodeLocked{RackID: l.key.rack, NodeID: l.key.node, Holder: l.holder, Since: l.since, Devices: l.devices})
 		}
 	}
 	return evs

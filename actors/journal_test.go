@@ -235,9 +235,12 @@ func TestJournalRestartBringsBackJobsAndInterruptsTheRest(t *testing.T) {
 				}
 			}
 			// No node stays held: new jobs on every node (and the rack) are admitted.
+			var fresh []string
 			for _, n := range []messages.JobSpec{{RackID: "r1", NodeID: "busy"}, {RackID: "r2", NodeID: "b"}, {RackID: "r3", NodeID: "tray-1"}} {
-				mustCreate(t, e2, n, completes("Completed", "{}"))
+				fresh = append(fresh, mustCreate(t, e2, n, completes("Completed", "{}")).ID)
 			}
+			// The rack's power domain is free once those new jobs end.
+			waitTerminal(t, e2, fresh...)
 			if _, err := e2.CreateReserved(testCtx(t), messages.JobSpec{Type: messages.TypeColdRebootSequence, RackID: "r3"}, completes("Completed", "{}"),
 				&messages.Reservation{HoldRack: true, Nodes: []messages.NodeRef{{RackID: "r3", NodeID: "shelf-1"}}}); err != nil {
 				t.Errorf("a cold reboot of the interrupted rack after restart: %v", err)

@@ -23,7 +23,7 @@ func TestJournalRowsAreTheTaggedArrayAndReadBack(t *testing.T) {
 		messages.JobProgressed{ID: "j1", Description: "ünïcode", At: at},
 		messages.JobCompleted{ID: "j1", Description: "done", ResultJSON: `{"status":"completed"}`, At: at},
 		messages.JobFailed{ID: "j2", Code: messages.ErrorInternal, Message: "line\nbreak", At: at},
-		messages.NodeLocked{RackID: "r", NodeID: "n", Holder: "j1", Since: at},
+		messages.NodeLocked{RackID: "r", NodeID: "n", Holder: "j1", Since: at, Devices: []string{"bmc 10.0.0.5:443", "host [fd00::5]"}},
 		messages.NodeReleased{RackID: "r", NodeID: "n", Holder: "j1"},
 		messages.JobEvicted{ID: "j2"},
 		messages.JobRestored{Job: messages.JobSnapshot{ID: "j3", State: messages.StateCompleted, CreatedAt: at}, Index: 2},

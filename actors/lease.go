@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -11,7 +12,8 @@ import (
 // defaultLeaseTTL bounds an operation's lease when the request names none.
 const defaultLeaseTTL = 10 * time.Minute
 
-// acquireLease grants an operation's lease: racks all or nothing, nodes all
+// acquireLease grants an operation's lease: racks (power domains) all or
+// nothing, nodes (with their devices, and the domain a node asks for) all
 // or nothing unless Partial. A retried request is answered as the first.
 func (r *registry) acquireLease(ctx actor.Context, m *messages.AcquireLease) *messages.AcquireLeaseReply {
 	s := r.store
@@ -22,25 +24,40 @@ func (r *registry) acquireLease(ctx actor.Context, m *messages.AcquireLease) *me
 		return &messages.AcquireLeaseReply{Err: messages.ErrEngineClosed}
 	}
 	var rackErr error
-	for _, rack := range append(append([]string(nil), m.Racks...), m.RacksFree...) {
+	own := make(map[string]bool, len(m.Racks))
+	for _, rack := range m.Racks {
+		own[rack] = true
+		if ref := r.domainBusy(rack); ref != nil && rackErr == nil {
+			rackErr = ref
+		}
+	}
+	for _, rack := range m.RacksFree {
 		if ref := r.busy(lockKey{rack, ""}); ref != nil && rackErr == nil {
 			rackErr = ref
 		}
 	}
 	refused := make([]*messages.RefusedError, len(m.Nodes))
-	seen := make(map[lockKey]bool, len(m.Nodes))
+	claimed := newClaims()
+	domains := slices.Clone(m.Racks)
 	var firstNode error
 	for i, n := range m.Nodes {
 		k := lockKey{n.RackID, n.NodeID}
 		switch {
 		case n.NodeID == "":
 			refused[i] = refuse(messages.ErrInvalidSpec, messages.ErrorInvalidArgument, "node_id is empty")
-		case seen[k]:
-			refused[i] = duplicateTargetRefusal(k)
 		default:
-			refused[i] = r.busy(k)
+			refused[i] = claimed.conflict(k, n.Devices)
+			if refused[i] == nil {
+				refused[i] = r.nodeBusy(k, n.Devices, own)
+			}
+			if refused[i] == nil && n.PowerDomain && !own[n.RackID] {
+				if refused[i] = r.domainBusy(n.RackID); refused[i] == nil {
+					own[n.RackID] = true
+					domains = append(domains, n.RackID)
+				}
+			}
 		}
-		seen[k] = true
+		claimed.add(k, n.Devices)
 		if refused[i] != nil && firstNode == nil {
 			firstNode = refused[i]
 		}
@@ -61,12 +78,12 @@ func (r *registry) acquireLease(ctx actor.Context, m *messages.AcquireLease) *me
 		return &messages.AcquireLeaseReply{Refused: refused, Err: err}
 	}
 	var evs []messages.Event
-	for _, rack := range m.Racks {
+	for _, rack := range domains {
 		evs = append(evs, messages.NodeLocked{RackID: rack, Holder: m.ID, Operation: m.Operation, Since: now, Expires: op.expires})
 	}
 	for i, n := range m.Nodes {
 		if refused[i] == nil {
-			evs = append(evs, messages.NodeLocked{RackID: n.RackID, NodeID: n.NodeID, Holder: m.ID, Operation: m.Operation, Since: now, Expires: op.expires})
+			evs = append(evs, messages.NodeLocked{RackID: n.RackID, NodeID: n.NodeID, Holder: m.ID, Operation: m.Operation, Since: now, Expires: op.expires, Devices: n.Devices})
 		}
 	}
 	r.applyAll(ctx, evs)

@@ -125,8 +125,15 @@ func TestRackLeaseIsExclusive(t *testing.T) {
 	if other.Err != nil {
 		t.Fatalf("another rack: %v", other.Err)
 	}
-	// A node of a held rack is still free for jobs: the rack lease guards
-	// rack-wide power, not every node.
+	// A rack lease is the rack's power domain: no node of it is admitted
+	// while it is held, and the refusal names the holder.
+	_, err := e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "z"}, completes("Completed", ""), nil)
+	if !errors.Is(err, messages.ErrRackBusy) || !strings.Contains(err.Error(), "SetPowerState") {
+		t.Fatalf("a job on a node of a rack whose domain is held: %v", err)
+	}
+	if err := e.Release(testCtx(t), "first"); err != nil {
+		t.Fatal(err)
+	}
 	waitTerminal(t, e, mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "z"}, completes("Completed", "")).ID)
 }
 

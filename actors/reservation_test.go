@@ -91,8 +91,11 @@ func TestReservationIsAllOrNothingAndNamesEveryConflict(t *testing.T) {
 	}
 	rep := res.(*messages.CreateJobReply)
 	refusal(t, rep.Err, messages.ErrNodeBusy)
-	if len(rep.Conflicts) != 2 || rep.Conflicts[0].NodeID != "node-01" || !strings.Contains(rep.Conflicts[0].Message, a.ID) ||
-		rep.Conflicts[1].NodeID != "node-03" || !strings.Contains(rep.Conflicts[1].Message, b.ID) {
+	// The rack's power domain is refused first (a node of it is held,
+	// named), then each held node.
+	if len(rep.Conflicts) != 3 || rep.Conflicts[0].NodeID != "" || !strings.Contains(rep.Conflicts[0].Message, a.ID) ||
+		rep.Conflicts[1].NodeID != "node-01" || !strings.Contains(rep.Conflicts[1].Message, a.ID) ||
+		rep.Conflicts[2].NodeID != "node-03" || !strings.Contains(rep.Conflicts[2].Message, b.ID) {
 		t.Fatalf("conflicts %+v", rep.Conflicts)
 	}
 	if l := listed(t, e); l.HeldNodes != 2 || len(l.jobs) != 2 {

@@ -21,6 +21,7 @@ type lease struct {
 	operation string // what an operation lease is for; "" for jobs
 	since     time.Time
 	expires   time.Time  // operations only
+	devices   []string   // canonical device keys held with the node
 	lock      *actor.PID // the NodeLock actor; nil until spawned
 }
 
@@ -96,9 +97,14 @@ type opLease struct {
 // Only the registry actor touches a store; protoactor's mailbox gives the
 // happens-before edges between consecutive instances.
 type jobStore struct {
-	jobs         map[string]*record
-	leases       map[lockKey]*lease
-	ops          map[string]*opLease // operation leases by id
+	jobs   map[string]*record
+	leases map[lockKey]*lease
+	ops    map[string]*opLease // operation leases by id
+	// devices maps each held device key to the node key holding it, and
+	// rackNodes counts the held node keys of each rack (the power domain's
+	// check); both follow leases in lock and release.
+	devices      map[string]lockKey
+	rackNodes    map[string]int
 	openParents  map[string]struct{} // non-terminal batch parents
 	shuttingDown bool
 	closing      bool // engine Close: dead actors are not replaced
@@ -137,6 +143,8 @@ func newJobStore() *jobStore {
 		jobs:        make(map[string]*record),
 		leases:      make(map[lockKey]*lease),
 		ops:         make(map[string]*opLease),
+		devices:     make(map[string]lockKey),
+		rackNodes:   make(map[string]int),
 		openParents: make(map[string]struct{}),
 		pids:        make(map[string]*actor.PID),
 		pidRefs:     make(map[string]pidRef),

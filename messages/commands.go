@@ -126,7 +126,9 @@ type AcquireLease struct {
 	// Operation says what holds the lease, for refusals and logs
 	// ("SetPowerState").
 	Operation string
-	// Racks are held whole: no other lease or job may hold the rack itself.
+	// Racks are held whole, as power domains: refused while anyone else
+	// holds a node of the rack; once held, no other lease or job is granted
+	// on the rack or any node of it.
 	Racks []string
 	// RacksFree must not be held by anyone, but are not held by this lease
 	// (a node deletion must not happen during a rack-wide power operation,

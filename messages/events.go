@@ -79,6 +79,9 @@ type NodeLocked struct {
 	// Expires is when an operation's lease lapses; zero for jobs, whose
 	// holds end with their terminal state.
 	Expires time.Time `json:"expires,omitzero"`
+	// Devices are the canonical device keys held with the node: nobody
+	// else may hold a node naming one of them.
+	Devices []string `json:"devices,omitempty"`
 }
 
 // NodeReleased records that Holder no longer holds (RackID, NodeID).

@@ -47,6 +47,11 @@ type JobSpec struct {
 	// (RackID, NodeID), another job or lease for it is refused; empty never
 	// conflicts.
 	NodeID string
+	// Devices are the canonical keys of the devices the job drives on its
+	// node (hw.Node.DeviceKeys): a device held under another (rack, node)
+	// refuses the job, so one device sent under two names is still held
+	// once.
+	Devices []string
 	// Description is the initial state description ("Queued" when empty).
 	Description string
 }
@@ -55,6 +60,13 @@ type JobSpec struct {
 type NodeRef struct {
 	RackID string
 	NodeID string
+	// Devices are the node's canonical device keys (see JobSpec.Devices).
+	Devices []string
+	// PowerDomain asks for the node's rack's power domain with the node
+	// (a power-shelf OFF or cycle): granted only while nothing else in the
+	// rack is held, and it then refuses every other hold in the rack. An
+	// AcquireLease grants it per node; a refused domain refuses the node.
+	PowerDomain bool
 }
 
 // Reservation makes a job hold more than its own node, from its admission
@@ -65,6 +77,9 @@ type NodeRef struct {
 // as the job's own terminal state, so a caller who sees the job terminal
 // finds every node it held already free.
 type Reservation struct {
+	// HoldRack holds the rack's power domain (see NodeRef.PowerDomain):
+	// refused while any node of the rack is held by another, and while it
+	// is held no other job or lease is granted on any node of the rack.
 	HoldRack bool
 	Nodes    []NodeRef
 	// Description is the children's description while they hold their node.
@@ -73,8 +88,10 @@ type Reservation struct {
 
 // BatchTarget is one node of a batch request.
 type BatchTarget struct {
-	RackID   string
-	NodeID   string
+	RackID string
+	NodeID string
+	// Devices are the node's canonical device keys (see JobSpec.Devices).
+	Devices  []string
 	Workflow Workflow
 	// Description is the child's initial description ("Queued" when empty).
 	Description string

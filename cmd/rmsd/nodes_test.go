@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,10 +35,19 @@ func keyLine(id string, b byte) string {
 func bmcNode(rack, id, password string) *rmspb.NodeInfo {
 	t := rmspb.NodeType_COMPUTE_GB200_NVIDIA
 	return &rmspb.NodeInfo{NodeId: id, RackId: rack, Type: &t, BmcEndpoint: &rmspb.Endpoint{
-		Interface:   &rmspb.NetworkInterface{IpAddress: "10.0.0.7", MacAddress: "aa:bb:cc:00:00:07"},
+		Interface:   &rmspb.NetworkInterface{IpAddress: testBMCIP(rack, id), MacAddress: "aa:bb:cc:00:00:07"},
 		Port:        443,
 		Credentials: &rmspb.Credentials{Auth: &rmspb.Credentials_UserPass{UserPass: &rmspb.UsernamePassword{Username: "admin", Password: password}}},
 	}}
+}
+
+// testBMCIP is a test node's BMC address, its own (a BMC is registered
+// under one node only) and the same every time.
+func testBMCIP(rack, id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(rack + "/" + id))
+	v := h.Sum32()
+	return fmt.Sprintf("10.%d.%d.%d", byte(v>>16), byte(v>>8), byte(v))
 }
 
 func inventoryIDs(t *testing.T, client rmspb.RackManagerClient) []string {
@@ -227,7 +238,7 @@ func TestARackEmptiedByDeleteNodeOutlivesARestart(t *testing.T) {
 	}
 	defer func() { _ = st.Close() }()
 	node := func(rack, id string, typ hw.NodeType) hw.Node {
-		return hw.Node{ID: id, RackID: rack, Type: typ, BMC: &hw.Endpoint{IP: "10.0.0.1", Credentials: hw.UserPass("admin", bmcPassword)}}
+		return hw.Node{ID: id, RackID: rack, Type: typ, BMC: &hw.Endpoint{IP: testBMCIP(rack, id), Credentials: hw.UserPass("admin", bmcPassword)}}
 	}
 	// A node stored the way an earlier rmsd did: its record, no rack record.
 	kr, err := keyring.Load(keys)

@@ -9,6 +9,7 @@ import (
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/messages"
 )
 
 // eachNode runs op on every node of a batch: a node that repeats an
@@ -23,8 +24,11 @@ func (m *rackManager) eachNode(ctx context.Context, nodes []hw.Node, check func(
 
 // eachLeasedNode is eachNode for operations that change hardware: the
 // admitted nodes are leased from the job engine first, and a node the
-// engine refuses (a job holds it) fails with the engine's reason.
-func (m *rackManager) eachLeasedNode(ctx context.Context, operation string, nodes []hw.Node, check func(hw.Node) error, op nodeops.Op) ([]nodeResult, error) {
+// engine refuses (a job holds it) fails with the engine's reason. A node
+// for which domain (when not nil) is true also takes its rack's power
+// domain.
+func (m *rackManager) eachLeasedNode(ctx context.Context, operation string, nodes []hw.Node, check func(hw.Node) error,
+	domain func(hw.Node) bool, op nodeops.Op) ([]nodeResult, error) {
 	results, run := admitNodes(nodes, check)
 	if len(run) == 0 { // every node failed its checks: nothing to hold
 		return results, nil
@@ -33,7 +37,7 @@ func (m *rackManager) eachLeasedNode(ctx context.Context, operation string, node
 	for j, i := range run {
 		admitted[j] = nodes[i]
 	}
-	l, err := m.lease(ctx, operation, nil, admitted, true)
+	l, err := m.leaseWith(ctx, messages.AcquireLease{Operation: operation, Partial: true}, admitted, domain)
 	if err != nil {
 		return nil, err
 	}

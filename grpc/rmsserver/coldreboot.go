@@ -83,9 +83,7 @@ func (m *rackManager) ExecuteColdReboot(ctx context.Context, req *rmspb.ExecuteC
 	}
 	id := newJobID()
 	res := &messages.Reservation{HoldRack: true, Description: "Reserved by cold reboot job " + id}
-	for _, n := range nodes {
-		res.Nodes = append(res.Nodes, messages.NodeRef{RackID: n.RackID, NodeID: n.ID})
-	}
+	res.Nodes = nodeRefs(ctx, nodes)
 	spec := messages.JobSpec{
 		ID: id, Type: messages.TypeColdRebootSequence, RackID: plan.RackID,
 		NodeID: coldreboot.SentinelNode(plan.RackID), Description: "Rack reboot queued",

@@ -245,7 +245,7 @@ func (m *rackManager) BatchSetScaleUpFabricState(ctx context.Context, req *rmspb
 	if req.GetEnabled() {
 		want = "enabled"
 	}
-	results, err := m.eachLeasedNode(ctx, "BatchSetScaleUpFabricState", nodes, fabricCheck,
+	results, err := m.eachLeasedNode(ctx, "BatchSetScaleUpFabricState", nodes, fabricCheck, nil,
 		m.fabricOp(nodes, func(ctx context.Context, _ int, sw *fabric.Switch) error {
 			_, err := sw.SetCluster(ctx, req.GetEnabled())
 			return err

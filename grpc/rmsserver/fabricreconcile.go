@@ -99,9 +99,7 @@ func (m *rackManagerV2) ConfigureScaleUpFabricManager(ctx context.Context, req *
 
 	id := newJobID()
 	res := &messages.Reservation{Description: "Reserved by scale-up fabric reconcile job " + id}
-	for _, n := range nodes {
-		res.Nodes = append(res.Nodes, messages.NodeRef{RackID: n.RackID, NodeID: n.ID})
-	}
+	res.Nodes = nodeRefs(ctx, nodes)
 	spec := messages.JobSpec{ID: id, Type: messages.TypeConfigureScaleUpFabricManagerV2, RackID: plan.RackID(),
 		NodeID: fabricsync.SentinelNode(plan.RackID()), Description: "Scale-up fabric reconcile queued"}
 	rep, err := m.deps.Jobs.CreateReserved(ctx, spec, plan.Workflow(deps), res)
@@ -165,8 +163,10 @@ func fabricRefusal(refused *messages.RefusedError, conflicts []messages.Rejected
 	}
 	msg := clip("scale-up fabric reconcile not started: "+strings.Join(msgs, "; "), maxMessage)
 	switch {
-	case errors.Is(refused, messages.ErrNodeBusy):
+	case errors.Is(refused, messages.ErrNodeBusy), errors.Is(refused, messages.ErrRackBusy):
 		return status.Error(codes.FailedPrecondition, msg)
+	case errors.Is(refused, messages.ErrDuplicateTarget):
+		return status.Error(codes.InvalidArgument, msg)
 	case errors.Is(refused, messages.ErrAtCapacity):
 		return status.Error(codes.ResourceExhausted, msg)
 	case errors.Is(refused, messages.ErrShuttingDown):

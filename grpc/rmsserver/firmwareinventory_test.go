@@ -211,6 +211,10 @@ func TestGetNodeFirmwareInventory(t *testing.T) {
 	sw := s.ofKind(hw.KindSwitch)[0]
 	bmcOnly := sw
 	bmcOnly.ID, bmcOnly.Host = "switch-bmc-only", nil
+	// Its BMC is registered under one name at a time.
+	if err := s.racks.Delete(sw.RackID, sw.ID); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.racks.Create([]hw.Node{bmcOnly})[0]; err != nil {
 		t.Fatal(err)
 	}
@@ -268,6 +272,9 @@ func TestGetRackFirmwareInventory(t *testing.T) {
 	}
 	emptied := s.ofKind(hw.KindCompute)[0]
 	emptied.RackID = "rack-emptied"
+	elsewhere := *emptied.BMC // a BMC is registered under one node only
+	elsewhere.IP = "127.0.0.250"
+	emptied.BMC = &elsewhere
 	if err := s.racks.Create([]hw.Node{emptied})[0]; err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func (m *rackManager) UpdateFirmware(ctx context.Context, req *rmspb.UpdateFirmw
 	if err != nil {
 		return fail(targetErrorCode(err), err)
 	}
-	spec := messages.JobSpec{ID: newJobID(), Type: messages.TypeFirmwareUpdate, RackID: n.RackID, NodeID: n.ID}
+	spec := messages.JobSpec{ID: newJobID(), Type: messages.TypeFirmwareUpdate, RackID: n.RackID, NodeID: n.ID, Devices: devicesOf(ctx, n)}
 	job, err := m.deps.Jobs.Create(ctx, spec, plan.Workflow(m.firmwareDeps()), nil)
 	var refused *messages.RefusedError
 	switch {

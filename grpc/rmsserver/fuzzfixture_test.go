@@ -3,6 +3,7 @@ package rmsserver
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -33,6 +34,17 @@ type fuzzFixture struct {
 	// port that refuses every connection.
 	sinkPort uint32
 	nodes    []hw.Node // registered in every registry the fixture makes
+}
+
+// sinkAddr returns the loopback address that stands for addr: one of
+// 40,000 where nothing listens either, by a hash of addr, so that the
+// distinct devices of a request stay distinct (the job engine holds
+// devices by address) without the fixture remembering anything.
+func sinkAddr(addr string) string {
+	h := fnv.New32a()
+	h.Write([]byte(addr))
+	n := h.Sum32() % (200 * 200)
+	return fmt.Sprintf("127.0.%d.%d", 10+n/200, 1+n%200)
 }
 
 // fuzzJobs are jobs the fixture's engine holds, by fixed id, so that the
@@ -186,16 +198,18 @@ func fuzzFirmwareDir(f *testing.F) string {
 }
 
 // fuzzRackNodes is a GB200 rack named as the simulator names its racks (so
-// the tests' requests for registered nodes find them), every endpoint at
-// the sink.
+// the tests' requests for registered nodes find them), every endpoint on
+// the sink's port of a loopback address of its own (a device is registered
+// once), where nothing listens either.
 func fuzzRackNodes(sinkPort int) []hw.Node {
 	var nodes []hw.Node
 	add := func(kind string, n int, t hw.NodeType, host bool) {
 		for i := 1; i <= n; i++ {
+			addr := fmt.Sprintf("127.0.%d.%d", len(nodes)/200+1, len(nodes)%200+1)
 			node := hw.Node{ID: fmt.Sprintf("rack-001-%s-%02d", kind, i), RackID: "rack-001", Type: t,
-				BMC: &hw.Endpoint{IP: "127.0.0.1", Port: sinkPort, Credentials: hw.UserPass("admin", "fuzz")}}
+				BMC: &hw.Endpoint{IP: addr, Port: sinkPort, Credentials: hw.UserPass("admin", "fuzz")}}
 			if host {
-				node.Host = &hw.Endpoint{IP: "127.0.0.1", Port: sinkPort, Credentials: hw.UserPass("admin", "fuzz")}
+				node.Host = &hw.Endpoint{IP: addr, Port: sinkPort, Credentials: hw.UserPass("admin", "fuzz")}
 			}
 			nodes = append(nodes, node)
 		}
@@ -258,7 +272,7 @@ func (fx *fuzzFixture) pointEndpointAtSink(ep *rmspb.Endpoint) {
 	}
 	dialable := func(s string) bool { return s != "" && hw.CheckAddress(s) == nil }
 	if dialable(ifc.GetIpAddress()) || (ifc.GetIpAddress() == "" && dialable(ifc.GetHostName())) {
-		ifc.IpAddress = "127.0.0.1"
+		ifc.IpAddress = sinkAddr(ifc.GetIpAddress() + "|" + ifc.GetHostName())
 	}
 	if ep.GetPort() <= 65535 {
 		ep.Port = fx.sinkPort

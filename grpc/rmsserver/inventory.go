@@ -57,12 +57,16 @@ func (m *rackManager) CreateNodes(_ context.Context, req *rmspb.CreateNodesReque
 }
 
 // UpdateNode replaces the BMC and/or host endpoint of a registered node.
-// (Upstream RMS always refuses this call; rmsd implements it.)
-func (m *rackManager) UpdateNode(_ context.Context, req *rmspb.UpdateNodeRequest) (*rmspb.UpdateNodeResponse, error) {
+// (Upstream RMS always refuses this call; rmsd implements it.) The node is
+// leased from the job engine with its devices, old and new, for the
+// update: a node a job holds (a flash in progress) never has its device
+// swapped under it, and the refusal names the holder. Other nodes of the
+// rack are updated as usual meanwhile.
+func (m *rackManager) UpdateNode(ctx context.Context, req *rmspb.UpdateNodeRequest) (*rmspb.UpdateNodeResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
 		return nil, err
 	}
-	if m.deps.Racks == nil {
+	if m.deps.Racks == nil || m.deps.Jobs == nil {
 		return nil, errUnavailable("node registry")
 	}
 	var bmc, host *hw.Endpoint
@@ -74,13 +78,31 @@ func (m *rackManager) UpdateNode(_ context.Context, req *rmspb.UpdateNodeRequest
 		ep := endpointFromProto(e)
 		host = &ep
 	}
-	err := m.deps.Racks.Update(req.GetRackId(), req.GetNodeId(), bmc, host)
+	if bmc == nil && host == nil { // refused by the registry, nothing to hold
+		err := m.deps.Racks.Update(req.GetRackId(), req.GetNodeId(), bmc, host)
+		return &rmspb.UpdateNodeResponse{Response: operation(err, "")}, nil
+	}
+	n, err := m.deps.Racks.Node(req.GetRackId(), req.GetNodeId())
+	if err != nil {
+		return &rmspb.UpdateNodeResponse{Response: operation(err, "")}, nil
+	}
+	ref := nodeRefs(ctx, []hw.Node{n})[0]
+	ref.Devices = append(ref.Devices, devicesOf(ctx, hw.Node{BMC: bmc, Host: host})...)
+	l, err := m.leaseWith(ctx, messages.AcquireLease{Operation: "UpdateNode", Nodes: []messages.NodeRef{ref}}, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer l.release()
+	if l.err != nil {
+		return &rmspb.UpdateNodeResponse{Response: operation(l.err, "")}, nil
+	}
+	err = m.deps.Racks.Update(req.GetRackId(), req.GetNodeId(), bmc, host)
 	return &rmspb.UpdateNodeResponse{Response: operation(err, "node "+req.GetNodeId()+" updated")}, nil
 }
 
 // DeleteNode removes a registered node. It leases the node from the job
-// engine for the deletion: it is refused while a job holds the node or a
-// rack-wide power operation (SetPowerState, a cold reboot) holds the rack.
+// engine for the deletion: it is refused while a job holds the node or
+// the rack's power domain is held (a shelf power change, a cold reboot).
 // The rack stays listed when its last node goes, as upstream.
 func (m *rackManager) DeleteNode(ctx context.Context, req *rmspb.DeleteNodeRequest) (*rmspb.DeleteNodeResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
@@ -93,7 +115,7 @@ func (m *rackManager) DeleteNode(ctx context.Context, req *rmspb.DeleteNodeReque
 	if err != nil {
 		return &rmspb.DeleteNodeResponse{Response: operation(err, "")}, nil
 	}
-	l, err := m.leaseWith(ctx, messages.AcquireLease{Operation: "DeleteNode", RacksFree: []string{n.RackID}}, []hw.Node{n})
+	l, err := m.leaseWith(ctx, messages.AcquireLease{Operation: "DeleteNode", RacksFree: []string{n.RackID}}, []hw.Node{n}, nil)
 	if err != nil {
 		return nil, err
 	}

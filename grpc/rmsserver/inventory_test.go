@@ -26,7 +26,28 @@ func userPassEndpoint(ip, user, password string) *rmspb.Endpoint {
 }
 
 func typedNode(rack, id string, t rmspb.NodeType) *rmspb.NodeInfo {
-	return &rmspb.NodeInfo{NodeId: id, RackId: rack, Type: &t, BmcEndpoint: userPassEndpoint("10.0.0.1", "admin", "bmc-pw")}
+	return &rmspb.NodeInfo{NodeId: id, RackId: rack, Type: &t, BmcEndpoint: userPassEndpoint(bmcIP(rack, id), "admin", "bmc-pw")}
+}
+
+// bmcIPs gives each (rack, node) of the tests a BMC address of its own (a
+// BMC is registered under one node only), the same one every time.
+var bmcIPs = struct {
+	sync.Mutex
+	of map[string]string
+}{of: map[string]string{}}
+
+// bmcIP returns the BMC address of a test node.
+func bmcIP(rack, id string) string {
+	bmcIPs.Lock()
+	defer bmcIPs.Unlock()
+	k := rack + "/" + id
+	if ip, ok := bmcIPs.of[k]; ok {
+		return ip
+	}
+	n := len(bmcIPs.of) + 1
+	ip := fmt.Sprintf("10.%d.%d.%d", 100+n>>16, byte(n>>8), byte(n))
+	bmcIPs.of[k] = ip
+	return ip
 }
 
 func describedNode(rack, id string, attrs map[string]string) *rmspb.NodeInfo {
@@ -80,7 +101,7 @@ func TestCreateNodesThenListRacksAndInventory(t *testing.T) {
 		shelf.GetNodeDescriptor().GetAttributes()["role"] != "power_shelf" {
 		t.Fatalf("descriptor-registered shelf listed as %v", shelf)
 	}
-	if s := byID["switch-1"]; strings.Join(s.GetHostIpAddresses(), ",") != "10.0.1.1" || s.GetIpAddress() != "10.0.0.1" {
+	if s := byID["switch-1"]; strings.Join(s.GetHostIpAddresses(), ",") != "10.0.1.1" || s.GetIpAddress() != bmcIP("rack-a", "switch-1") {
 		t.Fatalf("switch listed as %v", s)
 	}
 	if strings.Contains(inv.String(), "pw") {
@@ -249,7 +270,7 @@ func TestUpdateNodeWithoutUpdateInfo(t *testing.T) {
 			t.Fatalf("UpdateNode(update_info=%v) = %v, %v", info, resp, err)
 		}
 	}
-	if n, err := reg.Node("rack-u", "compute-1"); err != nil || n.BMC.IP != "10.0.0.1" {
+	if n, err := reg.Node("rack-u", "compute-1"); err != nil || n.BMC.IP != bmcIP("rack-u", "compute-1") {
 		t.Fatalf("the node changed: %+v, %v", n, err)
 	}
 }
@@ -328,7 +349,7 @@ func TestCreateNodesRefusesUnusableEndpointsAndConflicts(t *testing.T) {
 		conflict.GetResponse().GetMessage() != "compute-1: node compute-1 already exists in rack rack-f with other settings; use UpdateNode or DeleteNode first\n0 added, 1 failed" {
 		t.Fatalf("re-adding with another BMC address = %v, %v", conflict, err)
 	}
-	if n, _ := reg.Node("rack-f", "compute-1"); n.BMC.IP != "10.0.0.1" {
+	if n, _ := reg.Node("rack-f", "compute-1"); n.BMC.IP != bmcIP("rack-f", "compute-1") {
 		t.Fatalf("the conflicting registration changed the node: %+v", n.BMC)
 	}
 	// The same checks guard UpdateNode.

@@ -48,10 +48,15 @@ type admission struct {
 func (m *rackManager) admitBatch(ctx context.Context, operation string, t messages.JobType, rackID string,
 	nodes []batchNode, cleanup *messages.CleanupPlan) (admission, error) {
 	var targets []messages.BatchTarget
+	var targetNodes []hw.Node
 	for _, bn := range nodes {
 		if bn.err == nil && !bn.skip {
 			targets = append(targets, messages.BatchTarget{RackID: bn.node.RackID, NodeID: bn.node.ID, Description: "Queued", Workflow: bn.wf})
+			targetNodes = append(targetNodes, bn.node)
 		}
+	}
+	for i, ref := range nodeRefs(ctx, targetNodes) {
+		targets[i].Devices = ref.Devices
 	}
 	out := admission{results: make([]nodeResult, len(nodes)), jobIDs: make([]string, len(nodes))}
 	for i, bn := range nodes {

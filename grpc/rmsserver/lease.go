@@ -35,8 +35,9 @@ type heldLease struct {
 	// err is set when the lease was refused as a whole (a rack, or any
 	// node of an all-or-nothing lease, is busy).
 	err error
-	// refused is aligned with the nodes leased: the reason a node was
-	// refused, nil where it was granted.
+	// refused is aligned with the nodes leased (those of the request,
+	// then those built from nodes): the reason a node was refused, nil
+	// where it was granted.
 	refused []error
 	release func()
 }
@@ -47,12 +48,13 @@ type heldLease struct {
 // release must always be called, once the operation has returned: the
 // operation runs under the result's ctx.
 func (m *rackManager) lease(ctx context.Context, operation string, racks []string, nodes []hw.Node, partial bool) (heldLease, error) {
-	return m.leaseWith(ctx, messages.AcquireLease{Operation: operation, Racks: racks, Partial: partial}, nodes)
+	return m.leaseWith(ctx, messages.AcquireLease{Operation: operation, Racks: racks, Partial: partial}, nodes, nil)
 }
 
 // leaseWith is lease for a request built by the caller (its nodes are
-// filled from nodes).
-func (m *rackManager) leaseWith(ctx context.Context, req messages.AcquireLease, nodes []hw.Node) (heldLease, error) {
+// filled from nodes, with their device keys). A node for which domain
+// (when not nil) is true also asks for its rack's power domain.
+func (m *rackManager) leaseWith(ctx context.Context, req messages.AcquireLease, nodes []hw.Node, domain func(hw.Node) bool) (heldLease, error) {
 	ttl := m.deps.LeaseTTL
 	if ttl <= 0 {
 		ttl = leaseTTL
@@ -61,8 +63,9 @@ func (m *rackManager) leaseWith(ctx context.Context, req messages.AcquireLease, 
 	start := time.Now()
 	req.TTL, req.ID = ttl, "lease-"+newJobID()
 	operation := req.Operation
-	for _, n := range nodes {
-		req.Nodes = append(req.Nodes, messages.NodeRef{RackID: n.RackID, NodeID: n.ID})
+	for i, ref := range nodeRefs(ctx, nodes) {
+		ref.PowerDomain = domain != nil && domain(nodes[i])
+		req.Nodes = append(req.Nodes, ref)
 	}
 	opCtx, cancel := context.WithDeadline(ctx, start.Add(ttl/opShare))
 	release := func() {
@@ -78,7 +81,7 @@ func (m *rackManager) leaseWith(ctx context.Context, req messages.AcquireLease, 
 		release() // the lease may have been granted before the answer was lost
 		return heldLease{ctx: opCtx, release: func() {}}, engineError(err)
 	}
-	out := heldLease{ctx: hw.WithHolder(opCtx, req.ID), err: rep.Err, refused: make([]error, len(nodes)), release: release}
+	out := heldLease{ctx: hw.WithHolder(opCtx, req.ID), err: rep.Err, refused: make([]error, len(req.Nodes)), release: release}
 	for i, r := range rep.Refused {
 		if r != nil {
 			out.refused[i] = r

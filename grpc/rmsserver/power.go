@@ -12,6 +12,7 @@ import (
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/messages"
 )
 
 // powerOps maps the wire PowerOperation to the platform operation. RESET is
@@ -61,9 +62,11 @@ func setPower(op platform.PowerOp) nodeops.Op {
 }
 
 // SetPowerState runs one power operation on a registered node. It holds
-// the rack's lease (a second registered power change on the rack is
-// refused while it runs) and the node's (refused while a job holds the
-// node: a firmware flash or a cold reboot is never power-cycled under it).
+// the node and its devices (refused while a job holds them: a firmware
+// flash is never power-cycled under it) and is refused while the rack's
+// power domain is held (a cold reboot, a shelf power change). An operation
+// that can cut a power shelf's output holds the domain itself: it is
+// refused while any node of the rack is held, naming the holder.
 func (m *rackManager) SetPowerState(ctx context.Context, req *rmspb.SetPowerStateRequest) (*rmspb.SetPowerStateResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
 		return nil, err
@@ -81,7 +84,7 @@ func (m *rackManager) SetPowerState(ctx context.Context, req *rmspb.SetPowerStat
 		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(err).Msg("SetPowerState refused")
 		return fail, nil
 	}
-	l, err := m.lease(ctx, "SetPowerState", []string{n.RackID}, []hw.Node{n}, false)
+	l, err := m.leaseWith(ctx, messages.AcquireLease{Operation: "SetPowerState"}, []hw.Node{n}, cutsShelfOutput(op))
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +128,11 @@ func (m *rackManager) GetPowerState(ctx context.Context, req *rmspb.GetPowerStat
 }
 
 // BatchSetPowerState applies one operation to every caller-supplied node,
-// independently and concurrently. Each node is leased for the operation:
-// a node a job holds is that node's failure, and no job can start on a
-// node while its power changes.
+// independently and concurrently. Each node is leased for the operation,
+// with its devices, as SetPowerState leases it: a node a job holds (under
+// any name), or of a rack whose power domain is held, is that node's
+// failure; a shelf whose operation can cut its output takes its rack's
+// domain, or fails naming who holds a node of the rack.
 func (m *rackManager) BatchSetPowerState(ctx context.Context, req *rmspb.BatchSetPowerStateRequest) (*rmspb.BatchSetPowerStateResponse, error) {
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return &rmspb.BatchSetPowerStateResponse{Response: noNodesResponse()}, nil
@@ -143,7 +148,7 @@ func (m *rackManager) BatchSetPowerState(ctx context.Context, req *rmspb.BatchSe
 	if m.deps.Nodes == nil || m.deps.Jobs == nil {
 		return nil, errUnavailable("power control")
 	}
-	results, err := m.eachLeasedNode(ctx, "BatchSetPowerState", nodes, requireBMC, setPower(op))
+	results, err := m.eachLeasedNode(ctx, "BatchSetPowerState", nodes, requireBMC, cutsShelfOutput(op), setPower(op))
 	if err != nil {
 		return nil, err
 	}

@@ -181,7 +181,7 @@ func TestRegisteredPowerAndTheRackGuard(t *testing.T) {
 		t.Fatalf("unknown rack = %v, %v (want FAILURE, the ids echoed and pstate empty)", unknownRack, err)
 	}
 
-	// A rack-wide lease (another registered power change, a deletion):
+	// The rack's power domain held (a shelf power change, a cold reboot):
 	// refused in-band, nothing reaches the BMC.
 	rackLease, err := s.engine.Lease(ctx, messages.AcquireLease{ID: "other", Operation: "SetPowerState", Racks: []string{node.RackID}})
 	if err != nil || rackLease.Err != nil {

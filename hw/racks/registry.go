@@ -1,7 +1,9 @@
 package racks
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"sort"
 	"strings"
 	"sync"
@@ -13,9 +15,16 @@ import (
 type Registry struct {
 	profiles map[string]bool
 
+	// resolver canonicalises endpoint host names (hw.CanonicalAddr).
+	resolver hw.Resolver
+
 	mu       sync.RWMutex
 	racks    map[string]*rack
 	observer Observer
+	// devices maps each registered device key (hw.Node.DeviceKeys) to
+	// the node registered with it; keys lists each node's.
+	devices map[string]hw.Ref
+	keys    map[hw.Ref][]string
 }
 
 // Observer is told of every change of a node before the registry makes it:
@@ -61,7 +70,8 @@ func New(profiles []string) *Registry {
 	for _, p := range profiles {
 		known[p] = true
 	}
-	return &Registry{profiles: known, racks: map[string]*rack{}}
+	return &Registry{profiles: known, racks: map[string]*rack{}, resolver: net.DefaultResolver,
+		devices: map[string]hw.Ref{}, keys: map[hw.Ref][]string{}}
 }
 
 // Create registers nodes. It returns one error per node, nil where the node
@@ -69,6 +79,8 @@ func New(profiles []string) *Registry {
 // repeat). A rack is created only if at least one of its nodes is accepted.
 func (r *Registry) Create(nodes []hw.Node) []error {
 	errs := make([]error, len(nodes))
+	// Resolved before the lock: a look-up may take a while.
+	keys := hw.DeviceKeysOf(context.Background(), r.resolver, nodes)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seen := map[hw.Ref]bool{}
@@ -98,12 +110,17 @@ func (r *Registry) Create(nodes []hw.Node) []error {
 			}
 			continue
 		}
+		if err := r.deviceTaken(n.Ref(), keys[i]); err != nil {
+			errs[i] = err
+			continue
+		}
 		if err := r.notify(n.Ref(), &n); err != nil {
 			errs[i] = err
 			continue
 		}
 		rk.nodes[n.ID] = n
 		r.racks[n.RackID] = rk
+		r.indexDevices(n.Ref(), keys[i])
 	}
 	return errs
 }
@@ -185,6 +202,8 @@ func (r *Registry) Update(rackID, nodeID string, bmc, host *hw.Endpoint) error {
 	if bmc == nil && host == nil {
 		return refuse(ErrInvalidNode, "update_info names neither bmc_endpoint nor host_endpoint")
 	}
+	ctx := context.Background()
+	bmcKey, hostKey := hw.BMCKey(ctx, r.resolver, bmc), hw.HostKey(ctx, r.resolver, host)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n, err := r.nodeLocked(rackID, nodeID)
@@ -200,10 +219,15 @@ func (r *Registry) Update(rackID, nodeID string, bmc, host *hw.Endpoint) error {
 	if err := r.validate(n); err != nil {
 		return err
 	}
+	keys := r.updatedKeys(n.Ref(), bmc != nil, bmcKey, host != nil, hostKey)
+	if err := r.deviceTaken(n.Ref(), keys); err != nil {
+		return err
+	}
 	if err := r.notify(n.Ref(), &n); err != nil {
 		return err
 	}
 	r.racks[rackID].nodes[nodeID] = n
+	r.indexDevices(n.Ref(), keys)
 	return nil
 }
 
@@ -233,6 +257,7 @@ func (r *Registry) Delete(rackID, nodeID string) error {
 		return err
 	}
 	delete(r.racks[rackID].nodes, nodeID)
+	r.indexDevices(hw.Ref{RackID: rackID, NodeID: nodeID}, nil)
 	return nil
 }
 

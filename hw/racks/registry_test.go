@@ -1,8 +1,11 @@
 package racks
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -14,8 +17,13 @@ func bmc(ip string) *hw.Endpoint {
 	return &hw.Endpoint{IP: ip, Port: 443, Credentials: hw.UserPass("admin", "pw")}
 }
 
+// node is a node with a BMC of its own: its address derives from its
+// rack and id (a BMC is registered under one node only).
 func node(rack, id string, t hw.NodeType) hw.Node {
-	return hw.Node{ID: id, RackID: rack, Type: t, BMC: bmc("10.0.0.1")}
+	h := fnv.New32a()
+	h.Write([]byte(rack + "/" + id))
+	s := h.Sum32()
+	return hw.Node{ID: id, RackID: rack, Type: t, BMC: bmc(fmt.Sprintf("10.%d.%d.%d", byte(s>>16), byte(s>>8), byte(s)))}
 }
 
 func TestCreateRegistersAndIsSafeToRepeat(t *testing.T) {
@@ -92,7 +100,7 @@ func TestUpdateReplacesEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, _ := r.Node("r1", "s1")
-	if n.Host == nil || n.Host.IP != "10.1.1.1" || n.BMC.IP != "10.0.0.1" {
+	if n.Host == nil || n.Host.IP != "10.1.1.1" || n.BMC.IP != node("r1", "s1", hw.SwitchGB200Nvidia).BMC.IP {
 		t.Fatalf("node after update = %+v", n)
 	}
 	if err := r.Update("r1", "s1", &hw.Endpoint{IP: "10.0.0.5"}, nil); !errors.Is(err, ErrInvalidNode) {
@@ -169,6 +177,7 @@ func TestConcurrentCreateAndDeleteNeverLoseOrDuplicate(t *testing.T) {
 
 func TestCreateRefusesSessionTokensAndUndialableAddresses(t *testing.T) {
 	r := New(nil)
+	r.resolver = nil // host names are keyed as spelled: no look-up leaves the test
 	token := node("r1", "token", hw.ComputeGB200Nvidia)
 	token.BMC = &hw.Endpoint{IP: "10.0.0.3", Credentials: hw.SessionToken("abc")}
 	tests := []struct {
@@ -278,7 +287,7 @@ func TestObserverSeesEveryChangeInOrder(t *testing.T) {
 	if err := r.Delete("r1", "c1"); err == nil {
 		t.Fatal("deleted twice")
 	}
-	want := "r1/c1=10.0.0.1,r1/c1=10.0.0.2,r1/c1=deleted"
+	want := "r1/c1=" + node("r1", "c1", hw.ComputeGB200Nvidia).BMC.IP + ",r1/c1=10.0.0.2,r1/c1=deleted"
 	if got := strings.Join(seen, ","); got != want {
 		t.Errorf("observer saw %s, want %s", got, want)
 	}
@@ -310,7 +319,7 @@ func TestAChangeTheObserverRefusesIsNotMade(t *testing.T) {
 	if err := r.Update("r1", "c1", bmc("10.0.0.9"), nil); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("update while the store is down: %v", err)
 	}
-	if n, _ := r.Node("r1", "c1"); n.BMC.IP != "10.0.0.1" {
+	if n, _ := r.Node("r1", "c1"); n.BMC.IP != node("r1", "c1", hw.ComputeGB200Nvidia).BMC.IP {
 		t.Fatalf("a refused update changed the node: %s", n.BMC.IP)
 	}
 	if err := r.Delete("r1", "c1"); !errors.Is(err, ErrUnavailable) {
@@ -323,4 +332,67 @@ func TestAChangeTheObserverRefusesIsNotMade(t *testing.T) {
 	if err := r.Delete("r1", "c1"); err != nil {
 		t.Fatalf("delete once the store is back: %v", err)
 	}
+}
+
+// TestADeviceIsRegisteredUnderOneNodeOnly: a node whose BMC (however
+// spelled) or switch host is already registered under another id is
+// refused naming that node, by Create and by Update; the same node may be
+// re-added or updated with its own endpoints, and a deleted node's
+// endpoints are free again.
+func TestADeviceIsRegisteredUnderOneNodeOnly(t *testing.T) {
+	r := New(nil)
+	r.resolver = fakeResolver{"bmc-05.rack-001.example": {netip.MustParseAddr("10.0.1.5")}}
+	first := node("rack-001", "compute-05", hw.ComputeGB200Nvidia)
+	first.BMC = bmc("10.0.1.5")
+	sw := node("rack-001", "switch-01", hw.SwitchGB200Nvidia)
+	sw.Host = &hw.Endpoint{IP: "10.0.2.1", Port: 22}
+	if errs := r.Create([]hw.Node{first, sw}); errs[0] != nil || errs[1] != nil {
+		t.Fatal(errs)
+	}
+	alias := node("rack-900", "compute-05", hw.ComputeGB200Nvidia)
+	alias.BMC = &hw.Endpoint{HostName: "BMC-05.rack-001.example", Credentials: hw.UserPass("admin", "pw")}
+	hostAlias := node("rack-001", "switch-99", hw.SwitchGB200Nvidia)
+	hostAlias.Host = &hw.Endpoint{IP: "10.0.2.1"}
+	again := first // re-adding the same node is still fine
+	errs := r.Create([]hw.Node{alias, hostAlias, again})
+	want := "bmc endpoint 10.0.1.5:443 is already registered as node compute-05 of rack rack-001"
+	if !errors.Is(errs[0], ErrConflict) || errs[0].Error() != want {
+		t.Fatalf("alias BMC: %v, want %q", errs[0], want)
+	}
+	if !errors.Is(errs[1], ErrConflict) || errs[1].Error() != "host endpoint 10.0.2.1 is already registered as node switch-01 of rack rack-001" {
+		t.Fatalf("alias switch host: %v", errs[1])
+	}
+	if errs[2] != nil {
+		t.Fatalf("re-adding the node: %v", errs[2])
+	}
+	if _, err := r.Node("rack-900", "compute-05"); !errors.Is(err, ErrRackNotFound) {
+		t.Fatalf("the alias was registered: %v", err)
+	}
+	if err := r.Update("rack-001", "switch-01", bmc("10.0.1.5"), nil); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "compute-05") {
+		t.Fatalf("update onto another node's BMC: %v", err)
+	}
+	if err := r.Update("rack-001", "compute-05", bmc("10.0.1.5"), nil); err != nil {
+		t.Fatalf("update with its own BMC: %v", err)
+	}
+	if err := r.Update("rack-001", "compute-05", bmc("10.0.1.50"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if errs := r.Create([]hw.Node{alias}); errs[0] != nil {
+		t.Fatalf("an endpoint the update gave up is still taken: %v", errs[0])
+	}
+	if err := r.Delete("rack-900", "compute-05"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Update("rack-001", "switch-01", bmc("10.0.1.5"), nil); err != nil {
+		t.Fatalf("a deleted node's endpoint is still taken: %v", err)
+	}
+}
+
+type fakeResolver map[string][]netip.Addr
+
+func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := f[host]; ok {
+		return a, nil
+	}
+	return nil, errors.New("no such host")
 }

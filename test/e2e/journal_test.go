@@ -123,9 +123,18 @@ func simulatedNodes(t *testing.T, dir string) *rmspb.NodeSet {
 
 const interrupted = "interrupted by restart of rmsd at stage "
 
-// thousandTrays is a firmware batch of 1,000 compute nodes sharing the
-// simulated trays' BMCs (each BMC takes one request at a time, so the
-// batch runs for a while).
+// unusedAddr is the i-th address (i < 60,000) of the simulated network of
+// addr (127.N.0.x) where no simulated device listens: 127.N.10.1 on.
+func unusedAddr(addr string, i int) string {
+	network, _, _ := strings.Cut(strings.TrimPrefix(addr, "127."), ".")
+	return fmt.Sprintf("127.%s.%d.%d", network, 10+i/250, 1+i%250)
+}
+
+// thousandTrays is a firmware batch of 1,000 compute nodes shaped like the
+// simulated trays, each with a BMC address of its own in the simulated
+// network where nothing listens (one BMC named under two ids is one
+// device, and the job engine would admit it once): every child runs and
+// fails on its own, so the batch is still under way when it is killed.
 func thousandTrays(t *testing.T, dir string, prefix string) *rmspb.BatchUpdateFirmwareRequest {
 	t.Helper()
 	var trays []*rmspb.NodeInfo
@@ -141,6 +150,7 @@ func thousandTrays(t *testing.T, dir string, prefix string) *rmspb.BatchUpdateFi
 	for i := range 1000 {
 		n := proto.Clone(trays[i%len(trays)]).(*rmspb.NodeInfo)
 		n.NodeId, n.RackId = fmt.Sprintf("%s-%04d", prefix, i), "e2e-rack"
+		n.BmcEndpoint.Interface.IpAddress = unusedAddr(n.GetBmcEndpoint().GetInterface().GetIpAddress(), i)
 		set.Nodes = append(set.Nodes, n)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "firmware", "bmc.fwpkg"), make([]byte, 4096), 0o600); err != nil {
@@ -166,6 +176,7 @@ func TestKill9DuringAThousandChildBatchLosesNoJobAndHoldsNoNode(t *testing.T) {
 			req := thousandTrays(t, dir, "fw")
 			registered := proto.Clone(req.GetNodes().GetNodes()[0]).(*rmspb.NodeInfo)
 			registered.NodeId, registered.RackId = "registered-1", "registered-rack"
+			registered.BmcEndpoint.Interface.IpAddress = unusedAddr(registered.GetBmcEndpoint().GetInterface().GetIpAddress(), 59_999)
 			if r, err := client.CreateNodes(rpc(t), &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{registered}}}); err != nil || r.GetStats().GetSuccessfulNodes() != 1 {
 				t.Fatalf("CreateNodes: %v, %v", r.GetResponse(), err)
 			}
