@@ -120,4 +120,3 @@ var ownerContract = []struct {
 	{"OwnerCloseLetsTheNextIn", testOwnerCloseLetsTheNextIn},
 	{"OwnerStaleEpochWritesAreRefused", testOwnerStaleEpochWritesAreRefused},
 }
-
