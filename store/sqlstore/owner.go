@@ -136,11 +136,8 @@ func (o *owner) claim(ctx context.Context, db *sql.DB, d *dialect, now time.Time
 // until the transaction ends, so a takeover waits for the writes that
 // passed the check.
 func (o *owner) check(ctx context.Context, q *sql.Tx, d *dialect) error {
-	if o.takenOver.Load() {
-		return fmt.Errorf("sqlstore: another rmsd has taken the store over; this one may not write to it again: %w", store.ErrNotOwner)
-	}
-	if o.lost.Load() {
-		return fmt.Errorf("sqlstore: the store's lock is lost (its connection failed); writes are refused until it is held again: %w", store.ErrNotOwner)
+	if err := o.refusing(); err != nil {
+		return err
 	}
 	var epoch int64
 	if err := q.QueryRowContext(ctx, `SELECT epoch FROM store_owner WHERE id = 1`+d.shareRow).Scan(&epoch); err != nil {
@@ -148,6 +145,18 @@ func (o *owner) check(ctx context.Context, q *sql.Tx, d *dialect) error {
 	}
 	if mine := o.epoch.Load(); epoch != mine {
 		return fmt.Errorf("sqlstore: this rmsd's epoch %d is stale (the store is at epoch %d: another rmsd has taken it over): %w", mine, epoch, store.ErrNotOwner)
+	}
+	return nil
+}
+
+// refusing returns why writes are refused without asking the database:
+// the lock is lost, or the store was taken over.
+func (o *owner) refusing() error {
+	if o.takenOver.Load() {
+		return fmt.Errorf("sqlstore: another rmsd has taken the store over; this one may not write to it again: %w", store.ErrNotOwner)
+	}
+	if o.lost.Load() {
+		return fmt.Errorf("sqlstore: the store's lock is lost (its connection failed); writes are refused until it is held again: %w", store.ErrNotOwner)
 	}
 	return nil
 }

@@ -93,6 +93,11 @@ func (s *Store) Update(ctx context.Context, fn func(tx store.Tx) error) error {
 // fn's error is returned unchanged. A read-write transaction (opts nil) of
 // an owning store first checks that the store is still its own.
 func (s *Store) inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(t *tx) error) error {
+	if s.own != nil && opts == nil {
+		if err := s.own.refusing(); err != nil {
+			return err // before the database: it may be what was lost
+		}
+	}
 	sqlTx, err := db.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
