@@ -161,18 +161,6 @@ func (o *owner) refusing() error {
 	return nil
 }
 
-// readHolder reads the owner record (a zero Holder when there is none
-// yet, e.g. the holder has not migrated the schema that has it).
-func readHolder(ctx context.Context, db rowQuerier, d *dialect) store.Holder {
-	var h store.Holder
-	err := db.QueryRowContext(ctx, `SELECT host, pid, since, epoch FROM store_owner WHERE id = 1`).
-		Scan(&h.Host, &h.PID, timeCol{&h.Since}, &h.Epoch)
-	if err != nil {
-		return store.Holder{}
-	}
-	return h
-}
-
 // close stops the monitor, if any, and gives the lock up. The store's
 // pools are closed before, so nothing of this process writes once another
 // can take the lock.

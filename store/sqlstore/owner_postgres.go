@@ -36,6 +36,18 @@ type rowQuerier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// readHolder reads the owner record (a zero Holder when there is none
+// yet, e.g. the holder has not migrated the schema that has it).
+func readHolder(ctx context.Context, db rowQuerier) store.Holder {
+	var h store.Holder
+	err := db.QueryRowContext(ctx, `SELECT host, pid, since, epoch FROM store_owner WHERE id = 1`).
+		Scan(&h.Host, &h.PID, timeCol{&h.Since}, &h.Epoch)
+	if err != nil {
+		return store.Holder{}
+	}
+	return h
+}
+
 // takePGLock opens a session and tries to take the owner lock on it. When
 // another session has it, the lock is nil and holder is the owner record.
 func takePGLock(ctx context.Context, cfg *pgx.ConnConfig) (_ *pgLock, holder store.Holder, err error) {
@@ -54,7 +66,7 @@ func takePGLock(ctx context.Context, cfg *pgx.ConnConfig) (_ *pgLock, holder sto
 		return nil, store.Holder{}, fmt.Errorf("take the store's lock: %w", err)
 	}
 	if !got {
-		h := readHolder(ctx, l.conn, &postgresDialect)
+		h := readHolder(ctx, l.conn)
 		if h == (store.Holder{}) {
 			h.Epoch = -1 // held, by an rmsd that has not recorded itself yet
 		}
