@@ -35,7 +35,15 @@ type Ownership struct {
 	// CheckInterval is how often the PostgreSQL lock's connection is
 	// checked (zero: ownerCheckInterval).
 	CheckInterval time.Duration
+	// Wait is how long Open keeps trying a held lock before it refuses:
+	// a process that has just been killed lets its PostgreSQL lock go
+	// only once the server has noticed. Zero refuses at once.
+	Wait time.Duration
 }
+
+// ownerRetryEvery is how often Open tries a held lock again within
+// Ownership.Wait.
+const ownerRetryEvery = 100 * time.Millisecond
 
 // ownerCheckInterval is how often a PostgreSQL owner checks that its lock's
 // connection is alive, and, once it is not, tries to take the lock again.
@@ -186,6 +194,25 @@ func adopt(ctx context.Context, s *Store, own *owner, now time.Time) error {
 	}
 	s.own = own
 	return nil
+}
+
+// untilFree calls try until it takes the lock, fails otherwise than with
+// store.ErrHeld, or wait has passed: then its last refusal is returned.
+func untilFree[T any](ctx context.Context, wait time.Duration, try func() (T, error)) (T, error) {
+	deadline := time.Now().Add(wait)
+	poll := time.NewTicker(ownerRetryEvery)
+	defer poll.Stop()
+	for {
+		v, err := try()
+		if !errors.Is(err, store.ErrHeld) || !time.Now().Before(deadline) {
+			return v, err
+		}
+		select {
+		case <-ctx.Done():
+			return v, err
+		case <-poll.C:
+		}
+	}
 }
 
 // nowOf reads o's clock as the store would.

@@ -34,7 +34,8 @@ func OpenPostgres(ctx context.Context, dbURL string, poolMax int, o Options) (*S
 	var lock *pgLock
 	if o.Owner != nil {
 		// Before anything touches the database, migrations included.
-		if lock, err = lockPostgres(ctx, cfg, location); err != nil {
+		lock, err = untilFree(ctx, o.Owner.Wait, func() (*pgLock, error) { return lockPostgres(ctx, cfg, location) })
+		if err != nil {
 			if errors.Is(err, store.ErrHeld) {
 				return nil, err
 			}

@@ -69,7 +69,10 @@ func OpenSQLite(ctx context.Context, path string, o Options) (_ *Store, err erro
 	if o.Owner != nil {
 		// Before anything touches the database, migrations included.
 		own = newOwner(o.Owner)
-		if own.release, err = lockFile(abs+lockFileSuffix, "path="+abs, own, since); err != nil {
+		own.release, err = untilFree(ctx, o.Owner.Wait, func() (func() error, error) {
+			return lockFile(abs+lockFileSuffix, "path="+abs, own, since)
+		})
+		if err != nil {
 			if errors.Is(err, store.ErrHeld) {
 				return nil, err
 			}
