@@ -64,11 +64,13 @@ func OpenSQLite(ctx context.Context, path string, o Options) (_ *Store, err erro
 	if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("sqlstore: open SQLite %s: directory %s does not exist", path, filepath.Dir(abs))
 	}
-	var own *owner
-	since := nowOf(o)
+	var (
+		own   *owner
+		since time.Time
+	)
 	if o.Owner != nil {
 		// Before anything touches the database, migrations included.
-		own = newOwner(o.Owner)
+		own, since = newOwner(o.Owner), nowOf(o)
 		own.release, err = untilFree(ctx, o.Owner.Wait, func() (func() error, error) {
 			return lockFile(abs+lockFileSuffix, "path="+abs, own, since)
 		})
