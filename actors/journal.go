@@ -86,6 +86,9 @@ type journalWriter struct {
 	waiting []deferredReply
 	tail    int // events queued since the last snapshot
 	failing bool
+	// notOwner: the failing writes were refused because this process no
+	// longer owns the store (store.ErrNotOwner).
+	notOwner bool
 
 	down   atomic.Bool // the last write failed
 	writes atomic.Int64
@@ -280,7 +283,7 @@ func (w *journalWriter) durableUpTo(seq uint64) {
 	w.mu.Lock()
 	w.durable = seq
 	recovered := w.failing
-	w.failing = false
+	w.failing, w.notOwner = false, false
 	// Replies wait in arrival order, not sequence order (a read may wait
 	// for an older event than an admission queued before it).
 	var ready, still []deferredReply
@@ -305,14 +308,21 @@ func (w *journalWriter) durableUpTo(seq uint64) {
 // fail marks the store failing and answers every waiting reply from
 // memory (admissions with their failure).
 func (w *journalWriter) fail(err error) {
+	notOwner := errors.Is(err, store.ErrNotOwner)
 	w.mu.Lock()
 	first := !w.failing
+	firstNotOwner := notOwner && !w.notOwner
 	w.failing = true
+	w.notOwner = w.notOwner || notOwner
 	waiting := w.waiting
 	w.waiting = nil
 	w.mu.Unlock()
 	w.down.Store(true)
-	if first {
+	switch {
+	case firstNotOwner:
+		w.log.Error().Err(err).Msg("store ownership lost: this rmsd may not write its job journal, so new jobs are refused; " +
+			"it writes again only if it takes the store back with nobody else having held it, else restart it once the other rmsd is stopped")
+	case first:
 		w.log.Error().Err(err).Msg("job journal cannot be written; new jobs are refused until the store answers again")
 	}
 	for _, d := range waiting {

@@ -22,4 +22,9 @@
 // its events in the same commit as the catalog or history change they
 // describe. Errors wrap ErrNotFound, ErrExists or ErrInvalid where callers
 // need to tell them apart (errors.Is); anything else is a storage failure.
+//
+// One writer per store (owner.go): a daemon opens its store as its owner,
+// so that a second one is refused (ErrHeld, a *HeldError naming the
+// Holder) and a writer that lost the store has its late writes refused
+// (ErrNotOwner).
 package store

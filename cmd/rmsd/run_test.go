@@ -28,6 +28,10 @@ func TestMain(m *testing.M) {
 		// NVSSVT stand-in, as main does.
 		os.Exit(nvssvtsim.Main(context.Background(), os.Args[2:], os.Environ(), os.Stdout, os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == asDaemon {
+		// A test's second rmsd process (see owner_test.go).
+		os.Exit(run(context.Background(), runOptions{Args: os.Args[2:], Environ: os.Environ(), Stdout: os.Stdout, Stderr: os.Stderr}))
+	}
 	_, err := os.Stat(defaultSQLitePath)
 	existed := err == nil
 	code := m.Run()

@@ -18,6 +18,11 @@ import (
 // hanging it.
 const storeOpenTimeout = time.Minute
 
+// storeLockWait is how long a start waits for a store another rmsd holds
+// before refusing: enough for PostgreSQL to end the session of a daemon
+// that was just killed, and so release its lock.
+const storeLockWait = 5 * time.Second
+
 // openStore opens the store the configuration names: PostgreSQL when
 // [postgres] db_url or DATABASE_URL is set, else the SQLite file [storage]
 // sqlite_path. A failure fails the start: there is no falling back from
@@ -30,18 +35,21 @@ func openStore(ctx context.Context, cfg *config.Config, environ []string, log ze
 		err     error
 		setting = "[storage] sqlite_path"
 	)
+	// The daemon owns its store for its whole life: a second one on the
+	// same database is refused, naming this one (see owner.go).
+	opts := sqlstore.Options{Owner: &sqlstore.Ownership{Wait: storeLockWait, OnChange: ownershipLogger(log)}}
 	if dbURL := cfg.Postgres.DBURL; dbURL != "" {
 		setting = databaseURLSetting(environ)
-		s, err = sqlstore.OpenPostgres(ctx, dbURL, cfg.Postgres.DBPoolMax, sqlstore.Options{})
+		s, err = sqlstore.OpenPostgres(ctx, dbURL, cfg.Postgres.DBPoolMax, opts)
 	} else {
-		s, err = sqlstore.OpenSQLite(ctx, cfg.Storage.SQLitePath, sqlstore.Options{})
+		s, err = sqlstore.OpenSQLite(ctx, cfg.Storage.SQLitePath, opts)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open the store named by %s: %w", setting, err)
 	}
-	info := s.Info()
+	info, own := s.Info(), s.Owner()
 	log.Info().Str("engine", info.Engine).Str("location", info.Location).
-		Int("schema_version", info.SchemaVersion).Str("setting", setting).Msg("store opened")
+		Int("schema_version", info.SchemaVersion).Str("setting", setting).Int64("epoch", own.Epoch).Msg("store opened")
 	return s, nil
 }
 

@@ -17,6 +17,10 @@ type dialect struct {
 	// lockRow follows a SELECT of one firmware object to lock its row
 	// until the transaction ends ("" where transactions are serialised).
 	lockRow string
+	// shareRow follows the SELECT of the owner record in a write
+	// transaction to keep the row from changing until the transaction
+	// ends ("" where transactions are serialised).
+	shareRow string
 	// serialise, when set, is run first in a transaction to serialise it
 	// with others running the same statement (migrations, journal
 	// appends); %d is the lock's key. SQLite serialises every write.
@@ -43,6 +47,7 @@ var postgresDialect = dialect{
 	engine:             "postgres",
 	dollarPlaceholders: true,
 	lockRow:            " FOR UPDATE",
+	shareRow:           " FOR SHARE",
 	serialise:          "SELECT pg_advisory_xact_lock(%d)",
 	migrationsTable: `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER     PRIMARY KEY,
@@ -56,6 +61,9 @@ var postgresDialect = dialect{
 const (
 	lockMigrations int64 = 0x726d7364_0001 // "rmsd", 1
 	lockJournal    int64 = 0x726d7364_0002
+	// lockOwner is held by the owning process's session for its lifetime
+	// (pg_try_advisory_lock), not per transaction.
+	lockOwner int64 = 0x726d7364_0003
 )
 
 // sql returns query in the engine's placeholder style. Queries are

@@ -19,6 +19,17 @@
 // locks the firmware object's row first, so concurrent calls serialise on
 // the object and never deadlock.
 //
+// Ownership (owner.go, lockfile.go, owner_postgres.go): opened with
+// Options.Owner, a store is its process's own until Close. The lock comes
+// first, before the migrations (SQLite: an flock on <database>.lock;
+// PostgreSQL: a session-level advisory lock on a connection of its own,
+// watched by a goroutine), then a new epoch in the store_owner row; every
+// write transaction checks that row's epoch before anything else, so a
+// process that lost its lock cannot commit behind the one that took the
+// store (store.ErrNotOwner). A held store is refused with a
+// *store.HeldError naming the holder. Opened without an owner (tools,
+// tests), a store takes no lock and checks nothing.
+//
 // The package does not choose an engine (cmd/rmsd does, from the
 // configuration) and never logs: errors carry the context, and secrets in
 // a database URL never appear in them.

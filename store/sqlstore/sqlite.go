@@ -13,6 +13,8 @@ import (
 
 	"modernc.org/sqlite" // registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/rmsd/rmsd/store"
 )
 
 // MemoryPath opens a private in-memory SQLite database (for tests): it
@@ -32,8 +34,10 @@ const (
 // OpenSQLite opens the SQLite database at path, creating the file when it
 // is missing (its directory must exist), switches it to WAL mode, applies
 // the migrations and returns the store. MemoryPath opens a private
-// in-memory database instead.
-func OpenSQLite(ctx context.Context, path string, o Options) (*Store, error) {
+// in-memory database instead. With o.Owner it first locks
+// <path>.lock (see lockfile.go), returning a *store.HeldError when
+// another process has it.
+func OpenSQLite(ctx context.Context, path string, o Options) (_ *Store, err error) {
 	if path == "" {
 		return nil, errors.New("sqlstore: open SQLite: empty path")
 	}
@@ -45,6 +49,9 @@ func OpenSQLite(ctx context.Context, path string, o Options) (*Store, error) {
 			return nil, fmt.Errorf("sqlstore: open SQLite in memory: %w", err)
 		}
 		s, err := newStore(ctx, db, db, &sqliteDialect, o, "path="+MemoryPath)
+		if err == nil && o.Owner != nil { // private: nobody to lock out
+			err = adopt(ctx, s, newOwner(o.Owner), s.clock())
+		}
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: open SQLite in memory: %w", err)
 		}
@@ -56,6 +63,28 @@ func OpenSQLite(ctx context.Context, path string, o Options) (*Store, error) {
 	}
 	if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("sqlstore: open SQLite %s: directory %s does not exist", path, filepath.Dir(abs))
+	}
+	var (
+		own   *owner
+		since time.Time
+	)
+	if o.Owner != nil {
+		// Before anything touches the database, migrations included.
+		own, since = newOwner(o.Owner), nowOf(o)
+		own.release, err = untilFree(ctx, o.Owner.Wait, func() (func() error, error) {
+			return lockFile(abs+lockFileSuffix, "path="+abs, own, since)
+		})
+		if err != nil {
+			if errors.Is(err, store.ErrHeld) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
+		}
+		defer func() {
+			if err != nil && own.release != nil {
+				_ = own.close()
+			}
+		}()
 	}
 	name := "file:" + escapeURIPath(abs)
 	write, err := openSQLitePool(ctx, name, append(sqliteParams(false), "_txlock=immediate"), 1)
@@ -83,6 +112,12 @@ func OpenSQLite(ctx context.Context, path string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlstore: open SQLite %s for reading: %w", path, err)
 	}
 	s.read = read
+	if own != nil {
+		if err = adopt(ctx, s, own, since); err != nil {
+			own.release = nil // adopt released it
+			return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
+		}
+	}
 	return s, nil
 }
 

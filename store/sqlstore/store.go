@@ -15,6 +15,10 @@ type Options struct {
 	// Now is the clock that stamps created, updated, applied and recorded
 	// times; nil means time.Now. Times are kept to the microsecond, in UTC.
 	Now func() time.Time
+	// Owner, when set, opens the store as this process's own (see
+	// Ownership): a daemon's store. Nil opens it shared, without a lock
+	// and without the epoch check (tools and tests).
+	Owner *Ownership
 }
 
 // Store is store.Store on a SQL database. Open it with OpenSQLite or
@@ -25,6 +29,7 @@ type Store struct {
 	d     *dialect
 	now   func() time.Time
 	info  store.Info
+	own   *owner // nil: opened shared
 }
 
 var _ store.Store = (*Store)(nil)
@@ -54,11 +59,24 @@ func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Microseco
 // Info implements store.Store.
 func (s *Store) Info() store.Info { return s.info }
 
-// Close implements store.Store.
+// Owner implements store.Owned: this process's holding of a store opened
+// with Options.Owner (a zero Holder for a shared store).
+func (s *Store) Owner() store.Holder {
+	if s.own == nil {
+		return store.Holder{}
+	}
+	return s.own.holder()
+}
+
+// Close implements store.Store. An owner gives its lock up last, once
+// its pools are closed.
 func (s *Store) Close() error {
 	err := s.write.Close()
 	if s.read != s.write {
 		err = errors.Join(err, s.read.Close())
+	}
+	if s.own != nil {
+		err = errors.Join(err, s.own.close())
 	}
 	if err != nil {
 		return fmt.Errorf("sqlstore: close %s store: %w", s.d.engine, err)
@@ -72,8 +90,14 @@ func (s *Store) Update(ctx context.Context, fn func(tx store.Tx) error) error {
 }
 
 // inTx runs fn in a transaction on db and commits it when fn returns nil.
-// fn's error is returned unchanged.
+// fn's error is returned unchanged. A read-write transaction (opts nil) of
+// an owning store first checks that the store is still its own.
 func (s *Store) inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(t *tx) error) error {
+	if s.own != nil && opts == nil {
+		if err := s.own.refusing(); err != nil {
+			return err // before the database: it may be what was lost
+		}
+	}
 	sqlTx, err := db.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
@@ -84,6 +108,11 @@ func (s *Store) inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn fu
 			_ = sqlTx.Rollback()
 		}
 	}()
+	if s.own != nil && opts == nil {
+		if err := s.own.check(ctx, sqlTx, s.d); err != nil {
+			return err
+		}
+	}
 	if err := fn(&tx{q: sqlTx, d: s.d, now: s.clock}); err != nil {
 		return err
 	}

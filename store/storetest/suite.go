@@ -20,6 +20,13 @@ type Backend struct {
 	// same location again, also while another store has it open, must see
 	// the same data (as a second process would).
 	Open func(ctx context.Context, location string, now func() time.Time) (store.Store, error)
+	// OpenOwned opens a store on location as the own of the process host
+	// and pid name (see owner_contract.go). Required.
+	OpenOwned func(ctx context.Context, location, host string, pid int) (store.Store, error)
+	// TakeOver records another owner under a newer epoch on location,
+	// past the lock, as a process that found the lock free after this one
+	// lost it would. Required.
+	TakeOver func(t *testing.T, location string)
 }
 
 // Run runs the contract suite against b, one subtest per behaviour, each on
@@ -54,6 +61,7 @@ func Run(t *testing.T, b Backend) {
 		{"ConcurrentWritersInTwoStores", testConcurrentWritersInTwoStores},
 		{"ClosedStoreRefusesCalls", testClosedStoreRefusesCalls},
 	}
+	tests = append(tests, ownerContract...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, b) })
 	}
