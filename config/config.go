@@ -184,7 +184,10 @@ type Workflows struct {
 	// before its record is dropped.
 	TerminalJobTTLSeconds int `koanf:"terminal_job_ttl_seconds"`
 	// DrainTimeoutSeconds bounds how long shutdown waits for running jobs
-	// after cancelling them (rmsd's own key).
+	// after cancelling them (rmsd's own key). The default, 900, lets a cold
+	// reboot whose shelves are off finish: its runbook needs at least 600 s
+	// from shelves-off with its default timing, plus up to 60 s to power
+	// the shelves back on when the window ends first.
 	DrainTimeoutSeconds int `koanf:"drain_timeout_seconds"`
 	// MaxArtifactBytes bounds every firmware artifact downloaded for a
 	// firmware object, checked while it streams (rmsd's own key).
@@ -323,7 +326,7 @@ func Default() *Config {
 			SFTPStepTimeoutSeconds:   30,
 			MaxTrackedJobs:           10000,
 			TerminalJobTTLSeconds:    86400,
-			DrainTimeoutSeconds:      300,
+			DrainTimeoutSeconds:      900,
 			MaxArtifactBytes:         8 << 30,
 			NVSSVTLogDir:             "nvssvt",
 			NVSSVTTimeoutSeconds:     4 * 3600,
