@@ -15,7 +15,6 @@ import (
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/platform"
-	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/messages"
 )
 
@@ -186,10 +185,11 @@ func (r *run) verifyComputeDown(ctx context.Context) (map[string]string, error) 
 		})
 }
 
-// verifyDischarged waits until no compute or switch BMC can be reached:
-// the trays have lost standby power. Only a BMC nothing answers for is
-// gone; one that answers anything (even 401, or a broken TLS handshake) is
-// still powered.
+// verifyDischarged waits until no compute or switch BMC answers: the trays
+// have lost standby power. Only a BMC nothing answers for is gone (see
+// gone); one that answers anything (a refusal, 401, a broken TLS
+// handshake) is still powered, and one whose name does not resolve is
+// unknown, so still pending.
 func (r *run) verifyDischarged(ctx context.Context) (map[string]string, error) {
 	trays := append(append([]hw.Node(nil), r.plan.Compute...), r.plan.Switches...)
 	return r.poll(ctx, "BMCs still reachable", r.t.DischargeFloor, r.t.DischargePollMax,
@@ -210,9 +210,6 @@ func (r *run) verifyDischarged(ctx context.Context) (map[string]string, error) {
 			return pending, nil
 		})
 }
-
-// gone reports whether a BMC probe found nothing there.
-func gone(err error) bool { return errors.Is(err, redfish.ErrUnreachable) }
 
 // stillThere names a node whose BMC is still there, with what it answered
 // when that was not a success.

@@ -334,7 +334,7 @@ func TestRunbookFailsWhenNVOSNeverAnswers(t *testing.T) {
 	}
 }
 
-func TestOnlyAnUnreachableBMCCountsAsDischarged(t *testing.T) {
+func TestOnlyABMCThatNothingAnswersCountsAsDischarged(t *testing.T) {
 	pool := redfish.NewPool(redfish.Options{RequestTimeout: 2 * time.Second, ConnectTimeout: time.Second, ProbeTimeout: 2 * time.Second})
 	defer pool.Close()
 	probe := func(ep hw.Endpoint) error {
@@ -346,15 +346,47 @@ func TestOnlyAnUnreachableBMCCountsAsDischarged(t *testing.T) {
 	}
 	creds := hw.UserPass("admin", "secret")
 
-	// Nothing listens: gone.
+	// A listener that takes the connection and never says a word, like
+	// an address with no powered BMC behind it: gone.
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			held <- c
+		}
+	}()
+	defer func() {
+		silent.Close()
+		for len(held) > 0 {
+			(<-held).Close()
+		}
+	}()
+	if err := probe(hw.Endpoint{IP: "127.0.0.1", Port: silent.Addr().(*net.TCPAddr).Port, Credentials: creds}); !gone(err) {
+		t.Fatalf("silent listener: %v does not count as gone", err)
+	}
+
+	// Nothing listens, so the connection is refused: a reset is an
+	// answer from a powered network stack, not discharge.
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := closed.Addr().(*net.TCPAddr)
 	closed.Close()
-	if err := probe(hw.Endpoint{IP: "127.0.0.1", Port: addr.Port, Credentials: creds}); !gone(err) {
-		t.Fatalf("closed port: %v counts as still there", err)
+	if err := probe(hw.Endpoint{IP: "127.0.0.1", Port: addr.Port, Credentials: creds}); err == nil || gone(err) {
+		t.Fatalf("refused connection: %v counts as gone", err)
+	}
+
+	// A name that does not resolve is a resolver failure, not discharge.
+	if err := probe(hw.Endpoint{IP: "bmc.rack-001.invalid", Port: 443, Credentials: creds}); err == nil || gone(err) {
+		t.Fatalf("DNS failure: %v counts as gone", err)
 	}
 
 	// A BMC that refuses the credentials is there.
@@ -371,6 +403,16 @@ func TestOnlyAnUnreachableBMCCountsAsDischarged(t *testing.T) {
 	defer plain.Close()
 	if err := probe(endpointOf(t, plain.URL, creds)); err == nil || gone(err) {
 		t.Fatalf("TLS failure: %v counts as gone", err)
+	}
+
+	// A BMC that completes the handshake and then never replies is
+	// powered: slow, not gone.
+	stuck := make(chan struct{})
+	hung := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-stuck }))
+	defer hung.Close()
+	defer close(stuck)
+	if err := probe(endpointOf(t, hung.URL, creds)); err == nil || gone(err) {
+		t.Fatalf("hung reply after the handshake: %v counts as gone", err)
 	}
 }
 
