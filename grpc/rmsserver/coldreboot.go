@@ -90,7 +90,7 @@ func (m *rackManager) ExecuteColdReboot(ctx context.Context, req *rmspb.ExecuteC
 		ID: id, Type: messages.TypeColdRebootSequence, RackID: plan.RackID,
 		NodeID: coldreboot.SentinelNode(plan.RackID), Description: "Rack reboot queued",
 	}
-	wf := plan.Workflow(coldreboot.Deps{Nodes: m.deps.Nodes})
+	wf := plan.Workflow(coldreboot.Deps{Nodes: m.deps.Nodes, DrainWindow: m.deps.DrainWindow})
 	rep, err := m.deps.Jobs.CreateReserved(ctx, spec, wf, res)
 	var refused *messages.RefusedError
 	switch {

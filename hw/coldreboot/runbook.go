@@ -21,6 +21,11 @@ import (
 // Deps are what the runbook drives the rack with.
 type Deps struct {
 	Nodes *nodeops.Runner
+	// DrainWindow is rmsd's shutdown drain window ([workflows]
+	// drain_timeout_seconds). A run past shelves-off that a shutdown would
+	// cut short stops and restores the shelves RestoreTimeout before it
+	// ends; 0 means unknown (only a hard stop ends such a run).
+	DrainWindow time.Duration
 	// Now is the clock of the timeline (time.Now when nil).
 	Now func() time.Time
 }
@@ -61,10 +66,11 @@ type run struct {
 	t    Timing
 }
 
-// shieldedFrom is the first stage that must not be abandoned half-way when
-// rmsd shuts down: from the moment the shelves go off, stopping would leave
-// the rack dark or half-powered. From there on the runbook runs on
-// messages.ShieldFromShutdown(ctx) and ends only on a hard stop.
+// shieldedFrom is the first stage that must not be abandoned half-way: from
+// the moment the shelves go off, stopping would leave the rack dark or
+// half-powered. From there on the runbook runs on a guard (see guard.go):
+// a shutdown lets it finish, and whatever stops it earlier (a cancel, the
+// end of the drain window, a hard stop) has it restore the shelves first.
 const shieldedFrom = "power_off_shelves"
 
 // Workflow returns the runbook for p as a job workflow. The nodes it drives
@@ -82,34 +88,93 @@ func (p Plan) Workflow(deps Deps) messages.Workflow {
 
 func (r *run) execute(ctx context.Context, job messages.Reporter) {
 	tl := timeline.New(r.deps.Now, timelineStages())
+	stageCtx := ctx
+	var g *guard
+	defer func() {
+		if g != nil {
+			g.stop()
+		}
+	}()
 	for i, s := range stages {
 		if s.name == shieldedFrom {
-			ctx = messages.ShieldFromShutdown(ctx)
+			if ctx.Err() != nil { // stopped before the shelves go off: nothing to restore
+				job.Progress(fmt.Sprintf("Rack reboot step %s: %s", s.step, s.message))
+				tl.Begin(i, s.message)
+				r.cancelled(ctx, job, tl, i, nil)
+				return
+			}
+			g = newGuard(ctx, r.deps.DrainWindow, r.t.restoreTimeout())
+			stageCtx = g.ctx
 		}
 		job.Progress(fmt.Sprintf("Rack reboot step %s: %s", s.step, s.message))
 		tl.Begin(i, s.message)
-		details, err := s.run(r, ctx)
+		details, err := s.run(r, stageCtx)
 		if err == nil {
 			tl.End(i, timeline.Completed, s.message+": done", details)
 			continue
 		}
-		if ctx.Err() != nil {
-			msg := fmt.Sprintf("cold reboot cancelled during %s", s.name)
-			if errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
-				msg += ": rmsd is shutting down"
-			}
-			tl.End(i, timeline.Failed, msg, details)
-			_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Rack reboot cancelled at step " + s.step,
-				Message: msg, ResultJSON: result(tl, r.plan.RackID, "cancelled", msg)})
-			return
+		switch {
+		case g != nil && stageCtx.Err() != nil:
+			r.stopped(ctx, job, tl, i, details, context.Cause(stageCtx))
+		case stageCtx.Err() != nil:
+			r.cancelled(ctx, job, tl, i, details)
+		default:
+			r.failed(ctx, job, tl, i, details, err, g != nil && shelvesMayBeOff(s.name))
 		}
-		msg := fmt.Sprintf("cold reboot stage %s failed: %v", s.name, err)
-		tl.End(i, timeline.Failed, err.Error(), details)
-		_ = job.Fail(messages.Failure{Code: classify(err), Description: "Rack reboot failed at step " + s.step + ": " + s.message,
-			Message: msg, ResultJSON: result(tl, r.plan.RackID, "failed", msg)})
 		return
 	}
-	_ = job.Complete("Cold reboot completed", result(tl, r.plan.RackID, "completed", ""))
+	_ = job.Complete("Cold reboot completed", result(tl, report{Status: "completed", RackID: r.plan.RackID}))
+}
+
+// cancelled records a run stopped before the shelves went off.
+func (r *run) cancelled(ctx context.Context, job messages.Reporter, tl *timeline.Timeline, i int, details map[string]string) {
+	s := stages[i]
+	msg := fmt.Sprintf("cold reboot cancelled during %s", s.name)
+	if errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
+		msg += ": rmsd is shutting down"
+	}
+	tl.End(i, timeline.Failed, msg, details)
+	_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Rack reboot cancelled at step " + s.step,
+		Message: msg, ResultJSON: result(tl, report{Status: "cancelled", RackID: r.plan.RackID, ErrorMessage: msg})})
+}
+
+// stopped records a run stopped past shelves-off (cancelled, or rmsd
+// shutting down) after the restore step has powered the shelves back on.
+func (r *run) stopped(ctx context.Context, job messages.Reporter, tl *timeline.Timeline, i int, details map[string]string, cause error) {
+	s := stages[i]
+	restored, _ := r.restore(ctx)
+	status, msg, desc := "cancelled", fmt.Sprintf("cold reboot cancelled at stage %q: %s", s.name, restored),
+		"Rack reboot cancelled at step "+s.step+": "+restored
+	if shutdown(cause) || errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
+		status, msg, desc = "interrupted", fmt.Sprintf("interrupted by shutdown of rmsd at stage %q: %s", s.name, restored),
+			"Rack reboot interrupted at step "+s.step+" by shutdown of rmsd: "+restored
+	}
+	tl.End(i, timeline.Failed, msg, details)
+	_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: desc, Message: msg,
+		ResultJSON: result(tl, report{Status: status, RackID: r.plan.RackID, ErrorMessage: msg, Restore: restored})})
+}
+
+// failed records a stage that failed; when the shelves may be off, the
+// restore step powers them back on first.
+func (r *run) failed(ctx context.Context, job messages.Reporter, tl *timeline.Timeline, i int, details map[string]string, err error, restore bool) {
+	s := stages[i]
+	msg := fmt.Sprintf("cold reboot stage %s failed: %v", s.name, err)
+	desc := "Rack reboot failed at step " + s.step + ": " + s.message
+	rep := report{Status: "failed", RackID: r.plan.RackID}
+	if restore {
+		rep.Restore, _ = r.restore(ctx)
+		msg += "; " + rep.Restore
+		desc += "; " + rep.Restore
+	}
+	rep.ErrorMessage = msg
+	tl.End(i, timeline.Failed, err.Error(), details)
+	_ = job.Fail(messages.Failure{Code: classify(err), Description: desc, Message: msg, ResultJSON: result(tl, rep)})
+}
+
+// shelvesMayBeOff reports whether a stage that failed may have left the
+// shelves off.
+func shelvesMayBeOff(stage string) bool {
+	return stage == "power_off_shelves" || stage == "verify_discharged" || stage == "power_on_shelves"
 }
 
 // each runs op on nodes and returns the failures by node id.

@@ -94,7 +94,14 @@ func fastTiming() Timing {
 
 func startRack(t *testing.T) *rack {
 	t.Helper()
-	fleet, err := sim.Start(context.Background(), sim.Options{TimeScale: 0.001, Network: 109})
+	return startRackWith(t, sim.Timing{})
+}
+
+// startRackWith starts the simulated rack with timing (zero fields take the
+// simulator's defaults) at the same time scale.
+func startRackWith(t *testing.T, timing sim.Timing) *rack {
+	t.Helper()
+	fleet, err := sim.Start(context.Background(), sim.Options{TimeScale: 0.001, Network: 109, Timing: timing})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,6 +158,7 @@ func (r *rack) run(t *testing.T, ctx context.Context) *reporter {
 type resultDoc struct {
 	Status       string `json:"status"`
 	RackID       string `json:"rack_id"`
+	Restore      string `json:"restore"`
 	CurrentStage string `json:"current_stage"`
 	Stages       []struct {
 		Name, Status, Message string
@@ -255,9 +263,15 @@ func TestRunbookReportsCancellation(t *testing.T) {
 	}
 	cancel()
 	<-exited
+	// Past shelves-off a cancel does not leave the rack dark: the shelves
+	// are powered back on first, and the record says so.
 	o := rep.outcome
-	if o.State != messages.StateFailed || o.Message != "cold reboot cancelled during verify_discharged" || decode(t, o.ResultJSON).Status != "cancelled" {
+	if o.State != messages.StateFailed || o.Message != `cold reboot cancelled at stage "verify_discharged": shelves restored` ||
+		decode(t, o.ResultJSON).Status != "cancelled" || decode(t, o.ResultJSON).Restore != "shelves restored" {
 		t.Fatalf("outcome = %+v", o)
+	}
+	if !r.fleet.Racks()[0].Fed() {
+		t.Fatal("the shelves are still off after the cancelled run")
 	}
 }
 
