@@ -61,9 +61,10 @@ func timelineStages() []timeline.Stage {
 
 // run is one execution of a plan.
 type run struct {
-	plan Plan
-	deps Deps
-	t    Timing
+	plan    Plan
+	deps    Deps
+	t       Timing
+	leftOut []*leftOutState
 }
 
 // shieldedFrom is the first stage that must not be abandoned half-way: from
@@ -81,7 +82,7 @@ func (p Plan) Workflow(deps Deps) messages.Workflow {
 		deps.Now = time.Now
 	}
 	return messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
-		r := &run{plan: p, deps: deps, t: p.Timing}
+		r := &run{plan: p, deps: deps, t: p.Timing, leftOut: newLeftOut(p.LeftOut)}
 		r.execute(ctx, job)
 	})
 }
@@ -123,7 +124,7 @@ func (r *run) execute(ctx context.Context, job messages.Reporter) {
 		}
 		return
 	}
-	_ = job.Complete("Cold reboot completed", result(tl, report{Status: "completed", RackID: r.plan.RackID}))
+	_ = job.Complete("Cold reboot completed", r.result(tl, report{Status: "completed"}))
 }
 
 // cancelled records a run stopped before the shelves went off.
@@ -135,7 +136,7 @@ func (r *run) cancelled(ctx context.Context, job messages.Reporter, tl *timeline
 	}
 	tl.End(i, timeline.Failed, msg, details)
 	_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Rack reboot cancelled at step " + s.step,
-		Message: msg, ResultJSON: result(tl, report{Status: "cancelled", RackID: r.plan.RackID, ErrorMessage: msg})})
+		Message: msg, ResultJSON: r.result(tl, report{Status: "cancelled", RackID: r.plan.RackID, ErrorMessage: msg})})
 }
 
 // stopped records a run stopped past shelves-off (cancelled, or rmsd
@@ -151,7 +152,7 @@ func (r *run) stopped(ctx context.Context, job messages.Reporter, tl *timeline.T
 	}
 	tl.End(i, timeline.Failed, msg, details)
 	_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: desc, Message: msg,
-		ResultJSON: result(tl, report{Status: status, RackID: r.plan.RackID, ErrorMessage: msg, Restore: restored})})
+		ResultJSON: r.result(tl, report{Status: status, RackID: r.plan.RackID, ErrorMessage: msg, Restore: restored})})
 }
 
 // failed records a stage that failed; when the shelves may be off, the
@@ -168,7 +169,7 @@ func (r *run) failed(ctx context.Context, job messages.Reporter, tl *timeline.Ti
 	}
 	rep.ErrorMessage = msg
 	tl.End(i, timeline.Failed, err.Error(), details)
-	_ = job.Fail(messages.Failure{Code: classify(err), Description: desc, Message: msg, ResultJSON: result(tl, rep)})
+	_ = job.Fail(messages.Failure{Code: classify(err), Description: desc, Message: msg, ResultJSON: r.result(tl, rep)})
 }
 
 // shelvesMayBeOff reports whether a stage that failed may have left the
@@ -209,16 +210,25 @@ func (r *run) shutdownCompute(ctx context.Context) (map[string]string, error) {
 	return nil, firstFailure("graceful shutdown", r.each(ctx, r.plan.Compute, setPower(platform.PowerGracefulShutdown)))
 }
 
+// shelvesOff records the power state of the left-out trays, then switches
+// every listed shelf off.
 func (r *run) shelvesOff(ctx context.Context) (map[string]string, error) {
-	return nil, firstFailure("power shelf off", r.each(ctx, r.plan.Shelves, setPower(platform.PowerOff)))
+	details := r.recordLeftOut(ctx)
+	return details, firstFailure("power shelf off", r.each(ctx, r.plan.Shelves, setPower(platform.PowerOff)))
 }
 
 func (r *run) shelvesOn(ctx context.Context) (map[string]string, error) {
 	return nil, firstFailure("power shelf on", r.each(ctx, r.plan.Shelves, setPower(platform.PowerOn)))
 }
 
+// computeOn powers on the listed compute trays and the left-out trays that
+// were On before the shelves went off.
 func (r *run) computeOn(ctx context.Context) (map[string]string, error) {
-	return nil, firstFailure("compute power on", r.each(ctx, r.plan.Compute, setPower(platform.PowerOn)))
+	failed := r.each(ctx, r.plan.Compute, setPower(platform.PowerOn))
+	for id, err := range r.restoreLeftOut(ctx) {
+		failed[id] = err
+	}
+	return nil, firstFailure("power on", failed)
 }
 
 func (r *run) waitBoot(ctx context.Context) (map[string]string, error) {
@@ -286,9 +296,11 @@ func stillThere(id string, err error) string {
 }
 
 // verifyBMCUp waits until every shelf reads On and every compute and switch
-// BMC answers with a power state, all read in one batch per poll.
+// BMC (the left-out trays that were On included) answers with a power
+// state, all read in one batch per poll.
 func (r *run) verifyBMCUp(ctx context.Context) (map[string]string, error) {
 	nodes := append(append(append([]hw.Node(nil), r.plan.Shelves...), r.plan.Compute...), r.plan.Switches...)
+	nodes = append(nodes, r.leftOutOnNodes()...)
 	return r.poll(ctx, "not back", r.t.BMCUpFloor, r.t.BMCUpPollMax,
 		func(ctx context.Context) ([]string, error) {
 			var pending []string

@@ -14,6 +14,17 @@ type report struct {
 	// Restore is what the restore step did, when it ran: "shelves
 	// restored" or "could not restore shelves: <reason>".
 	Restore string `json:"restore,omitempty"`
+	// LeftOut names every registered node of the rack the request did not
+	// list, with what the run did with it.
+	LeftOut []LeftOut `json:"left_out,omitempty"`
+}
+
+// result renders result_json for rep, naming the plan's rack and its
+// left-out nodes.
+func (r *run) result(tl *timeline.Timeline, rep report) string {
+	rep.RackID = r.plan.RackID
+	rep.LeftOut = r.leftOutReport()
+	return result(tl, rep)
 }
 
 // result renders the result_json document of a finished run: rep, then
