@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/sim"
 )
 
 // TestColdRebootNamesAndRestoresTheNodesItLeftOut replays the incident: a
@@ -66,5 +68,44 @@ func TestColdRebootNamesAndRestoresTheNodesItLeftOut(t *testing.T) {
 		if got := s.device(t, n.ID).PowerState(); got != "On" {
 			t.Errorf("left-out %s is %s after the cold reboot, want On", n.ID, got)
 		}
+	}
+}
+
+// TestColdRebootDrainDuringDischargeRestoresTheShelves: rmsd shuts down
+// while the trays discharge and its drain window is shorter than the
+// restore step's bound, so the runbook powers the shelves back on at once
+// and records it; the drain then ends with nothing interrupted.
+func TestColdRebootDrainDuringDischargeRestoresTheShelves(t *testing.T) {
+	s := startSimRackDeps(t, sim.Options{TimeScale: 0.001}, func(d *Deps) { d.DrainWindow = 30 * time.Second })
+	req := quickColdReboot(nodeSet(s.nodes...))
+	req.DischargeFloorSeconds = u32(3600) // parks in stage 2-3, shelves off
+	resp, err := s.client.ExecuteColdReboot(rpcContext(t), req)
+	if err != nil || resp.GetResponse().GetJobId() == "" {
+		t.Fatalf("ExecuteColdReboot = %v, %v", resp.GetResponse(), err)
+	}
+	id := resp.GetResponse().GetJobId()
+	eventuallyRPC(t, "the discharge wait", func() bool {
+		return strings.HasPrefix(s.jobStatus(t, id).GetStateDescription(), "Rack reboot step 2-3")
+	})
+	if s.fleet.Racks()[0].Fed() {
+		t.Fatal("the shelves are on during the discharge wait")
+	}
+	if _, err := s.engine.BeginShutdown(rpcContext(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.engine.Wait(waitContext(t), id); err != nil {
+		t.Fatal(err)
+	}
+	done := s.jobStatus(t, id)
+	want := `interrupted by shutdown of rmsd at stage "verify_discharged": shelves restored`
+	if done.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED || done.GetErrorMessage() != want ||
+		!strings.Contains(done.GetResultJson(), `"restore":"shelves restored"`) {
+		t.Fatalf("job = %v, want failed with %q", done, want)
+	}
+	if !s.fleet.Racks()[0].Fed() {
+		t.Fatal("the shelves are still off after the drain")
+	}
+	if _, err := s.engine.Drain(waitContext(t)); err != nil {
+		t.Fatalf("drain: %v", err)
 	}
 }
