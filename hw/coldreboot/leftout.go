@@ -170,7 +170,7 @@ func (r *run) leftOutReport() []LeftOut {
 		case !l.read:
 			rep.Action = "not touched: the run ended before the shelves went off"
 		case l.before == platform.PowerStateOn:
-			rep.Action = "was On: not powered on, the run ended before the trays came back; power it on once its BMC answers"
+			rep.Action = "was On: not powered on, the run ended before its power-on stage; power it on once its BMC answers"
 		default:
 			rep.Action = "was " + string(l.before) + ": left off"
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/platform"
@@ -88,7 +89,7 @@ func TestLeftOutTraysAreNamedWhenTheRunStopsBeforeTheyComeBack(t *testing.T) {
 	r := startRack(t)
 	r.partial(t)
 	timing := fastTiming()
-	timing.DischargeFloor = 1 << 62 // parks in stage 2-3
+	timing.DischargeFloor = time.Hour // parks in stage 2-3
 	r.plan.Timing = timing
 	rep, _, hard, exited := r.startRun(t, "Rack reboot step 2-3")
 	hard(context.Canceled)
@@ -96,7 +97,7 @@ func TestLeftOutTraysAreNamedWhenTheRunStopsBeforeTheyComeBack(t *testing.T) {
 	got := leftOutOf(t, o.ResultJSON)
 	for _, n := range r.plan.LeftOut {
 		l := got[n.ID]
-		if l.PowerBefore != "On" || l.Action != "was On: not powered on, the run ended before the trays came back; power it on once its BMC answers" {
+		if l.PowerBefore != "On" || l.Action != "was On: not powered on, the run ended before its power-on stage; power it on once its BMC answers" {
 			t.Errorf("%s: record %+v", n.ID, l)
 		}
 	}

@@ -501,6 +501,7 @@ func TestShutdownBeforeTheShelvesGoOffCancelsTheRun(t *testing.T) {
 
 func TestShutdownAfterTheShelvesGoOffLetsTheRunFinish(t *testing.T) {
 	r := startRack(t)
+	r.deps.DrainWindow = time.Hour // far more than the run needs
 	o := r.runUntilShutdown(t, "Rack reboot step 2-3").outcome
 	if o.State != messages.StateCompleted || o.Description != "Cold reboot completed" {
 		t.Fatalf("a shutdown stranded the rack half-way: %+v", o)
