@@ -78,12 +78,13 @@ func shutdown(cause error) bool {
 }
 
 // restore powers every shelf of the plan back on, within RestoreTimeout,
-// on a context no stop has cancelled. It returns what the record says.
-func (r *run) restore(ctx context.Context) (string, error) {
+// on a context no stop has cancelled. It returns what the record says:
+// "shelves restored" or "could not restore shelves: <reason>".
+func (r *run) restore(ctx context.Context) string {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.t.restoreTimeout())
 	defer cancel()
 	if err := firstFailure("power shelf on", r.each(rctx, r.plan.Shelves, setPower(platform.PowerOn))); err != nil {
-		return fmt.Sprintf("could not restore shelves: %v", err), err
+		return fmt.Sprintf("could not restore shelves: %v", err)
 	}
-	return "shelves restored", nil
+	return "shelves restored"
 }

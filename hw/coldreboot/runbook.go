@@ -136,14 +136,14 @@ func (r *run) cancelled(ctx context.Context, job messages.Reporter, tl *timeline
 	}
 	tl.End(i, timeline.Failed, msg, details)
 	_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Rack reboot cancelled at step " + s.step,
-		Message: msg, ResultJSON: r.result(tl, report{Status: "cancelled", RackID: r.plan.RackID, ErrorMessage: msg})})
+		Message: msg, ResultJSON: r.result(tl, report{Status: "cancelled", ErrorMessage: msg})})
 }
 
 // stopped records a run stopped past shelves-off (cancelled, or rmsd
 // shutting down) after the restore step has powered the shelves back on.
 func (r *run) stopped(ctx context.Context, job messages.Reporter, tl *timeline.Timeline, i int, details map[string]string, cause error) {
 	s := stages[i]
-	restored, _ := r.restore(ctx)
+	restored := r.restore(ctx)
 	status, msg, desc := "cancelled", fmt.Sprintf("cold reboot cancelled at stage %q: %s", s.name, restored),
 		"Rack reboot cancelled at step "+s.step+": "+restored
 	if shutdown(cause) || errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
@@ -152,7 +152,7 @@ func (r *run) stopped(ctx context.Context, job messages.Reporter, tl *timeline.T
 	}
 	tl.End(i, timeline.Failed, msg, details)
 	_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: desc, Message: msg,
-		ResultJSON: r.result(tl, report{Status: status, RackID: r.plan.RackID, ErrorMessage: msg, Restore: restored})})
+		ResultJSON: r.result(tl, report{Status: status, ErrorMessage: msg, Restore: restored})})
 }
 
 // failed records a stage that failed; when the shelves may be off, the
@@ -161,9 +161,9 @@ func (r *run) failed(ctx context.Context, job messages.Reporter, tl *timeline.Ti
 	s := stages[i]
 	msg := fmt.Sprintf("cold reboot stage %s failed: %v", s.name, err)
 	desc := "Rack reboot failed at step " + s.step + ": " + s.message
-	rep := report{Status: "failed", RackID: r.plan.RackID}
+	rep := report{Status: "failed"}
 	if restore {
-		rep.Restore, _ = r.restore(ctx)
+		rep.Restore = r.restore(ctx)
 		msg += "; " + rep.Restore
 		desc += "; " + rep.Restore
 	}
