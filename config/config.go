@@ -186,7 +186,7 @@ type Workflows struct {
 	// DrainTimeoutSeconds bounds how long shutdown waits for running jobs
 	// after cancelling them (rmsd's own key). The default, 900, lets a cold
 	// reboot whose shelves are off finish: its runbook needs at least 600 s
-	// from shelves-off with its default timing, plus up to 60 s to power
+	// from shelves-off with its default timing, plus up to 45 s to power
 	// the shelves back on when the window ends first.
 	DrainTimeoutSeconds int `koanf:"drain_timeout_seconds"`
 	// MaxArtifactBytes bounds every firmware artifact downloaded for a

@@ -26,7 +26,7 @@ type Timing struct {
 
 // DefaultRestoreTimeout is the restore step's bound when Timing leaves it
 // zero: long enough for every shelf's power-on request to time out once.
-const DefaultRestoreTimeout = 60 * time.Second
+const DefaultRestoreTimeout = 45 * time.Second
 
 // AfterShelvesOff is the least time a run needs from the moment the shelves
 // go off to its end: the discharge floor, the BMC floor and the compute
