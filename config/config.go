@@ -184,7 +184,10 @@ type Workflows struct {
 	// before its record is dropped.
 	TerminalJobTTLSeconds int `koanf:"terminal_job_ttl_seconds"`
 	// DrainTimeoutSeconds bounds how long shutdown waits for running jobs
-	// after cancelling them (rmsd's own key).
+	// after cancelling them (rmsd's own key). The default, 900, lets a cold
+	// reboot whose shelves are off finish: its runbook needs at least 600 s
+	// from shelves-off with its default timing, plus up to 45 s to power
+	// the shelves back on when the window ends first.
 	DrainTimeoutSeconds int `koanf:"drain_timeout_seconds"`
 	// QuarantineAfterSeconds is how long a job's workflow may take to
 	// return once cancelled (or once its job was ended without it) before
@@ -329,7 +332,7 @@ func Default() *Config {
 			SFTPStepTimeoutSeconds:   30,
 			MaxTrackedJobs:           10000,
 			TerminalJobTTLSeconds:    86400,
-			DrainTimeoutSeconds:      300,
+			DrainTimeoutSeconds:      900,
 			QuarantineAfterSeconds:   60,
 			MaxArtifactBytes:         8 << 30,
 			NVSSVTLogDir:             "nvssvt",

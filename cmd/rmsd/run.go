@@ -175,6 +175,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		FirmwareTiming:    d.hw.firmware,
 		SwitchAdminTiming: d.hw.switchAdmin,
 		SwitchImageTiming: d.hw.switchImage,
+		DrainWindow:       seconds(cfg.Workflows.DrainTimeoutSeconds),
 		SwitchCert: rmsserver.SwitchCertConfig{CertRoot: cfg.Switches.SwitchCertRoot,
 			DefaultDomain: cfg.Switches.DefaultSwitchDomain, Insecure: cfg.Switches.InsecureSwitch},
 		InventoryProfiles: profileAPs(cfg.Workflows.ExpectedInventoryProfiles),

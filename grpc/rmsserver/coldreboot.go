@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -81,6 +82,11 @@ func (m *rackManager) ExecuteColdReboot(ctx context.Context, req *rmspb.ExecuteC
 	if err != nil {
 		return refuseAll(nodes, nodeErrs, err), nil
 	}
+	if m.deps.Racks != nil {
+		if registered, err := m.deps.Racks.RackNodes(plan.RackID); err == nil {
+			plan.LeaveOut(registered) // an unregistered rack has nothing left out
+		}
+	}
 	id := newJobID()
 	res := &messages.Reservation{HoldRack: true, Description: "Reserved by cold reboot job " + id}
 	res.Nodes = nodeRefs(ctx, nodes)
@@ -88,7 +94,7 @@ func (m *rackManager) ExecuteColdReboot(ctx context.Context, req *rmspb.ExecuteC
 		ID: id, Type: messages.TypeColdRebootSequence, RackID: plan.RackID,
 		NodeID: coldreboot.SentinelNode(plan.RackID), Description: "Rack reboot queued",
 	}
-	wf := plan.Workflow(coldreboot.Deps{Nodes: m.deps.Nodes})
+	wf := plan.Workflow(coldreboot.Deps{Nodes: m.deps.Nodes, DrainWindow: m.deps.DrainWindow})
 	rep, err := m.deps.Jobs.CreateReserved(ctx, spec, wf, res)
 	var refused *messages.RefusedError
 	switch {
@@ -98,13 +104,14 @@ func (m *rackManager) ExecuteColdReboot(ctx context.Context, req *rmspb.ExecuteC
 		m.cancelUnanswered(ctx, id, err)
 		return nil, engineError(err)
 	}
-	m.log.Info().Str("rack_id", plan.RackID).Str("job_id", id).Int("nodes", len(nodes)).Msg("cold reboot started")
+	m.log.Info().Str("rack_id", plan.RackID).Str("job_id", id).Int("nodes", len(nodes)).Int("left_out", len(plan.LeftOut)).
+		Msg("cold reboot started")
 	n := uint32(len(nodes))
 	return &rmspb.ExecuteColdRebootResponse{Response: &rmspb.NodeBatchResponse{
 		Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS,
 		JobId:  id,
 		Message: fmt.Sprintf("Cold reboot started for %d nodes. Use GetJobStatus with response.job_id to track per-stage progress.",
-			len(nodes)),
+			len(nodes)) + leftOutMessage(plan),
 		Stats: &rmspb.NodeOperationStats{TotalNodes: n, SuccessfulNodes: n},
 	}}, nil
 }
@@ -137,4 +144,20 @@ func conflictsByNode(nodes []hw.Node, conflicts []messages.RejectedTarget) []err
 		}
 	}
 	return out
+}
+
+// leftOutMessage names, for the reply, every registered node of the rack
+// the request did not list ("" when none): the shelves cut their power
+// too.
+func leftOutMessage(p coldreboot.Plan) string {
+	if len(p.LeftOut) == 0 {
+		return ""
+	}
+	ids := make([]string, len(p.LeftOut))
+	for i, n := range p.LeftOut {
+		ids[i] = n.ID
+	}
+	return fmt.Sprintf(" Left out: %d registered node(s) of rack %s are not in the request; the trays among them lose power"+
+		" with the shelves, and those On now are powered on again afterwards (result_json left_out says what was done with each): %s.",
+		len(ids), p.RackID, strings.Join(ids, ", "))
 }

@@ -51,6 +51,10 @@ type Deps struct {
 	// SwitchImageTiming tunes the waits of switch system image jobs (zero
 	// fields take upstream's defaults).
 	SwitchImageTiming switchimage.Timing
+	// DrainWindow is [workflows] drain_timeout_seconds: a cold reboot
+	// past shelves-off that a shutdown would cut short powers the shelves
+	// back on before it ends (0: only a hard stop ends such a run).
+	DrainWindow time.Duration
 	// SpdmTiming bounds SPDM evidence collection (zero fields take the
 	// defaults: a 15 min batch deadline).
 	SpdmTiming spdm.Timing

@@ -31,3 +31,10 @@ func classify(err error) messages.JobError {
 		return messages.ErrorOther
 	}
 }
+
+// gone reports whether a BMC probe found no power behind the address: the
+// probe timed out with nothing answering (redfish.ErrNoAnswer). A refused
+// connection is a reset sent by a powered network stack, and a DNS failure
+// is a resolver outage that says nothing about the tray: neither counts as
+// discharged, so the shelves stay off until the trays really are dark.
+func gone(err error) bool { return errors.Is(err, redfish.ErrNoAnswer) }

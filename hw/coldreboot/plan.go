@@ -14,6 +14,10 @@ type Plan struct {
 	Switches []hw.Node
 	Shelves  []hw.Node
 	Timing   Timing
+	// LeftOut are the registered nodes of the rack the request did not
+	// list (see LeaveOut): the runbook puts back on the trays among them
+	// that were On.
+	LeftOut []hw.Node
 }
 
 // Admission errors of Check.

@@ -15,13 +15,17 @@ import (
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/platform"
-	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/messages"
 )
 
 // Deps are what the runbook drives the rack with.
 type Deps struct {
 	Nodes *nodeops.Runner
+	// DrainWindow is rmsd's shutdown drain window ([workflows]
+	// drain_timeout_seconds). A run past shelves-off that a shutdown would
+	// cut short stops and restores the shelves RestoreTimeout before it
+	// ends; 0 means unknown (only a hard stop ends such a run).
+	DrainWindow time.Duration
 	// Now is the clock of the timeline (time.Now when nil).
 	Now func() time.Time
 }
@@ -57,15 +61,17 @@ func timelineStages() []timeline.Stage {
 
 // run is one execution of a plan.
 type run struct {
-	plan Plan
-	deps Deps
-	t    Timing
+	plan    Plan
+	deps    Deps
+	t       Timing
+	leftOut []*leftOutState
 }
 
-// shieldedFrom is the first stage that must not be abandoned half-way when
-// rmsd shuts down: from the moment the shelves go off, stopping would leave
-// the rack dark or half-powered. From there on the runbook runs on
-// messages.ShieldFromShutdown(ctx) and ends only on a hard stop.
+// shieldedFrom is the first stage that must not be abandoned half-way: from
+// the moment the shelves go off, stopping would leave the rack dark or
+// half-powered. From there on the runbook runs on a guard (see guard.go):
+// a shutdown lets it finish, and whatever stops it earlier (a cancel, the
+// end of the drain window, a hard stop) has it restore the shelves first.
 const shieldedFrom = "power_off_shelves"
 
 // Workflow returns the runbook for p as a job workflow. The nodes it drives
@@ -76,41 +82,100 @@ func (p Plan) Workflow(deps Deps) messages.Workflow {
 		deps.Now = time.Now
 	}
 	return messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
-		r := &run{plan: p, deps: deps, t: p.Timing}
+		r := &run{plan: p, deps: deps, t: p.Timing, leftOut: newLeftOut(p.LeftOut)}
 		r.execute(ctx, job)
 	})
 }
 
 func (r *run) execute(ctx context.Context, job messages.Reporter) {
 	tl := timeline.New(r.deps.Now, timelineStages())
+	stageCtx := ctx
+	var g *guard
+	defer func() {
+		if g != nil {
+			g.stop()
+		}
+	}()
 	for i, s := range stages {
 		if s.name == shieldedFrom {
-			ctx = messages.ShieldFromShutdown(ctx)
+			if ctx.Err() != nil { // stopped before the shelves go off: nothing to restore
+				job.Progress(fmt.Sprintf("Rack reboot step %s: %s", s.step, s.message))
+				tl.Begin(i, s.message)
+				r.cancelled(ctx, job, tl, i, nil)
+				return
+			}
+			g = newGuard(ctx, r.deps.DrainWindow, r.t.restoreTimeout())
+			stageCtx = g.ctx
 		}
 		job.Progress(fmt.Sprintf("Rack reboot step %s: %s", s.step, s.message))
 		tl.Begin(i, s.message)
-		details, err := s.run(r, ctx)
+		details, err := s.run(r, stageCtx)
 		if err == nil {
 			tl.End(i, timeline.Completed, s.message+": done", details)
 			continue
 		}
-		if ctx.Err() != nil {
-			msg := fmt.Sprintf("cold reboot cancelled during %s", s.name)
-			if errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
-				msg += ": rmsd is shutting down"
-			}
-			tl.End(i, timeline.Failed, msg, details)
-			_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Rack reboot cancelled at step " + s.step,
-				Message: msg, ResultJSON: result(tl, r.plan.RackID, "cancelled", msg)})
-			return
+		switch {
+		case g != nil && stageCtx.Err() != nil:
+			r.stopped(ctx, job, tl, i, details, context.Cause(stageCtx))
+		case stageCtx.Err() != nil:
+			r.cancelled(ctx, job, tl, i, details)
+		default:
+			r.failed(ctx, job, tl, i, details, err, g != nil && shelvesMayBeOff(s.name))
 		}
-		msg := fmt.Sprintf("cold reboot stage %s failed: %v", s.name, err)
-		tl.End(i, timeline.Failed, err.Error(), details)
-		_ = job.Fail(messages.Failure{Code: classify(err), Description: "Rack reboot failed at step " + s.step + ": " + s.message,
-			Message: msg, ResultJSON: result(tl, r.plan.RackID, "failed", msg)})
 		return
 	}
-	_ = job.Complete("Cold reboot completed", result(tl, r.plan.RackID, "completed", ""))
+	_ = job.Complete("Cold reboot completed", r.result(tl, report{Status: "completed"}))
+}
+
+// cancelled records a run stopped before the shelves went off.
+func (r *run) cancelled(ctx context.Context, job messages.Reporter, tl *timeline.Timeline, i int, details map[string]string) {
+	s := stages[i]
+	msg := fmt.Sprintf("cold reboot cancelled during %s", s.name)
+	if errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
+		msg += ": rmsd is shutting down"
+	}
+	tl.End(i, timeline.Failed, msg, details)
+	_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: "Rack reboot cancelled at step " + s.step,
+		Message: msg, ResultJSON: r.result(tl, report{Status: "cancelled", ErrorMessage: msg})})
+}
+
+// stopped records a run stopped past shelves-off (cancelled, or rmsd
+// shutting down) after the restore step has powered the shelves back on.
+func (r *run) stopped(ctx context.Context, job messages.Reporter, tl *timeline.Timeline, i int, details map[string]string, cause error) {
+	s := stages[i]
+	restored := r.restore(ctx)
+	status, msg, desc := "cancelled", fmt.Sprintf("cold reboot cancelled at stage %q: %s", s.name, restored),
+		"Rack reboot cancelled at step "+s.step+": "+restored
+	if shutdown(cause) || errors.Is(context.Cause(ctx), messages.ErrShuttingDown) {
+		status, msg, desc = "interrupted", fmt.Sprintf("interrupted by shutdown of rmsd at stage %q: %s", s.name, restored),
+			"Rack reboot interrupted at step "+s.step+" by shutdown of rmsd: "+restored
+	}
+	tl.End(i, timeline.Failed, msg, details)
+	_ = job.Fail(messages.Failure{Code: messages.ErrorOther, Description: desc, Message: msg,
+		ResultJSON: r.result(tl, report{Status: status, ErrorMessage: msg, Restore: restored})})
+}
+
+// failed records a stage that failed; when the shelves may be off, the
+// restore step powers them back on first.
+func (r *run) failed(ctx context.Context, job messages.Reporter, tl *timeline.Timeline, i int, details map[string]string, err error, restore bool) {
+	s := stages[i]
+	msg := fmt.Sprintf("cold reboot stage %s failed: %v", s.name, err)
+	desc := "Rack reboot failed at step " + s.step + ": " + s.message
+	rep := report{Status: "failed"}
+	if restore {
+		rep.Restore = r.restore(ctx)
+		msg += "; " + rep.Restore
+		desc += "; " + rep.Restore
+	}
+	rep.ErrorMessage = msg
+	tl.End(i, timeline.Failed, err.Error(), details)
+	_ = job.Fail(messages.Failure{Code: classify(err), Description: desc, Message: msg, ResultJSON: r.result(tl, rep)})
+}
+
+// shelvesMayBeOff reports whether a stage that failed may have left the
+// shelves off.
+func shelvesMayBeOff(stage string) bool {
+	return stage == "power_off_shelves" || stage == "verify_discharged" || stage == "power_on_shelves"
 }
 
 // each runs op on nodes and returns the failures by node id.
@@ -145,16 +210,25 @@ func (r *run) shutdownCompute(ctx context.Context) (map[string]string, error) {
 	return nil, firstFailure("graceful shutdown", r.each(ctx, r.plan.Compute, setPower(platform.PowerGracefulShutdown)))
 }
 
+// shelvesOff records the power state of the left-out trays, then switches
+// every listed shelf off.
 func (r *run) shelvesOff(ctx context.Context) (map[string]string, error) {
-	return nil, firstFailure("power shelf off", r.each(ctx, r.plan.Shelves, setPower(platform.PowerOff)))
+	details := r.recordLeftOut(ctx)
+	return details, firstFailure("power shelf off", r.each(ctx, r.plan.Shelves, setPower(platform.PowerOff)))
 }
 
 func (r *run) shelvesOn(ctx context.Context) (map[string]string, error) {
 	return nil, firstFailure("power shelf on", r.each(ctx, r.plan.Shelves, setPower(platform.PowerOn)))
 }
 
+// computeOn powers on the listed compute trays and the left-out trays that
+// were On before the shelves went off.
 func (r *run) computeOn(ctx context.Context) (map[string]string, error) {
-	return nil, firstFailure("compute power on", r.each(ctx, r.plan.Compute, setPower(platform.PowerOn)))
+	failed := r.each(ctx, r.plan.Compute, setPower(platform.PowerOn))
+	for id, err := range r.restoreLeftOut(ctx) {
+		failed[id] = err
+	}
+	return nil, firstFailure("power on", failed)
 }
 
 func (r *run) waitBoot(ctx context.Context) (map[string]string, error) {
@@ -186,10 +260,11 @@ func (r *run) verifyComputeDown(ctx context.Context) (map[string]string, error) 
 		})
 }
 
-// verifyDischarged waits until no compute or switch BMC can be reached:
-// the trays have lost standby power. Only a BMC nothing answers for is
-// gone; one that answers anything (even 401, or a broken TLS handshake) is
-// still powered.
+// verifyDischarged waits until no compute or switch BMC answers: the trays
+// have lost standby power. Only a BMC nothing answers for is gone (see
+// gone); one that answers anything (a refusal, 401, a broken TLS
+// handshake) is still powered, and one whose name does not resolve is
+// unknown, so still pending.
 func (r *run) verifyDischarged(ctx context.Context) (map[string]string, error) {
 	trays := append(append([]hw.Node(nil), r.plan.Compute...), r.plan.Switches...)
 	return r.poll(ctx, "BMCs still reachable", r.t.DischargeFloor, r.t.DischargePollMax,
@@ -211,9 +286,6 @@ func (r *run) verifyDischarged(ctx context.Context) (map[string]string, error) {
 		})
 }
 
-// gone reports whether a BMC probe found nothing there.
-func gone(err error) bool { return errors.Is(err, redfish.ErrUnreachable) }
-
 // stillThere names a node whose BMC is still there, with what it answered
 // when that was not a success.
 func stillThere(id string, err error) string {
@@ -224,9 +296,11 @@ func stillThere(id string, err error) string {
 }
 
 // verifyBMCUp waits until every shelf reads On and every compute and switch
-// BMC answers with a power state, all read in one batch per poll.
+// BMC (the left-out trays that were On included) answers with a power
+// state, all read in one batch per poll.
 func (r *run) verifyBMCUp(ctx context.Context) (map[string]string, error) {
 	nodes := append(append(append([]hw.Node(nil), r.plan.Shelves...), r.plan.Compute...), r.plan.Switches...)
+	nodes = append(nodes, r.leftOutOnNodes()...)
 	return r.poll(ctx, "not back", r.t.BMCUpFloor, r.t.BMCUpPollMax,
 		func(ctx context.Context) ([]string, error) {
 			var pending []string

@@ -94,7 +94,14 @@ func fastTiming() Timing {
 
 func startRack(t *testing.T) *rack {
 	t.Helper()
-	fleet, err := sim.Start(context.Background(), sim.Options{TimeScale: 0.001, Network: 109})
+	return startRackWith(t, sim.Timing{})
+}
+
+// startRackWith starts the simulated rack with timing (zero fields take the
+// simulator's defaults) at the same time scale.
+func startRackWith(t *testing.T, timing sim.Timing) *rack {
+	t.Helper()
+	fleet, err := sim.Start(context.Background(), sim.Options{TimeScale: 0.001, Network: 109, Timing: timing})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,6 +158,7 @@ func (r *rack) run(t *testing.T, ctx context.Context) *reporter {
 type resultDoc struct {
 	Status       string `json:"status"`
 	RackID       string `json:"rack_id"`
+	Restore      string `json:"restore"`
 	CurrentStage string `json:"current_stage"`
 	Stages       []struct {
 		Name, Status, Message string
@@ -255,9 +263,15 @@ func TestRunbookReportsCancellation(t *testing.T) {
 	}
 	cancel()
 	<-exited
+	// Past shelves-off a cancel does not leave the rack dark: the shelves
+	// are powered back on first, and the record says so.
 	o := rep.outcome
-	if o.State != messages.StateFailed || o.Message != "cold reboot cancelled during verify_discharged" || decode(t, o.ResultJSON).Status != "cancelled" {
+	if o.State != messages.StateFailed || o.Message != `cold reboot cancelled at stage "verify_discharged": shelves restored` ||
+		decode(t, o.ResultJSON).Status != "cancelled" || decode(t, o.ResultJSON).Restore != "shelves restored" {
 		t.Fatalf("outcome = %+v", o)
+	}
+	if !r.fleet.Racks()[0].Fed() {
+		t.Fatal("the shelves are still off after the cancelled run")
 	}
 }
 
@@ -334,7 +348,7 @@ func TestRunbookFailsWhenNVOSNeverAnswers(t *testing.T) {
 	}
 }
 
-func TestOnlyAnUnreachableBMCCountsAsDischarged(t *testing.T) {
+func TestOnlyABMCThatNothingAnswersCountsAsDischarged(t *testing.T) {
 	pool := redfish.NewPool(redfish.Options{RequestTimeout: 2 * time.Second, ConnectTimeout: time.Second, ProbeTimeout: 2 * time.Second})
 	defer pool.Close()
 	probe := func(ep hw.Endpoint) error {
@@ -346,15 +360,47 @@ func TestOnlyAnUnreachableBMCCountsAsDischarged(t *testing.T) {
 	}
 	creds := hw.UserPass("admin", "secret")
 
-	// Nothing listens: gone.
+	// A listener that takes the connection and never says a word, like
+	// an address with no powered BMC behind it: gone.
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			held <- c
+		}
+	}()
+	defer func() {
+		silent.Close()
+		for len(held) > 0 {
+			(<-held).Close()
+		}
+	}()
+	if err := probe(hw.Endpoint{IP: "127.0.0.1", Port: silent.Addr().(*net.TCPAddr).Port, Credentials: creds}); !gone(err) {
+		t.Fatalf("silent listener: %v does not count as gone", err)
+	}
+
+	// Nothing listens, so the connection is refused: a reset is an
+	// answer from a powered network stack, not discharge.
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := closed.Addr().(*net.TCPAddr)
 	closed.Close()
-	if err := probe(hw.Endpoint{IP: "127.0.0.1", Port: addr.Port, Credentials: creds}); !gone(err) {
-		t.Fatalf("closed port: %v counts as still there", err)
+	if err := probe(hw.Endpoint{IP: "127.0.0.1", Port: addr.Port, Credentials: creds}); err == nil || gone(err) {
+		t.Fatalf("refused connection: %v counts as gone", err)
+	}
+
+	// A name that does not resolve is a resolver failure, not discharge.
+	if err := probe(hw.Endpoint{IP: "bmc.rack-001.invalid", Port: 443, Credentials: creds}); err == nil || gone(err) {
+		t.Fatalf("DNS failure: %v counts as gone", err)
 	}
 
 	// A BMC that refuses the credentials is there.
@@ -371,6 +417,16 @@ func TestOnlyAnUnreachableBMCCountsAsDischarged(t *testing.T) {
 	defer plain.Close()
 	if err := probe(endpointOf(t, plain.URL, creds)); err == nil || gone(err) {
 		t.Fatalf("TLS failure: %v counts as gone", err)
+	}
+
+	// A BMC that completes the handshake and then never replies is
+	// powered: slow, not gone.
+	stuck := make(chan struct{})
+	hung := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-stuck }))
+	defer hung.Close()
+	defer close(stuck)
+	if err := probe(endpointOf(t, hung.URL, creds)); err == nil || gone(err) {
+		t.Fatalf("hung reply after the handshake: %v counts as gone", err)
 	}
 }
 
@@ -445,6 +501,7 @@ func TestShutdownBeforeTheShelvesGoOffCancelsTheRun(t *testing.T) {
 
 func TestShutdownAfterTheShelvesGoOffLetsTheRunFinish(t *testing.T) {
 	r := startRack(t)
+	r.deps.DrainWindow = time.Hour // far more than the run needs
 	o := r.runUntilShutdown(t, "Rack reboot step 2-3").outcome
 	if o.State != messages.StateCompleted || o.Description != "Cold reboot completed" {
 		t.Fatalf("a shutdown stranded the rack half-way: %+v", o)

@@ -6,17 +6,36 @@ import (
 	"github.com/rmsd/rmsd/hw/timeline"
 )
 
-// result renders the result_json document of a finished run: its status,
-// rack and error, then the timeline, stages never reached marked skipped.
-func result(tl *timeline.Timeline, rackID, status, errorMessage string) string {
+// report is what result_json says besides the timeline.
+type report struct {
+	Status       string `json:"status"`
+	RackID       string `json:"rack_id"`
+	ErrorMessage string `json:"error_message,omitempty"`
+	// Restore is what the restore step did, when it ran: "shelves
+	// restored" or "could not restore shelves: <reason>".
+	Restore string `json:"restore,omitempty"`
+	// LeftOut names every registered node of the rack the request did not
+	// list, with what the run did with it.
+	LeftOut []LeftOut `json:"left_out,omitempty"`
+}
+
+// result renders result_json for rep, naming the plan's rack and its
+// left-out nodes.
+func (r *run) result(tl *timeline.Timeline, rep report) string {
+	rep.RackID = r.plan.RackID
+	rep.LeftOut = r.leftOutReport()
+	return result(tl, rep)
+}
+
+// result renders the result_json document of a finished run: rep, then
+// the timeline, stages never reached marked skipped.
+func result(tl *timeline.Timeline, rep report) string {
 	b, err := json.Marshal(struct {
-		Status       string `json:"status"`
-		RackID       string `json:"rack_id"`
-		ErrorMessage string `json:"error_message,omitempty"`
+		report
 		timeline.Summary
-	}{status, rackID, errorMessage, tl.Close()})
+	}{rep, tl.Close()})
 	if err != nil { // unreachable: plain strings and numbers
-		return `{"status":"` + status + `"}`
+		return `{"status":"` + rep.Status + `"}`
 	}
 	return string(b)
 }

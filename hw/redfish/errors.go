@@ -24,9 +24,10 @@ var (
 	// ErrServer means any other 5xx answer.
 	ErrServer = errors.New("redfish: server error")
 	// ErrUnreachable means the BMC could not be connected to (refused,
-	// no route, DNS failure, no answer to the connection attempt): nothing
-	// is there. A BMC that answers wrongly (401, a TLS failure, a slow
-	// reply) is reachable.
+	// no route, DNS failure, no answer to the connection attempt). A BMC
+	// that answers wrongly (401, a TLS failure, a slow reply) is reachable.
+	// Only ErrNoAnswer (a probe nothing answered) says no powered BMC is
+	// there: a refusal comes from a powered network stack.
 	ErrUnreachable = errors.New("redfish: unreachable")
 	// ErrTransport means the connection failed after it was made (reset,
 	// TLS failure, truncated answer).

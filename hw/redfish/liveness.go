@@ -32,12 +32,15 @@ func (c *Client) AuxPowerCycle(ctx context.Context) error {
 	return fmt.Errorf("aux power cycle: no chassis advertises #NvidiaChassis.AuxPowerReset: %w", ErrActionUnavailable)
 }
 
-// Alive probes GET /redfish/v1 once within ProbeTimeout.
+// Alive probes GET /redfish/v1 once within ProbeTimeout. When nothing at
+// the BMC's address answered before the probe timed out, the error matches
+// ErrNoAnswer (and ErrTimeout).
 func (c *Client) Alive(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, c.pool.opts.ProbeTimeout)
 	defer cancel()
-	_, err := c.ServiceRoot(ctx)
-	return err
+	var t answerTrace
+	_, err := c.ServiceRoot(t.with(ctx))
+	return t.classify(err)
 }
 
 // poll calls probe now and then every LivenessInterval until it reports

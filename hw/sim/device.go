@@ -61,7 +61,8 @@ type Device struct {
 	srv     *http.Server
 	ln      net.Listener
 	up      bool
-	held    bool // SetUnreachable(true): stays down until released
+	quiet   *silence // a dark tray's silent listener (see dark.go)
+	held    bool     // SetUnreachable(true): stays down until released
 	timers  map[*time.Timer]struct{}
 	latency time.Duration
 	failN   int  // next N tasks end in Exception
@@ -119,6 +120,7 @@ func (d *Device) startLocked() error {
 	if d.up {
 		return nil
 	}
+	d.unsilenceLocked()
 	addr := net.JoinHostPort(d.ip, strconv.Itoa(d.port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -252,6 +254,7 @@ func (d *Device) close() {
 		delete(d.timers, t)
 	}
 	d.stopLocked()
+	d.unsilenceLocked()
 	host := d.host
 	d.mu.Unlock()
 	d.wg.Wait()

@@ -11,7 +11,8 @@ import (
 // A rack's power shelves feed its compute and switch trays. While at least
 // one shelf has a PSU switched on the bus is live. When the last shelf goes
 // off the trays ride on their hold-up capacitance for Timing.Discharge and
-// then go dark: BMCs stop listening, NVOS hosts go down, systems are Off and
+// then go dark: BMCs stop answering (a connection gets neither a reply nor
+// a refusal: see dark.go), NVOS hosts go down, systems are Off and
 // unfinished firmware tasks end in Exception. If a shelf comes back before
 // the discharge is over nothing happens to the trays. When a shelf comes
 // back after it, every tray cold-boots: its BMC is unreachable for
@@ -120,6 +121,7 @@ func (d *Device) darkLocked() {
 	d.epoch++ // pending reboots and boots are void
 	d.bootUntil = time.Time{}
 	d.stopLocked()
+	d.silenceLocked() // no power: nothing answers, not even a refusal
 	d.state.power, d.state.powerTarget = stateOff, ""
 	for _, t := range d.state.tasks {
 		if !t.settled && now.Before(t.end) {
@@ -134,6 +136,7 @@ func (d *Device) darkLocked() {
 
 // coldBootLocked powers a dark tray up again. Caller holds d.mu.
 func (d *Device) coldBootLocked(now time.Time) {
+	d.unsilenceLocked() // a booting BMC's network stack refuses until it serves
 	d.powered = true
 	d.epoch++
 	d.boots++
