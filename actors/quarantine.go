@@ -191,7 +191,7 @@ func (r *registry) checkQuarantine(id string) {
 	}
 	rec.ret.quarantined = true
 	r.core.log.Error().Str("job_id", id).Str("rack_id", rec.snap.RackID).Str("node_id", rec.snap.NodeID).
-		Strs("held", r.heldBy(rec)).Dur("after", r.core.quarantineAfter).
+		Strs("held", r.heldBy(rec)).Dur("after_ms", r.core.quarantineAfter).
 		Msg("job quarantined: its workflow has not returned since it was cancelled; its nodes stay held until it does or an operator releases them")
 }
 
