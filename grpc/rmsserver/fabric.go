@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
@@ -20,9 +19,6 @@ import (
 // malformed id or node type is a gRPC INVALID_ARGUMENT; every other refusal
 // (no node, a node that is not a switch or has no host endpoint, a bad
 // topology, a busy switch) and every switch failure is in-band.
-
-// maxTopology bounds a topology name.
-const maxTopology = 128
 
 // fabricStatusFiles are the static config files GetScaleUpFabricStatus
 // reads whole.
@@ -114,22 +110,6 @@ func (m *rackManager) onFabricSwitch(ctx context.Context, operation string, n hw
 	}))
 }
 
-// topologyProblem checks a requested topology name.
-func topologyProblem(t string) string {
-	switch {
-	case strings.TrimSpace(t) == "":
-		return "topology_type is required"
-	case len(t) > maxTopology:
-		return fmt.Sprintf("topology_type is %d bytes long; at most %d", len(t), maxTopology)
-	}
-	for _, r := range t {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
-			return "topology_type may only hold letters, digits, '_', '-' and '.'"
-		}
-	}
-	return ""
-}
-
 // ConfigureScaleUpFabricManager brings the scale-up fabric manager up on
 // one switch: cluster enabled, external gRPC access to NMX-C enabled, the
 // controller running, NMX-C Hello, and the topology set (fm_config
@@ -145,7 +125,7 @@ func (m *rackManager) ConfigureScaleUpFabricManager(ctx context.Context, req *rm
 		return nil, err
 	}
 	if refusal == "" {
-		refusal = topologyProblem(req.GetTopologyType())
+		refusal = topologyProblem("topology_type", req.GetTopologyType())
 	}
 	if refusal != "" {
 		resp.Message = clip(refusal, maxMessage)
