@@ -323,7 +323,7 @@ func (m *rackManager) BatchGetScaleUpFabricServiceStatus(ctx context.Context, re
 		return nil, err
 	}
 	if refusal != "" {
-		return resp, nil
+		return nil, invalidWithoutMessage(refusal)
 	}
 	ids := map[string]int{}
 	for _, n := range nodes {

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
 )
@@ -41,6 +44,12 @@ func nameProblem(field, t string) string {
 		}
 	}
 	return ""
+}
+
+// invalidWithoutMessage is the INVALID_ARGUMENT that answers a refused
+// request whose reply has no message field to say why.
+func invalidWithoutMessage(refusal string) error {
+	return status.Error(codes.InvalidArgument, refusal)
 }
 
 // staticConfigProblem checks the v2 request's extra static config entries

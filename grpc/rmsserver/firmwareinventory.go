@@ -103,6 +103,9 @@ func (m *rackManager) GetNodeFirmwareInventory(ctx context.Context, req *rmspb.G
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
 		return nil, err
 	}
+	if err := requireIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
+		return nil, err
+	}
 	if m.deps.Racks == nil || m.deps.Nodes == nil {
 		return nil, errUnavailable("firmware inventory")
 	}
@@ -148,6 +151,9 @@ func (m *rackManager) BatchGetFirmwareInventory(ctx context.Context, req *rmspb.
 // message, so the failures are logged.
 func (m *rackManager) GetRackFirmwareInventory(ctx context.Context, req *rmspb.GetRackFirmwareInventoryRequest) (*rmspb.GetRackFirmwareInventoryResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}); err != nil {
+		return nil, err
+	}
+	if err := requireIDs(idField{"rack_id", req.GetRackId()}); err != nil {
 		return nil, err
 	}
 	if m.deps.Racks == nil || m.deps.Nodes == nil {

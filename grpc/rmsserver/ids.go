@@ -2,6 +2,7 @@ package rmsserver
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
@@ -28,6 +29,18 @@ func checkIDs(ids ...idField) error {
 	for _, x := range ids {
 		if err := checkID(x.field, x.value); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// requireIDs refuses, with INVALID_ARGUMENT naming the field, a request
+// whose reply has no message field and that lacks one of ids: an in-band
+// FAILURE there could not say why.
+func requireIDs(ids ...idField) error {
+	for _, x := range ids {
+		if strings.TrimSpace(x.value) == "" {
+			return status.Errorf(codes.InvalidArgument, "%s is required", x.field)
 		}
 	}
 	return nil
