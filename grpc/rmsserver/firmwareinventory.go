@@ -115,12 +115,12 @@ func (m *rackManager) GetNodeFirmwareInventory(ctx context.Context, req *rmspb.G
 		err = requireInventoryEndpoint(n)
 	}
 	if err != nil {
-		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(err).Msg("GetNodeFirmwareInventory refused")
+		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(loggedErr(err)).Msg("GetNodeFirmwareInventory refused")
 		return fail, nil
 	}
 	lists := make([][]*rmspb.FirmwareInventoryInfo, 1)
 	if err := m.deps.Nodes.One(ctx, n, readFirmwareInventory(lists)); err != nil {
-		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(err).Msg("GetNodeFirmwareInventory failed")
+		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(loggedErr(err)).Msg("GetNodeFirmwareInventory failed")
 		return fail, nil
 	}
 	return &rmspb.GetNodeFirmwareInventoryResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, FirmwareList: lists[0]}, nil
@@ -161,7 +161,7 @@ func (m *rackManager) GetRackFirmwareInventory(ctx context.Context, req *rmspb.G
 	}
 	nodes, err := m.deps.Racks.RackNodes(req.GetRackId())
 	if err != nil {
-		m.log.Info().Str("rack_id", req.GetRackId()).Err(err).Msg("GetRackFirmwareInventory refused")
+		m.log.Info().Str("rack_id", req.GetRackId()).Err(loggedErr(err)).Msg("GetRackFirmwareInventory refused")
 		return &rmspb.GetRackFirmwareInventoryResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE}, nil
 	}
 	inv, results := m.firmwareInventories(ctx, nodes)
