@@ -31,7 +31,8 @@ const (
 
 // OpenSQLite opens the SQLite database at path, creating the file when it
 // is missing (its directory must exist), switches it to WAL mode, applies
-// the migrations and returns the store. MemoryPath opens a private
+// the migrations and returns the store. The file and its -wal and -shm
+// files are private to rmsd's user (mode 0600, see makePrivate). MemoryPath opens a private
 // in-memory database instead.
 func OpenSQLite(ctx context.Context, path string, o Options) (*Store, error) {
 	if path == "" {
@@ -57,6 +58,9 @@ func OpenSQLite(ctx context.Context, path string, o Options) (*Store, error) {
 	if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("sqlstore: open SQLite %s: directory %s does not exist", path, filepath.Dir(abs))
 	}
+	if err := createPrivate(abs); err != nil {
+		return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
+	}
 	name := "file:" + escapeURIPath(abs)
 	write, err := openSQLitePool(ctx, name, append(sqliteParams(false), "_txlock=immediate"), 1)
 	if err != nil {
@@ -75,6 +79,10 @@ func OpenSQLite(ctx context.Context, path string, o Options) (*Store, error) {
 	// schema.
 	s, err := newStore(ctx, write, write, &sqliteDialect, o, "path="+abs)
 	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
+	}
+	if err := makePrivate(abs); err != nil {
+		_ = s.Close()
 		return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
 	}
 	read, err := openSQLitePool(ctx, name, sqliteParams(true), sqliteReaders)
