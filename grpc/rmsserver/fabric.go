@@ -18,7 +18,9 @@ import (
 // the call, so no job runs on it meanwhile; the reads take no lease. A
 // malformed id or node type is a gRPC INVALID_ARGUMENT; every other refusal
 // (no node, a node that is not a switch or has no host endpoint, a bad
-// topology, a busy switch) and every switch failure is in-band.
+// topology, a busy switch) and every switch failure is in-band, except
+// where the reply has no message to carry it (no node given to
+// BatchGetScaleUpFabricServiceStatus is INVALID_ARGUMENT).
 
 // fabricStatusFiles are the static config files GetScaleUpFabricStatus
 // reads whole.
@@ -315,6 +317,7 @@ type serviceStatusJSON struct {
 // status of every caller-supplied switch. The top-level status is about the
 // call; each switch's health, or why it could not be read, is in its map
 // entry. The map is keyed by node_id: a node_id given twice is refused.
+// No node at all is INVALID_ARGUMENT: the reply has no message field.
 func (m *rackManager) BatchGetScaleUpFabricServiceStatus(ctx context.Context, req *rmspb.BatchGetScaleUpFabricServiceStatusRequest) (*rmspb.BatchGetScaleUpFabricServiceStatusResponse, error) {
 	resp := &rmspb.BatchGetScaleUpFabricServiceStatusResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE,
 		ServiceStatuses: map[string]*rmspb.ScaleUpFabricServiceStatusEntry{}, Stats: &rmspb.NodeOperationStats{}}
