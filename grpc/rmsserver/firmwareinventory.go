@@ -98,7 +98,8 @@ func (m *rackManager) firmwareInventories(ctx context.Context, nodes []hw.Node) 
 
 // GetNodeFirmwareInventory reads the installed firmware of a registered
 // node. The reply has no message (upstream's shape): an unknown rack or
-// node, or a read that failed, is FAILURE with an empty list, and logged.
+// node, or a read that failed, is FAILURE with an empty list, and logged;
+// a missing rack_id or node_id is INVALID_ARGUMENT, which says which.
 func (m *rackManager) GetNodeFirmwareInventory(ctx context.Context, req *rmspb.GetNodeFirmwareInventoryRequest) (*rmspb.GetNodeFirmwareInventoryResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
 		return nil, err
@@ -148,7 +149,8 @@ func (m *rackManager) BatchGetFirmwareInventory(ctx context.Context, req *rmspb.
 // node of a rack. As upstream, an unknown rack is FAILURE with no nodes, a
 // rack without nodes is SUCCESS, and a node that fails makes the reply
 // FAILURE while the nodes that answered are still listed; the reply has no
-// message, so the failures are logged.
+// message, so the failures are logged, and a missing rack_id is
+// INVALID_ARGUMENT.
 func (m *rackManager) GetRackFirmwareInventory(ctx context.Context, req *rmspb.GetRackFirmwareInventoryRequest) (*rmspb.GetRackFirmwareInventoryResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}); err != nil {
 		return nil, err
