@@ -198,6 +198,11 @@ type Workflows struct {
 	// MaxArtifactBytes bounds every firmware artifact downloaded for a
 	// firmware object, checked while it streams (rmsd's own key).
 	MaxArtifactBytes int64 `koanf:"max_artifact_bytes"`
+	// AllowInsecureArtifactToken lets a firmware access token go to an
+	// artifactory or jfrog location over plain http, logging a warning
+	// each time; without it such a download fails and the token is never
+	// sent (rmsd's own key).
+	AllowInsecureArtifactToken bool `koanf:"allow_insecure_artifact_token"`
 	// ExpectedInventoryProfiles maps a profile name (a node's
 	// inventory_profile attribute) to what its firmware inventory must
 	// list before a firmware job touches it: an array of AP names, or a

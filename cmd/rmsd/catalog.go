@@ -33,7 +33,8 @@ type firmwareCatalog struct {
 func openCatalog(ctx context.Context, w config.Workflows, st store.Store, log logging.Logger) (*firmwareCatalog, error) {
 	ctx, cancel := context.WithTimeout(ctx, catalogOpenTimeout)
 	defer cancel()
-	dl := download.New(download.Options{SourceRoot: w.FirmwareDir, MaxArtifactBytes: w.MaxArtifactBytes, Logger: log.Component("download")})
+	dl := download.New(download.Options{SourceRoot: w.FirmwareDir, MaxArtifactBytes: w.MaxArtifactBytes,
+		AllowInsecureToken: w.AllowInsecureArtifactToken, Logger: log.Component("download")})
 	svc, err := catalog.Open(ctx, catalog.Options{Store: st, Downloader: dl, Dir: w.FirmwareDir, Logger: log.Component("catalog")})
 	if err != nil {
 		dl.Close()

@@ -85,7 +85,8 @@ func (cs *catalogServer) start() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dl := download.New(download.Options{SourceRoot: cs.dir, Logger: cs.logger("download")})
+	// The simulated artifact server is plain http: allow the token there.
+	dl := download.New(download.Options{SourceRoot: cs.dir, AllowInsecureToken: true, Logger: cs.logger("download")})
 	cs.svc, err = catalog.Open(ctx, catalog.Options{Store: cs.store, Downloader: dl, Dir: cs.dir, Logger: cs.logger("catalog")})
 	if err != nil {
 		t.Fatal(err)

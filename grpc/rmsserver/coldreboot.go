@@ -71,6 +71,9 @@ func (m *rackManager) ExecuteColdReboot(ctx context.Context, req *rmspb.ExecuteC
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return &rmspb.ExecuteColdRebootResponse{Response: noNodesResponse()}, nil
 	}
+	if err := checkDurations(req); err != nil {
+		return nil, err
+	}
 	nodes, err := nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err

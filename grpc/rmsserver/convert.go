@@ -52,10 +52,13 @@ func nodeFromProto(ni *rmspb.NodeInfo) (hw.Node, error) {
 }
 
 // nodesFromProto normalises every node of a set; the first invalid node
-// (an id over maxIDLength, an invalid type or descriptor) refuses the whole
-// request.
+// (an id checkIDs refuses, a port over 65535, an invalid type or
+// descriptor) refuses the whole request.
 func nodesFromProto(set *rmspb.NodeSet) ([]hw.Node, error) {
 	if err := checkNodeSetIDs(set); err != nil {
+		return nil, err
+	}
+	if err := checkNodeSetPorts(set); err != nil {
 		return nil, err
 	}
 	nodes := make([]hw.Node, 0, len(set.GetNodes()))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
@@ -19,10 +18,9 @@ import (
 // the call, so no job runs on it meanwhile; the reads take no lease. A
 // malformed id or node type is a gRPC INVALID_ARGUMENT; every other refusal
 // (no node, a node that is not a switch or has no host endpoint, a bad
-// topology, a busy switch) and every switch failure is in-band.
-
-// maxTopology bounds a topology name.
-const maxTopology = 128
+// topology, a busy switch) and every switch failure is in-band, except
+// where the reply has no message to carry it (no node given to
+// BatchGetScaleUpFabricServiceStatus is INVALID_ARGUMENT).
 
 // fabricStatusFiles are the static config files GetScaleUpFabricStatus
 // reads whole.
@@ -114,22 +112,6 @@ func (m *rackManager) onFabricSwitch(ctx context.Context, operation string, n hw
 	}))
 }
 
-// topologyProblem checks a requested topology name.
-func topologyProblem(t string) string {
-	switch {
-	case strings.TrimSpace(t) == "":
-		return "topology_type is required"
-	case len(t) > maxTopology:
-		return fmt.Sprintf("topology_type is %d bytes long; at most %d", len(t), maxTopology)
-	}
-	for _, r := range t {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
-			return "topology_type may only hold letters, digits, '_', '-' and '.'"
-		}
-	}
-	return ""
-}
-
 // ConfigureScaleUpFabricManager brings the scale-up fabric manager up on
 // one switch: cluster enabled, external gRPC access to NMX-C enabled, the
 // controller running, NMX-C Hello, and the topology set (fm_config
@@ -145,7 +127,7 @@ func (m *rackManager) ConfigureScaleUpFabricManager(ctx context.Context, req *rm
 		return nil, err
 	}
 	if refusal == "" {
-		refusal = topologyProblem(req.GetTopologyType())
+		refusal = topologyProblem("topology_type", req.GetTopologyType())
 	}
 	if refusal != "" {
 		resp.Message = clip(refusal, maxMessage)
@@ -160,7 +142,7 @@ func (m *rackManager) ConfigureScaleUpFabricManager(ctx context.Context, req *rm
 	})
 	if err != nil {
 		resp.Message = clip(fmt.Sprintf("Scale-up fabric manager configuration of %s failed: %v", n.ID, err), maxMessage)
-		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(err).Msg("ConfigureScaleUpFabricManager failed")
+		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(loggedErr(err)).Msg("ConfigureScaleUpFabricManager failed")
 		return resp, nil
 	}
 	resp.Status, resp.TopologyUsed = rmspb.ReturnCode_RETURN_CODE_SUCCESS, topology
@@ -335,6 +317,7 @@ type serviceStatusJSON struct {
 // status of every caller-supplied switch. The top-level status is about the
 // call; each switch's health, or why it could not be read, is in its map
 // entry. The map is keyed by node_id: a node_id given twice is refused.
+// No node at all is INVALID_ARGUMENT: the reply has no message field.
 func (m *rackManager) BatchGetScaleUpFabricServiceStatus(ctx context.Context, req *rmspb.BatchGetScaleUpFabricServiceStatusRequest) (*rmspb.BatchGetScaleUpFabricServiceStatusResponse, error) {
 	resp := &rmspb.BatchGetScaleUpFabricServiceStatusResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE,
 		ServiceStatuses: map[string]*rmspb.ScaleUpFabricServiceStatusEntry{}, Stats: &rmspb.NodeOperationStats{}}
@@ -343,7 +326,7 @@ func (m *rackManager) BatchGetScaleUpFabricServiceStatus(ctx context.Context, re
 		return nil, err
 	}
 	if refusal != "" {
-		return resp, nil
+		return nil, invalidWithoutMessage(refusal)
 	}
 	ids := map[string]int{}
 	for _, n := range nodes {

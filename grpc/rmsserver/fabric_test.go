@@ -291,8 +291,10 @@ func TestBatchGetScaleUpFabricServiceStatusKeepsHealthInTheMap(t *testing.T) {
 	if e := resp.GetServiceStatuses()[compute.ID]; !strings.Contains(e.GetErrorMessage(), "switch trays only") {
 		t.Fatalf("compute: %v", e)
 	}
+	// The reply has no message field: no nodes is INVALID_ARGUMENT, which
+	// says why.
 	resp, err = r.client.BatchGetScaleUpFabricServiceStatus(fabricCtx(t), &rmspb.BatchGetScaleUpFabricServiceStatusRequest{})
-	if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE {
+	if status.Code(err) != codes.InvalidArgument || status.Convert(err).Message() != noNodesMessage {
 		t.Fatalf("no nodes: %v, %v", resp, err)
 	}
 }

@@ -26,9 +26,9 @@ const fabricAttrPrefix = "fm_config:"
 // ConfigureScaleUpFabricManager starts the declarative scale-up fabric
 // reconcile of one rack as a job (hw/fabricsync; poll it with
 // GetJobStatus). A request the contract calls invalid (no nodes, an empty
-// topology, a duplicate static config, a non-switch node, an unknown
-// primary, bad secondary node IPs, an unsupported layout) is
-// INVALID_ARGUMENT before any job. Admission is one job-engine request,
+// or malformed topology, a malformed or duplicate static config, a
+// non-switch node, an unknown primary, bad secondary node IPs, an
+// unsupported layout) is INVALID_ARGUMENT before any job. Admission is one job-engine request,
 // all or nothing: the job on the rack's sentinel node and one reservation
 // child per switch; a reconcile (or any other job) already holding the
 // rack's sentinel or one of the switches is FAILED_PRECONDITION, naming
@@ -43,6 +43,9 @@ func (m *rackManagerV2) ConfigureScaleUpFabricManager(ctx context.Context, req *
 	}
 	if err := checkIDs(ids...); err != nil {
 		return nil, err
+	}
+	if p := fabricConfigProblem(req.GetConfig()); p != "" {
+		return nil, status.Error(codes.InvalidArgument, p)
 	}
 	nodes, err := nodesFromProto(req.GetNodes())
 	if err != nil {
@@ -114,6 +117,15 @@ func (m *rackManagerV2) ConfigureScaleUpFabricManager(ctx context.Context, req *
 	m.log.Info().Str("rack_id", plan.RackID()).Str("job_id", id).Int("switches", len(nodes)).Msg("scale-up fabric reconcile started")
 	resp.JobId = id
 	return resp, nil
+}
+
+// fabricConfigProblem checks the reconcile's config as v1 checks its
+// topology (topologyProblem), and its extra static configs.
+func fabricConfigProblem(cfg *rmspbv2.ScaleUpFabricConfig) string {
+	if p := topologyProblem("config.topology_type", cfg.GetTopologyType()); p != "" {
+		return p
+	}
+	return staticConfigProblem(cfg.GetExtraStaticConfigs())
 }
 
 // fabricOpener builds the reconcile's fabric clients: Deps.FabricSwitch

@@ -125,7 +125,7 @@ func (m *rackManager) ApplyStoredFirmwareObject(ctx context.Context, req *rmspb.
 // the record could be written: a failure is logged, not answered.
 func (m *rackManager) recordApply(ctx context.Context, r store.ApplyRecord) {
 	if err := m.deps.Catalog.RecordApply(context.WithoutCancel(ctx), r); err != nil {
-		m.log.Error().Str("object_id", r.ObjectID).Str("job_id", r.JobID).Err(err).Msg("firmware apply started but not recorded in the history")
+		m.log.Error().Str("object_id", r.ObjectID).Str("job_id", r.JobID).Err(loggedErr(err)).Msg("firmware apply started but not recorded in the history")
 	}
 }
 
@@ -173,7 +173,7 @@ func (m *rackManager) ApplyFirmwareObject(ctx context.Context, req *rmspb.ApplyF
 	case errors.Is(err, catalog.ErrInvalid), errors.Is(err, catalog.ErrClosed), ctx.Err() != nil:
 		return nil, catalogStatus(err)
 	case err != nil:
-		m.log.Warn().Str("object_id", man.ID).Err(err).Msg("ApplyFirmwareObject: download failed")
+		m.log.Warn().Str("object_id", man.ID).Err(loggedErr(err)).Msg("ApplyFirmwareObject: download failed")
 		return &rmspb.ApplyFirmwareObjectResponse{Response: failAll(b, fmt.Errorf("firmware not downloaded: %w", err)), ObjectId: man.ID}, nil
 	}
 	for i := range b.nodes {

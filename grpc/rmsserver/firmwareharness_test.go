@@ -86,7 +86,8 @@ func startFirmwareRackWith(t *testing.T, profiles map[string][]string, artOpts a
 		t.Fatal(err)
 	}
 	log := zerolog.New(f.logs).Level(zerolog.DebugLevel)
-	dl := download.New(download.Options{SourceRoot: f.dir, Logger: log})
+	// The simulated artifact server is plain http: allow the token there.
+	dl := download.New(download.Options{SourceRoot: f.dir, AllowInsecureToken: true, Logger: log})
 	f.catalog, err = catalog.Open(ctx, catalog.Options{Store: st, Downloader: dl, Dir: f.dir, Logger: log})
 	if err != nil {
 		t.Fatal(err)

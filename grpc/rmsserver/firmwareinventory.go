@@ -98,9 +98,13 @@ func (m *rackManager) firmwareInventories(ctx context.Context, nodes []hw.Node) 
 
 // GetNodeFirmwareInventory reads the installed firmware of a registered
 // node. The reply has no message (upstream's shape): an unknown rack or
-// node, or a read that failed, is FAILURE with an empty list, and logged.
+// node, or a read that failed, is FAILURE with an empty list, and logged;
+// a missing rack_id or node_id is INVALID_ARGUMENT, which says which.
 func (m *rackManager) GetNodeFirmwareInventory(ctx context.Context, req *rmspb.GetNodeFirmwareInventoryRequest) (*rmspb.GetNodeFirmwareInventoryResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
+		return nil, err
+	}
+	if err := requireIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
 		return nil, err
 	}
 	if m.deps.Racks == nil || m.deps.Nodes == nil {
@@ -112,12 +116,12 @@ func (m *rackManager) GetNodeFirmwareInventory(ctx context.Context, req *rmspb.G
 		err = requireInventoryEndpoint(n)
 	}
 	if err != nil {
-		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(err).Msg("GetNodeFirmwareInventory refused")
+		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(loggedErr(err)).Msg("GetNodeFirmwareInventory refused")
 		return fail, nil
 	}
 	lists := make([][]*rmspb.FirmwareInventoryInfo, 1)
 	if err := m.deps.Nodes.One(ctx, n, readFirmwareInventory(lists)); err != nil {
-		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(err).Msg("GetNodeFirmwareInventory failed")
+		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(loggedErr(err)).Msg("GetNodeFirmwareInventory failed")
 		return fail, nil
 	}
 	return &rmspb.GetNodeFirmwareInventoryResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, FirmwareList: lists[0]}, nil
@@ -145,9 +149,13 @@ func (m *rackManager) BatchGetFirmwareInventory(ctx context.Context, req *rmspb.
 // node of a rack. As upstream, an unknown rack is FAILURE with no nodes, a
 // rack without nodes is SUCCESS, and a node that fails makes the reply
 // FAILURE while the nodes that answered are still listed; the reply has no
-// message, so the failures are logged.
+// message, so the failures are logged, and a missing rack_id is
+// INVALID_ARGUMENT.
 func (m *rackManager) GetRackFirmwareInventory(ctx context.Context, req *rmspb.GetRackFirmwareInventoryRequest) (*rmspb.GetRackFirmwareInventoryResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}); err != nil {
+		return nil, err
+	}
+	if err := requireIDs(idField{"rack_id", req.GetRackId()}); err != nil {
 		return nil, err
 	}
 	if m.deps.Racks == nil || m.deps.Nodes == nil {
@@ -155,7 +163,7 @@ func (m *rackManager) GetRackFirmwareInventory(ctx context.Context, req *rmspb.G
 	}
 	nodes, err := m.deps.Racks.RackNodes(req.GetRackId())
 	if err != nil {
-		m.log.Info().Str("rack_id", req.GetRackId()).Err(err).Msg("GetRackFirmwareInventory refused")
+		m.log.Info().Str("rack_id", req.GetRackId()).Err(loggedErr(err)).Msg("GetRackFirmwareInventory refused")
 		return &rmspb.GetRackFirmwareInventoryResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE}, nil
 	}
 	inv, results := m.firmwareInventories(ctx, nodes)

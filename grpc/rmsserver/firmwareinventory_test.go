@@ -223,13 +223,25 @@ func TestGetNodeFirmwareInventory(t *testing.T) {
 		{RackId: compute.RackID, NodeId: "switch-bmc-only"},
 		{RackId: compute.RackID, NodeId: "ghost"},
 		{RackId: "no-such-rack", NodeId: compute.ID},
-		{RackId: compute.RackID},
-		{NodeId: compute.ID},
-		{},
 	} {
 		resp, err := s.client.GetNodeFirmwareInventory(rpcContext(t), req)
 		if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || len(resp.GetFirmwareList()) != 0 {
 			t.Errorf("GetNodeFirmwareInventory(%v) = %v, %v", req, resp, err)
+		}
+	}
+	// The reply has no message field: a missing id is INVALID_ARGUMENT,
+	// which says which.
+	for _, tc := range []struct {
+		req  *rmspb.GetNodeFirmwareInventoryRequest
+		want string
+	}{
+		{&rmspb.GetNodeFirmwareInventoryRequest{RackId: compute.RackID}, "node_id is required"},
+		{&rmspb.GetNodeFirmwareInventoryRequest{NodeId: compute.ID}, "rack_id is required"},
+		{&rmspb.GetNodeFirmwareInventoryRequest{}, "rack_id is required"},
+	} {
+		_, err := s.client.GetNodeFirmwareInventory(rpcContext(t), tc.req)
+		if status.Code(err) != codes.InvalidArgument || status.Convert(err).Message() != tc.want {
+			t.Errorf("GetNodeFirmwareInventory(%v) = %v, want INVALID_ARGUMENT %q", tc.req, err, tc.want)
 		}
 	}
 	if s.device(t, sw.ID).Requests() != bmcRequests || s.nvos(t, sw.ID).NVUERequests() != nvueRequests {
@@ -264,11 +276,14 @@ func TestGetRackFirmwareInventory(t *testing.T) {
 		delete(byID, n.ID)
 	}
 
-	for _, id := range []string{"no-such-rack", ""} {
-		none, err := s.client.GetRackFirmwareInventory(rpcContext(t), &rmspb.GetRackFirmwareInventoryRequest{RackId: id})
-		if err != nil || none.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || len(none.GetNodes()) != 0 {
-			t.Errorf("GetRackFirmwareInventory(%q) = %v, %v", id, none, err)
-		}
+	none, err := s.client.GetRackFirmwareInventory(rpcContext(t), &rmspb.GetRackFirmwareInventoryRequest{RackId: "no-such-rack"})
+	if err != nil || none.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || len(none.GetNodes()) != 0 {
+		t.Errorf("GetRackFirmwareInventory(no-such-rack) = %v, %v", none, err)
+	}
+	// The reply has no message field: no rack_id is INVALID_ARGUMENT.
+	if _, err := s.client.GetRackFirmwareInventory(rpcContext(t), &rmspb.GetRackFirmwareInventoryRequest{}); status.Code(err) != codes.InvalidArgument ||
+		status.Convert(err).Message() != "rack_id is required" {
+		t.Errorf("GetRackFirmwareInventory {} = %v, want INVALID_ARGUMENT", err)
 	}
 	emptied := s.ofKind(hw.KindCompute)[0]
 	emptied.RackID = "rack-emptied"

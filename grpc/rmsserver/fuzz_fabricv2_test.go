@@ -2,6 +2,7 @@ package rmsserver
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -34,6 +35,12 @@ func FuzzFabricReconcile(f *testing.F) {
 		&rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: switches, Config: cfg, Layout: full, ComputeNodes: compute},
 		&rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: switches, Config: &rmspbv2.ScaleUpFabricConfig{TopologyType: "t",
 			ExtraStaticConfigs: []*rmspb.ScaleUpFabricStaticConfig{{ConfigFileName: "a", Key: "b"}, {ConfigFileName: "a", Key: "b"}}}},
+		// What v1 refuses as a topology, and bad static configs.
+		&rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: switches, Config: &rmspbv2.ScaleUpFabricConfig{TopologyType: "$(reboot);`id`"}},
+		&rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: switches, Config: &rmspbv2.ScaleUpFabricConfig{TopologyType: "../../x"}},
+		&rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: switches, Config: &rmspbv2.ScaleUpFabricConfig{TopologyType: strings.Repeat("t", 129)}},
+		&rmspbv2.ConfigureScaleUpFabricManagerRequest{Nodes: switches, Config: &rmspbv2.ScaleUpFabricConfig{TopologyType: "t",
+			ExtraStaticConfigs: []*rmspb.ScaleUpFabricStaticConfig{{ConfigFileName: "../fm_config", Key: "K\n", Value: "1\n2"}}}},
 	} {
 		data, err := proto.Marshal(seed)
 		if err != nil {

@@ -122,7 +122,7 @@ func (m *rackManager) sealEmptyParent(ctx context.Context, id, operation string,
 	}
 	out := messages.Failed(messages.NewFailure(messages.ErrorInvalidArgument, clip(msg, maxMessage)))
 	if _, err := m.deps.Jobs.Seal(context.WithoutCancel(ctx), id, out); err != nil {
-		m.log.Error().Str("job_id", id).Str("operation", operation).Err(err).Msg("could not seal a batch parent without children")
+		m.log.Error().Str("job_id", id).Str("operation", operation).Err(loggedErr(err)).Msg("could not seal a batch parent without children")
 	}
 }
 

@@ -124,6 +124,9 @@ func (m *rackManager) GetFirmwareJobStatus(ctx context.Context, req *rmspb.GetFi
 		return nil, err
 	}
 	id := req.GetJobId()
+	if strings.TrimSpace(id) == "" {
+		return &rmspb.GetFirmwareJobStatusResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, JobId: id, ErrorMessage: "job_id is required"}, nil
+	}
 	s, err := m.lookupJob(ctx, id)
 	if err != nil {
 		return nil, err

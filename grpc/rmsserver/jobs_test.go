@@ -160,13 +160,13 @@ func TestGetJobStatusMapsFailedJob(t *testing.T) {
 
 func TestGetFirmwareJobStatusNotFoundIsInBandFailure(t *testing.T) {
 	f := newJobFixture(t)
-	for _, id := range []string{"missing", ""} {
+	for id, want := range map[string]string{"missing": "job missing not found", "": "job_id is required", " ": "job_id is required"} {
 		res, err := f.client.GetFirmwareJobStatus(rpcContext(t), &rmspb.GetFirmwareJobStatusRequest{JobId: id})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Status != rmspb.ReturnCode_RETURN_CODE_FAILURE || res.ErrorMessage != "job "+id+" not found" {
-			t.Fatalf("response %v", res)
+		if res.Status != rmspb.ReturnCode_RETURN_CODE_FAILURE || res.ErrorMessage != want {
+			t.Fatalf("response %v, want error_message %q", res, want)
 		}
 	}
 }

@@ -106,6 +106,9 @@ func (m *rackManager) GetPowerState(ctx context.Context, req *rmspb.GetPowerStat
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
 		return nil, err
 	}
+	if err := requireIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
+		return nil, err
+	}
 	if m.deps.Racks == nil || m.deps.Nodes == nil {
 		return nil, errUnavailable("power control")
 	}

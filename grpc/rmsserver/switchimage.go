@@ -366,7 +366,7 @@ func (m *rackManager) ApplySwitchSystemImage(ctx context.Context, req *rmspb.App
 	case errors.Is(err, catalog.ErrInvalid), errors.Is(err, catalog.ErrClosed), ctx.Err() != nil:
 		return nil, catalogStatus(err)
 	case err != nil:
-		m.log.Warn().Str("object_id", man.ID).Err(err).Msg("ApplySwitchSystemImage: download failed")
+		m.log.Warn().Str("object_id", man.ID).Err(loggedErr(err)).Msg("ApplySwitchSystemImage: download failed")
 		reply.Response = failImageBatch(b, fmt.Errorf("NVOS image not downloaded: %w", err))
 		return reply, nil
 	}

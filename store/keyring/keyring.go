@@ -21,6 +21,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -37,9 +38,18 @@ type Keyring struct {
 	keys    map[string]cipher.AEAD
 }
 
-// Load reads a key file.
+// Load reads a key file. A key file that its group or others may read or
+// change is refused, saying so (checkPrivate).
 func Load(path string) (*Keyring, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("keyring: read key file: %w", err)
+	}
+	defer func() { _ = f.Close() }() // read-only: nothing to flush
+	if err := checkPrivate(path, f); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("keyring: read key file: %w", err)
 	}

@@ -33,10 +33,11 @@ const (
 
 // OpenSQLite opens the SQLite database at path, creating the file when it
 // is missing (its directory must exist), switches it to WAL mode, applies
-// the migrations and returns the store. MemoryPath opens a private
-// in-memory database instead. With o.Owner it first locks
-// <path>.lock (see lockfile.go), returning a *store.HeldError when
-// another process has it.
+// the migrations and returns the store. The file and its -wal and -shm
+// files are private to rmsd's user (mode 0600, see makePrivate).
+// MemoryPath opens a private in-memory database instead. With o.Owner it
+// first locks <path>.lock (see lockfile.go), returning a *store.HeldError
+// when another process has it.
 func OpenSQLite(ctx context.Context, path string, o Options) (_ *Store, err error) {
 	if path == "" {
 		return nil, errors.New("sqlstore: open SQLite: empty path")
@@ -86,6 +87,9 @@ func OpenSQLite(ctx context.Context, path string, o Options) (_ *Store, err erro
 			}
 		}()
 	}
+	if err := createPrivate(abs); err != nil {
+		return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
+	}
 	name := "file:" + escapeURIPath(abs)
 	write, err := openSQLitePool(ctx, name, append(sqliteParams(false), "_txlock=immediate"), 1)
 	if err != nil {
@@ -104,6 +108,10 @@ func OpenSQLite(ctx context.Context, path string, o Options) (_ *Store, err erro
 	// schema.
 	s, err := newStore(ctx, write, write, &sqliteDialect, o, "path="+abs)
 	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
+	}
+	if err := makePrivate(abs); err != nil {
+		_ = s.Close()
 		return nil, fmt.Errorf("sqlstore: open SQLite %s: %w", path, err)
 	}
 	read, err := openSQLitePool(ctx, name, sqliteParams(true), sqliteReaders)

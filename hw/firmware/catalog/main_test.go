@@ -59,7 +59,8 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	}
 	t.Cleanup(srv.Close)
 	fx := &fixture{t: t, dbPath: filepath.Join(t.TempDir(), "rmsd.db"), dir: t.TempDir(), srv: srv, logs: &logBuffer{}}
-	fx.dl = download.New(download.Options{SourceRoot: fx.dir, Concurrency: o.concurrency, Logger: fx.logger("download")})
+	// The simulated artifact server is plain http: allow the token there.
+	fx.dl = download.New(download.Options{SourceRoot: fx.dir, Concurrency: o.concurrency, AllowInsecureToken: true, Logger: fx.logger("download")})
 	t.Cleanup(fx.dl.Close)
 	fx.open()
 	return fx

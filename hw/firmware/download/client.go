@@ -59,6 +59,12 @@ func (d *Downloader) getHTTP(ctx context.Context, cancel context.CancelCauseFunc
 		return nil, 0, fmt.Errorf("%w: %s: %v", ErrUnsupportedSource, src, urlReason(err))
 	}
 	sent := src.Kind == manifest.SourceArtifactory && !token.IsZero()
+	if sent && req.URL.Scheme == "http" {
+		if !d.opts.AllowInsecureToken {
+			return nil, 0, fmt.Errorf("%w: %s: use an https location, or set [workflows] allow_insecure_artifact_token", ErrInsecureToken, src)
+		}
+		d.log.Warn().Str("source", src.String()).Msg("access token sent over plain http: [workflows] allow_insecure_artifact_token is set")
+	}
 	if sent {
 		req.Header.Set(TokenHeader, token.Reveal())
 	}

@@ -28,6 +28,9 @@ var (
 	ErrTransport = errors.New("download: transport error")
 	// ErrRedirect: a redirect to a scheme other than http or https, or too many.
 	ErrRedirect = errors.New("download: redirect refused")
+	// ErrInsecureToken: an access token would go over plain http, and
+	// Options.AllowInsecureToken is not set.
+	ErrInsecureToken = errors.New("download: access token refused over plain http")
 	// ErrUnsupportedSource: the artifact's source kind cannot be fetched
 	// (a file source without Options.SourceRoot, an unknown kind).
 	ErrUnsupportedSource = errors.New("download: unsupported source")

@@ -46,6 +46,11 @@ type Options struct {
 	IdleConnTimeout time.Duration
 	// MaxRedirects is the most redirects one request follows (default 10).
 	MaxRedirects int
+	// AllowInsecureToken lets an access token go to an artifactory or
+	// jfrog source over plain http (with a warning in the log each time);
+	// without it such a download is refused (ErrInsecureToken) and the
+	// token is never sent.
+	AllowInsecureToken bool
 	// RootCAs verifies https servers (nil: the system roots).
 	RootCAs *x509.CertPool
 	// Logger receives start, progress (every 10 %) and end of every

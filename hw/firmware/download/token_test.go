@@ -40,7 +40,9 @@ func TestToken_SentOnlyToArtifactorySources(t *testing.T) {
 	const token = "AKCp8-sent-only-to-artifactory-1"
 	s := startServer(t, artifactsim.Options{Token: hw.NewSecret(token)})
 	a := s.Publish("artifactory/r/p.fwpkg", []byte("payload"))
-	d, _ := newDownloader(t, download.Options{})
+	// The simulated server is plain http: these tests are about where the
+	// token goes, so they allow it there (insecure_test.go covers refusing).
+	d, _ := newDownloader(t, download.Options{AllowInsecureToken: true})
 	ctx := testCtx(t)
 	tests := []struct {
 		name         string
@@ -84,7 +86,7 @@ func TestToken_DroppedOnRedirectToAnotherHost(t *testing.T) {
 	target := origin.Publish("artifactory/r/target.fwpkg", []byte("other"))
 	origin.SetFault("artifactory/r/same.fwpkg", artifactsim.Fault{RedirectTo: target.URL})
 
-	d, _ := newDownloader(t, download.Options{})
+	d, _ := newDownloader(t, download.Options{AllowInsecureToken: true})
 	arts := artifactsOf(t, "artifactory", moved, sameHost)
 	if _, err := d.Download(testCtx(t), t.TempDir(), arts, hw.NewSecret(token)); err != nil {
 		t.Fatal(err)
@@ -119,7 +121,7 @@ func TestToken_NeverInLogsErrorsOrFiles(t *testing.T) {
 	// The stall timeout also bounds the healthy transfers: short enough for
 	// the stalled one to fail soon, long enough that a loaded machine never
 	// fails a healthy one.
-	d, logs := newDownloader(t, download.Options{StallTimeout: time.Second})
+	d, logs := newDownloader(t, download.Options{StallTimeout: time.Second, AllowInsecureToken: true})
 	dir := t.TempDir()
 	secret := hw.NewSecret(token)
 	results, err := d.Download(testCtx(t), dir, artifactsOf(t, "artifactory", ok, refused, corrupt, stalled, redirected), secret)
@@ -167,7 +169,7 @@ func TestDownload_TokenlessSourcesIgnoreTheToken(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(fw, "p.fwpkg"), []byte("local"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d, _ := newDownloader(t, download.Options{SourceRoot: fw})
+	d, _ := newDownloader(t, download.Options{SourceRoot: fw, AllowInsecureToken: true})
 	art := manifest.Artifact{Name: "p.fwpkg", Source: manifest.Source{Kind: manifest.SourceFile, Path: "p.fwpkg"},
 		Sha256: "25bf8e1a2393f1108d37029b3df5593236c755742ec93465bbafa9b290bddcf6"}
 	if _, err := d.Download(testCtx(t), t.TempDir(), []manifest.Artifact{art}, hw.NewSecret("unused")); err != nil {

@@ -47,7 +47,7 @@ func Main(ctx context.Context, args []string, s Streams) int {
 		_ = a.conn.Close()
 	}
 	if err != nil {
-		fmt.Fprintf(s.Err, "rmsctl: %v\n", err)
+		fmt.Fprintf(safeWriter{s.Err}, "rmsctl: %v\n", err)
 	}
 	return exitCode(err)
 }

@@ -46,7 +46,7 @@ type jobBar struct {
 func (b *jobBar) status(decor.Statistics) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.text
+	return printable(b.text)
 }
 
 // set moves the bar to fraction (never backwards) and its text, cut to
@@ -90,7 +90,7 @@ func (v *barsView) newBar(name string) *jobBar {
 	jb := &jobBar{}
 	jb.bar = v.progress.New(barScale,
 		mpb.BarStyle().Lbound("[").Filler("=").Tip(">").Padding("-").Rbound("]"),
-		mpb.PrependDecorators(decor.Name(name, decor.WC{C: decor.DindentRight | decor.DextraSpace | decor.DSyncWidth})),
+		mpb.PrependDecorators(decor.Name(printable(name), decor.WC{C: decor.DindentRight | decor.DextraSpace | decor.DSyncWidth})),
 		mpb.AppendDecorators(decor.Percentage(decor.WC{W: 5, C: decor.DextraSpace}),
 			decor.Any(jb.status, decor.WC{C: decor.DindentRight | decor.DextraSpace | decor.DSyncWidth})),
 	)
@@ -142,7 +142,7 @@ func (v *barsView) finish(final []*rmspb.JobStatus) {
 	v.progress.Wait()
 	if len(final) > 0 {
 		j := final[0]
-		fmt.Fprintf(v.out, "job %s %s: %s\n", j.GetJobId(), jobState(j.GetExecutionState()), j.GetStateDescription())
+		fmt.Fprintf(safeWriter{v.out}, "job %s %s: %s\n", j.GetJobId(), jobState(j.GetExecutionState()), j.GetStateDescription())
 	}
 }
 

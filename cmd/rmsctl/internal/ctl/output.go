@@ -21,12 +21,12 @@ var jsonOptions = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated:
 
 // emit prints one reply: with -o json as one compact line of protobuf JSON
 // (protojson's whitespace, which varies on purpose, is normalised so the
-// output is stable), else through text.
+// output is stable), else through text, escaped (safeWriter).
 func (a *app) emit(m proto.Message, text func(w io.Writer)) error {
 	if a.output == "json" {
 		return writeJSONLine(a.streams.Out, m)
 	}
-	text(a.streams.Out)
+	text(safeWriter{a.streams.Out})
 	return nil
 }
 
@@ -113,7 +113,7 @@ func batchSummary(w io.Writer, r *rmspb.NodeBatchResponse) {
 		st.GetTotalNodes(), st.GetSuccessfulNodes(), st.GetFailedNodes())
 	for _, n := range r.GetNodeResults() {
 		if n.GetStatus() == rmspb.ReturnCode_RETURN_CODE_FAILURE {
-			fmt.Fprintf(w, "  %s: %s\n", n.GetNodeId(), n.GetErrorMessage())
+			fmt.Fprintf(w, "  %s: %s\n", printable(n.GetNodeId()), n.GetErrorMessage())
 		}
 	}
 	if r.GetJobId() != "" {

@@ -22,7 +22,7 @@ func (a *app) racksCommand() *cobra.Command {
 			}
 			return a.emit(resp, func(w io.Writer) {
 				for _, id := range resp.GetRackIds() {
-					fmt.Fprintln(w, id)
+					fmt.Fprintln(w, printable(id))
 				}
 			})
 		},

@@ -66,12 +66,12 @@ func (a *app) watch(ctx context.Context, id string, interval time.Duration) erro
 // terminal, plain lines otherwise.
 func (a *app) newJobView(ctx context.Context) jobView {
 	if a.output == "json" {
-		return &jsonView{out: a.streams.Out, seen: map[string]string{}}
+		return &jsonView{out: safeWriter{a.streams.Out}, seen: map[string]string{}}
 	}
 	if f, ok := a.stdoutIsTerminal(); ok {
 		return newBarsView(ctx, f)
 	}
-	return &linesView{out: a.streams.Out, seen: map[string]string{}}
+	return &linesView{out: safeWriter{a.streams.Out}, seen: map[string]string{}}
 }
 
 // failureText is a failed job's error code, message and description.
