@@ -130,7 +130,7 @@ func (m *rackManager) cancelUnanswered(ctx context.Context, id string, cause err
 	case errors.Is(err, messages.ErrJobNotFound):
 		m.log.Warn().Str("job_id", id).AnErr("cause", cause).Msg("job admission failed without an answer; the job was never admitted")
 	case err != nil:
-		m.log.Error().Str("job_id", id).AnErr("cause", cause).Err(err).Msg("job admission failed without an answer and the job could not be cancelled")
+		m.log.Error().Str("job_id", id).AnErr("cause", loggedErr(cause)).Err(loggedErr(err)).Msg("job admission failed without an answer and the job could not be cancelled")
 	default:
 		m.log.Warn().Str("job_id", id).AnErr("cause", cause).Bool("signalled", signalled).Msg("job admission failed without an answer; the job is cancelled")
 	}

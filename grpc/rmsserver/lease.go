@@ -73,7 +73,7 @@ func (m *rackManager) leaseWith(ctx context.Context, req messages.AcquireLease, 
 		rctx, done := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 		defer done()
 		if err := m.deps.Jobs.Release(rctx, req.ID); err != nil {
-			m.log.Warn().Str("operation", operation).Err(err).Msg("release of a job-engine lease failed; it lapses on its own")
+			m.log.Warn().Str("operation", operation).Err(loggedErr(err)).Msg("release of a job-engine lease failed; it lapses on its own")
 		}
 	}
 	rep, err := m.deps.Jobs.Lease(ctx, req)

@@ -81,7 +81,7 @@ func (m *rackManager) SetPowerState(ctx context.Context, req *rmspb.SetPowerStat
 	fail := &rmspb.SetPowerStateResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE}
 	n, err := m.deps.Racks.Node(req.GetRackId(), req.GetNodeId())
 	if err != nil {
-		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(err).Msg("SetPowerState refused")
+		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(loggedErr(err)).Msg("SetPowerState refused")
 		return fail, nil
 	}
 	l, err := m.leaseWith(ctx, messages.AcquireLease{Operation: "SetPowerState"}, []hw.Node{n}, cutsShelfOutput(op))
@@ -90,11 +90,11 @@ func (m *rackManager) SetPowerState(ctx context.Context, req *rmspb.SetPowerStat
 	}
 	defer l.release()
 	if l.err != nil {
-		m.log.Info().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(l.err).Msg("SetPowerState refused")
+		m.log.Info().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(loggedErr(l.err)).Msg("SetPowerState refused")
 		return fail, nil
 	}
 	if err := m.deps.Nodes.One(l.ctx, n, setPower(op)); err != nil {
-		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Stringer("operation", op).Err(err).Msg("SetPowerState failed")
+		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Stringer("operation", op).Err(loggedErr(err)).Msg("SetPowerState failed")
 		return fail, nil
 	}
 	return &rmspb.SetPowerStateResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS}, nil
@@ -123,7 +123,7 @@ func (m *rackManager) GetPowerState(ctx context.Context, req *rmspb.GetPowerStat
 		return err
 	})
 	if err != nil {
-		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(err).Msg("GetPowerState failed")
+		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(loggedErr(err)).Msg("GetPowerState failed")
 		return resp, nil
 	}
 	resp.Status, resp.Pstate = rmspb.ReturnCode_RETURN_CODE_SUCCESS, pstate(state)
