@@ -78,7 +78,7 @@ func TestColdRebootNamesAndRestoresTheNodesItLeftOut(t *testing.T) {
 func TestColdRebootDrainDuringDischargeRestoresTheShelves(t *testing.T) {
 	s := startSimRackDeps(t, sim.Options{TimeScale: 0.001}, func(d *Deps) { d.DrainWindow = 30 * time.Second })
 	req := quickColdReboot(nodeSet(s.nodes...))
-	req.DischargeFloorSeconds = u32(3600) // parks in stage 2-3, shelves off
+	req.DischargeFloorSeconds = u32(2400) // the longest accepted: parks in stage 2-3, shelves off
 	resp, err := s.client.ExecuteColdReboot(rpcContext(t), req)
 	if err != nil || resp.GetResponse().GetJobId() == "" {
 		t.Fatalf("ExecuteColdReboot = %v, %v", resp.GetResponse(), err)

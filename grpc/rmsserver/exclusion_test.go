@@ -191,7 +191,7 @@ func TestNothingIsAdmittedInARackUnderColdReboot(t *testing.T) {
 		}
 	}
 	req := quickColdReboot(nodeSet(listed...))
-	req.PrestageShutdownFloorSeconds = u32(3600) // it waits there until cancelled
+	req.PrestageShutdownFloorSeconds = u32(1200) // the longest accepted: it waits there until cancelled
 	resp, err := s.client.ExecuteColdReboot(rpcContext(t), req)
 	if err != nil || resp.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
 		t.Fatalf("ExecuteColdReboot = %v, %v", resp.GetResponse(), err)
@@ -236,7 +236,7 @@ func TestUpdateFirmwareIsRefusedInARackUnderColdReboot(t *testing.T) {
 		}
 	}
 	req := quickColdReboot(nodeSet(listed...))
-	req.PrestageShutdownFloorSeconds = u32(3600) // it waits there until cancelled
+	req.PrestageShutdownFloorSeconds = u32(1200) // the longest accepted: it waits there until cancelled
 	cr, err := f.client.ExecuteColdReboot(rpcContext(t), req)
 	if err != nil || cr.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
 		t.Fatalf("ExecuteColdReboot = %v, %v", cr.GetResponse(), err)
