@@ -51,8 +51,10 @@ func workloads(f fixture) []workload {
 			request: func(prefix string, n int64) proto.Message {
 				rack := admissionRack(prefix, n)
 				nodes := proto.Clone(f.nodes).(*rmspb.NodeSet)
-				for _, node := range nodes.GetNodes() {
+				for i, node := range nodes.GetNodes() {
 					node.RackId = rack
+					setDeviceAddr(node.GetBmcEndpoint(), admissionAddr(n, i))
+					setDeviceAddr(node.GetHostEndpoint(), admissionAddr(n, i))
 				}
 				return &rmspb.ApplyStoredFirmwareObjectRequest{RackId: rack, ObjectId: f.objectID, Nodes: nodes}
 			},
@@ -65,6 +67,26 @@ func workloads(f fixture) []workload {
 // on a node another admission's job holds.
 func admissionRack(prefix string, n int64) string {
 	return fmt.Sprintf("%s-%d", prefix, n)
+}
+
+// admissionAddr is the loopback address of the i-th node of the n-th
+// admission of a run: 127.200.0.0 on, 64 addresses an admission (a rack
+// has 35 nodes), where nothing listens. rmsd holds devices, not names: the
+// simulated rack's BMCs under a fresh rack id are the same devices, and
+// concurrent admissions of them would be refused, so each admission names
+// devices of its own (their jobs fail at once on the refused connection;
+// the admission, which is what is measured, is the same).
+func admissionAddr(n int64, i int) string {
+	off := 200<<16 + int(n%(55<<10))*64 + i
+	return fmt.Sprintf("127.%d.%d.%d", off>>16&0xff, off>>8&0xff, off&0xff)
+}
+
+// setDeviceAddr points an endpoint, when there is one, at addr.
+func setDeviceAddr(e *rmspb.Endpoint, addr string) {
+	if e.GetInterface() != nil {
+		e.Interface.IpAddress = addr
+		e.Interface.HostName = nil
+	}
 }
 
 // ghzCall is the method as ghz names it, "package.Service.Method".
