@@ -73,6 +73,7 @@ type record struct {
 	cleanup  *messages.CleanupPlan     // run after the worker exits
 	rejected []messages.RejectedTarget // batch refusals, for idempotent replies
 	ret      returnWatch               // a cancelled workflow's return (quarantine.go)
+	kind     messages.JobType          // counted in flight under (capacity.go)
 }
 
 // isBatch reports whether the record aggregates its children: a typed job
@@ -106,6 +107,9 @@ type jobStore struct {
 	devices      map[string]lockKey
 	rackNodes    map[string]int
 	openParents  map[string]struct{} // non-terminal batch parents
+	// terminal and inFlight split the index for capacity (capacity.go).
+	terminal     terminalQueue
+	inFlight     map[messages.JobType]int
 	shuttingDown bool
 	closing      bool // engine Close: dead actors are not replaced
 	// replayed is set when the index was rebuilt from the journal: the
@@ -146,6 +150,7 @@ func newJobStore() *jobStore {
 		devices:     make(map[string]lockKey),
 		rackNodes:   make(map[string]int),
 		openParents: make(map[string]struct{}),
+		inFlight:    make(map[messages.JobType]int),
 		pids:        make(map[string]*actor.PID),
 		pidRefs:     make(map[string]pidRef),
 		waiters:     make(map[string][]*awaiter),
