@@ -107,9 +107,6 @@ type jobStore struct {
 	devices      map[string]lockKey
 	rackNodes    map[string]int
 	openParents  map[string]struct{} // non-terminal batch parents
-	// terminal and inFlight split the index for capacity (capacity.go).
-	terminal     terminalQueue
-	inFlight     map[messages.JobType]int
 	shuttingDown bool
 	closing      bool // engine Close: dead actors are not replaced
 	// replayed is set when the index was rebuilt from the journal: the
@@ -140,6 +137,10 @@ type jobStore struct {
 	// cancelled names the jobs whose workflow was cancelled and has not
 	// returned yet (quarantine.go).
 	cancelled map[string]struct{}
+
+	// terminal and inFlight split the index for capacity (capacity.go).
+	terminal terminalQueue
+	inFlight map[messages.JobType]int
 }
 
 func newJobStore() *jobStore {
