@@ -22,11 +22,6 @@ func parentRefusal(parent string) *messages.RefusedError {
 		fmt.Sprintf("parent job %s is missing, terminal, or already a child", parent))
 }
 
-func capacityRefusal(current, limit int) *messages.RefusedError {
-	return refuse(messages.ErrAtCapacity, messages.ErrorInternal,
-		fmt.Sprintf("job tracker at capacity (%d/%d jobs); retry after in-flight jobs finish", current, limit))
-}
-
 func duplicateTargetRefusal(k lockKey) *messages.RefusedError {
 	return refuse(messages.ErrDuplicateTarget, messages.ErrorInvalidArgument,
 		fmt.Sprintf("duplicate target rack_id/node_id: %s/%s", k.rack, k.node))
@@ -74,8 +69,8 @@ func (r *registry) busy(k lockKey) *messages.RefusedError {
 // admit runs the admission checks in their contractual order: shutdown,
 // parent, holds (the job's node and devices, then its rack's power domain
 // and its reservations; see domain.go), capacity
-// for need records. Only the capacity check may prune (expired terminal
-// jobs, and only when the index is full). conflicts lists every held key
+// for need records. Only the capacity check may prune (the oldest terminal
+// jobs, and only when the index is full; see capacity.go). conflicts lists every held key
 // of a reservation.
 func (r *registry) admit(ctx actor.Context, spec *messages.JobSpec, res *messages.Reservation, need int) (*messages.RefusedError, []messages.RejectedTarget) {
 	s := r.store
@@ -134,9 +129,10 @@ func (r *registry) admit(ctx actor.Context, spec *messages.JobSpec, res *message
 		return first, conflicts
 	}
 	if len(s.jobs)+need > r.core.maxJobs {
-		r.applyAll(ctx, s.expiredEvictions(r.core.now(), r.core.ttl))
-		if n := len(s.jobs); n+need > r.core.maxJobs {
-			return capacityRefusal(n, r.core.maxJobs), nil
+		evs, remain := s.capacityEvictions(need, r.core.maxJobs)
+		r.applyAll(ctx, evs)
+		if remain+need > r.core.maxJobs {
+			return s.capacityRefusal(remain, r.core.maxJobs), nil
 		}
 	}
 	return nil, nil

@@ -68,7 +68,7 @@ func TestCreateRefusesAtCapacity(t *testing.T) {
 	b := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "2"}, g)
 	_, err := e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "3"}, g, nil)
 	ref := refusal(t, err, messages.ErrAtCapacity)
-	if ref.Message != "job tracker at capacity (2/2 jobs); retry after in-flight jobs finish" || ref.Code != messages.ErrorInternal {
+	if ref.Message != "job tracker at capacity: 2 jobs in flight (limit 2; job: 2); retry after in-flight jobs finish" || ref.Code != messages.ErrorInternal {
 		t.Fatalf("refusal %q %v", ref.Message, ref.Code)
 	}
 	close(g.release)
@@ -119,16 +119,14 @@ func TestAdmissionsBelowCapacityDoNotSweepExpiredJobs(t *testing.T) {
 	waitTerminal(t, e, leaf.ID)
 }
 
-func TestCapacityReopensAfterExpiredTerminalCleanup(t *testing.T) {
-	e, clk := newEngine(t, Options{MaxTrackedJobs: 1, TerminalJobTTL: time.Minute})
+func TestCapacityEvictsTerminalJobBeforeItsTTL(t *testing.T) {
+	e, _ := newEngine(t, Options{MaxTrackedJobs: 1, TerminalJobTTL: time.Hour})
 	old := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", ""))
 	waitTerminal(t, e, old.ID)
-	_, err := e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", ""), nil)
-	refusal(t, err, messages.ErrAtCapacity) // terminal but not expired
-	clk.Advance(time.Minute)
+	// Terminal but not expired: it no longer blocks admission, it makes room.
 	fresh := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", ""))
 	if _, err := e.Get(testCtx(t), old.ID, false); !errors.Is(err, messages.ErrJobNotFound) {
-		t.Fatalf("expired job still present: %v", err)
+		t.Fatalf("oldest terminal job still present: %v", err)
 	}
 	waitTerminal(t, e, fresh.ID)
 }

@@ -29,6 +29,7 @@ func (s *jobStore) apply(ev messages.Event) error {
 			Description: e.Description, RackID: e.RackID, NodeID: e.NodeID,
 			CreatedAt: e.At, UpdatedAt: e.At,
 		}}
+		s.enterFlight(s.jobs[e.ID])
 	case messages.ChildAttached:
 		return s.attach(e)
 	case messages.JobStarted:
@@ -56,6 +57,7 @@ func (s *jobStore) apply(ev messages.Event) error {
 			return err
 		}
 		s.moveChild(r, messages.StateCompleted, e.At)
+		s.leaveFlight(r, true)
 		r.snap.State, r.snap.Description, r.snap.ResultJSON, r.snap.UpdatedAt =
 			messages.StateCompleted, e.Description, e.ResultJSON, e.At
 		delete(s.openParents, e.ID)
@@ -65,6 +67,7 @@ func (s *jobStore) apply(ev messages.Event) error {
 			return err
 		}
 		s.moveChild(r, messages.StateFailed, e.At)
+		s.leaveFlight(r, true)
 		r.snap.State, r.snap.Description, r.snap.UpdatedAt = messages.StateFailed, e.Description, e.At
 		r.snap.ErrorCode, r.snap.ErrorMessage, r.snap.ResultJSON = e.Code, e.Message, e.ResultJSON
 		delete(s.openParents, e.ID)
@@ -91,6 +94,7 @@ func (s *jobStore) apply(ev messages.Event) error {
 		s.moveChild(r, messages.StateUnspecified, time.Time{}) // a parent counts it missing
 		delete(s.jobs, e.ID)
 		delete(s.openParents, e.ID)
+		s.leaveFlight(r, false)
 	case messages.JobRestored:
 		if err := s.restore(e); err != nil {
 			return fmt.Errorf("restore %s: %w", e.Job.ID, err)

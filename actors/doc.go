@@ -105,9 +105,12 @@
 // notice, so a recorded state is never clobbered.
 //
 // Admission runs, in one registry message, the checks shutdown → parent →
-// holds → capacity (pruning expired terminal jobs only when full). A batch
-// is admitted in one request: the parent, then each child, before any child
-// workflow starts.
+// holds → capacity. Only jobs in flight count against the capacity limit:
+// when the index is full, the oldest terminal records are evicted first
+// (a batch parent with its children; never a job still holding nodes), in
+// O(evicted) from a queue kept in terminal order (capacity.go), and the
+// refusal names the jobs in flight by type. A batch is admitted in one
+// request: the parent, then each child, before any child workflow starts.
 //
 // # Batches
 //

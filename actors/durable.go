@@ -154,6 +154,8 @@ func (s *jobStore) restore(e messages.JobRestored) error {
 	rec := &record{snap: e.Job, reservation: e.Reservation, index: e.Index,
 		counts: childCounts{queued: c.Queued, running: c.Running, completed: c.Completed, failed: c.Failed, missing: c.Missing}}
 	s.jobs[e.Job.ID] = rec
+	s.enterFlight(rec)
+	s.terminal.unsorted = true
 	if !rec.snap.State.IsTerminal() && rec.counts.total() > 0 {
 		s.openParents[e.Job.ID] = struct{}{}
 	}

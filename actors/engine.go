@@ -31,7 +31,9 @@ const (
 
 // Options configures an Engine. Zero values select the defaults.
 type Options struct {
-	// MaxTrackedJobs caps the number of job records, terminal ones included.
+	// MaxTrackedJobs caps the number of job records. Only jobs in flight
+	// are refused for it: at the cap, the oldest terminal records are
+	// evicted to make room.
 	MaxTrackedJobs int
 	// TerminalJobTTL is how long a terminal job stays queryable.
 	TerminalJobTTL time.Duration

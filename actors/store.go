@@ -73,6 +73,7 @@ type record struct {
 	cleanup  *messages.CleanupPlan     // run after the worker exits
 	rejected []messages.RejectedTarget // batch refusals, for idempotent replies
 	ret      returnWatch               // a cancelled workflow's return (quarantine.go)
+	kind     messages.JobType          // counted in flight under (capacity.go)
 }
 
 // isBatch reports whether the record aggregates its children: a typed job
@@ -136,6 +137,10 @@ type jobStore struct {
 	// cancelled names the jobs whose workflow was cancelled and has not
 	// returned yet (quarantine.go).
 	cancelled map[string]struct{}
+
+	// terminal and inFlight split the index for capacity (capacity.go).
+	terminal terminalQueue
+	inFlight map[messages.JobType]int
 }
 
 func newJobStore() *jobStore {
@@ -146,6 +151,7 @@ func newJobStore() *jobStore {
 		devices:     make(map[string]lockKey),
 		rackNodes:   make(map[string]int),
 		openParents: make(map[string]struct{}),
+		inFlight:    make(map[messages.JobType]int),
 		pids:        make(map[string]*actor.PID),
 		pidRefs:     make(map[string]pidRef),
 		waiters:     make(map[string][]*awaiter),

@@ -177,9 +177,15 @@ type Workflows struct {
 	// SFTPStepTimeoutSeconds is the stall limit of one SFTP step (open,
 	// write, flush); at most sftp_upload_timeout_seconds.
 	SFTPStepTimeoutSeconds int `koanf:"sftp_step_timeout_seconds"`
-	// MaxTrackedJobs is the most job records kept at once, finished ones
-	// included; a job that would exceed it is refused at admission.
+	// MaxTrackedJobs is the most job records kept at once. Only jobs in
+	// flight count against it: at the limit the oldest finished records are
+	// evicted to make room, and a job is refused only when the jobs in
+	// flight alone fill it.
 	MaxTrackedJobs int `koanf:"max_tracked_jobs"`
+	// MaxBatchNodes is the most nodes one request may name; a request
+	// naming more is refused with INVALID_ARGUMENT before anything starts
+	// (rmsd's own key).
+	MaxBatchNodes int `koanf:"max_batch_nodes"`
 	// TerminalJobTTLSeconds is how long a finished job stays queryable
 	// before its record is dropped.
 	TerminalJobTTLSeconds int `koanf:"terminal_job_ttl_seconds"`
@@ -336,6 +342,7 @@ func Default() *Config {
 			SFTPUploadTimeoutSeconds: 3600,
 			SFTPStepTimeoutSeconds:   30,
 			MaxTrackedJobs:           10000,
+			MaxBatchNodes:            5000,
 			TerminalJobTTLSeconds:    86400,
 			DrainTimeoutSeconds:      900,
 			QuarantineAfterSeconds:   60,

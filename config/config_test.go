@@ -51,6 +51,7 @@ func TestDefaultsMatchUpstream(t *testing.T) {
 		{"workflows.sftp_upload_timeout_seconds", cfg.Workflows.SFTPUploadTimeoutSeconds, 3600},
 		{"workflows.sftp_step_timeout_seconds", cfg.Workflows.SFTPStepTimeoutSeconds, 30},
 		{"workflows.max_tracked_jobs", cfg.Workflows.MaxTrackedJobs, 10000},
+		{"workflows.max_batch_nodes", cfg.Workflows.MaxBatchNodes, 5000},
 		{"workflows.terminal_job_ttl_seconds", cfg.Workflows.TerminalJobTTLSeconds, 86400},
 		{"workflows.max_artifact_bytes", cfg.Workflows.MaxArtifactBytes, int64(8 << 30)},
 		{"workflows.quarantine_after_seconds", cfg.Workflows.QuarantineAfterSeconds, 60},
@@ -250,6 +251,7 @@ bogus = 1
 
 [workflows]
 max_tracked_jobs = 0
+max_batch_nodes = 0
 sftp_step_timeout_seconds = 7200
 max_artifact_bytes = 0
 quarantine_after_seconds = 0
@@ -266,6 +268,7 @@ format = "xml"
 		"port: expected an integer",
 		`unknown key "bogus"`,
 		"workflows.max_tracked_jobs: must be greater than 0",
+		"workflows.max_batch_nodes: must be greater than 0",
 		"workflows.sftp_step_timeout_seconds: must not exceed sftp_upload_timeout_seconds",
 		"workflows.max_artifact_bytes: must be greater than 0",
 		"workflows.quarantine_after_seconds: must be greater than 0",

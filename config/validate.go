@@ -65,6 +65,9 @@ func (c *Config) problems() []string {
 	if w.MaxTrackedJobs <= 0 {
 		add("workflows.max_tracked_jobs: must be greater than 0")
 	}
+	if w.MaxBatchNodes <= 0 {
+		add("workflows.max_batch_nodes: must be greater than 0")
+	}
 	if w.TerminalJobTTLSeconds <= 0 {
 		add("workflows.terminal_job_ttl_seconds: must be greater than 0")
 	}

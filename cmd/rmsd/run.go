@@ -176,6 +176,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		SwitchAdminTiming: d.hw.switchAdmin,
 		SwitchImageTiming: d.hw.switchImage,
 		DrainWindow:       seconds(cfg.Workflows.DrainTimeoutSeconds),
+		MaxBatchNodes:     cfg.Workflows.MaxBatchNodes,
 		SwitchCert: rmsserver.SwitchCertConfig{CertRoot: cfg.Switches.SwitchCertRoot,
 			DefaultDomain: cfg.Switches.DefaultSwitchDomain, Insecure: cfg.Switches.InsecureSwitch},
 		InventoryProfiles: profileAPs(cfg.Workflows.ExpectedInventoryProfiles),

@@ -51,10 +51,11 @@ func nodeFromProto(ni *rmspb.NodeInfo) (hw.Node, error) {
 	return n, nil
 }
 
-// nodesFromProto normalises every node of a set; the first invalid node
+// convertNodes normalises every node of a set; the first invalid node
 // (an id checkIDs refuses, a port over 65535, an invalid type or
-// descriptor) refuses the whole request.
-func nodesFromProto(set *rmspb.NodeSet) ([]hw.Node, error) {
+// descriptor) refuses the whole request. Handlers call it through
+// Deps.nodesFromProto, which bounds the set's size first.
+func convertNodes(set *rmspb.NodeSet) ([]hw.Node, error) {
 	if err := checkNodeSetIDs(set); err != nil {
 		return nil, err
 	}

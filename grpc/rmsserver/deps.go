@@ -29,6 +29,9 @@ type Deps struct {
 	// Jobs is the job engine: job state, admission, and the leases that
 	// keep synchronous operations off nodes a job holds.
 	Jobs JobEngine
+	// MaxBatchNodes is [workflows] max_batch_nodes: the most nodes one
+	// request may name (DefaultMaxBatchNodes when zero).
+	MaxBatchNodes int
 	// LeaseTTL is the TTL of the leases synchronous operations take (ten
 	// minutes when zero); each operation's context ends at half of it.
 	LeaseTTL time.Duration

@@ -136,7 +136,7 @@ func (m *rackManager) BatchGetNodeDeviceInfo(ctx context.Context, req *rmspb.Bat
 		return &rmspb.BatchGetNodeDeviceInfoResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: noNodesMessage,
 			Stats: &rmspb.NodeOperationStats{}}, nil
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func (m *rackManager) fabricNodes(set *rmspb.NodeSet, domain string, lease bool)
 	if err := checkIDs(idField{"domain", domain}); err != nil {
 		return nil, "", err
 	}
-	if nodes, err = nodesFromProto(set); err != nil {
+	if nodes, err = m.deps.nodesFromProto(set); err != nil {
 		return nil, "", err
 	}
 	if m.deps.Fabric == nil || m.deps.Nodes == nil || (lease && m.deps.Jobs == nil) {

@@ -57,7 +57,7 @@ func (m *rackManager) InspectScaleUpFabrics(ctx context.Context, req *rmspb.Insp
 	if refusal != "" {
 		return inspectRefused(refusal), nil
 	}
-	computes, err := nodesFromProto(req.GetComputeNodes())
+	computes, err := m.deps.nodesFromProto(req.GetComputeNodes())
 	if err != nil {
 		return nil, err
 	}

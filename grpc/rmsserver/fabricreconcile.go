@@ -47,7 +47,7 @@ func (m *rackManagerV2) ConfigureScaleUpFabricManager(ctx context.Context, req *
 	if p := fabricConfigProblem(req.GetConfig()); p != "" {
 		return nil, status.Error(codes.InvalidArgument, p)
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (m *rackManagerV2) ConfigureScaleUpFabricManager(ctx context.Context, req *
 	// An empty compute_nodes is no compute inventory.
 	hasCompute := len(req.GetComputeNodes().GetNodes()) > 0
 	if hasCompute {
-		if compute, err = nodesFromProto(req.GetComputeNodes()); err != nil {
+		if compute, err = m.deps.nodesFromProto(req.GetComputeNodes()); err != nil {
 			return nil, err
 		}
 	}

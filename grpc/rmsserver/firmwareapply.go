@@ -86,7 +86,7 @@ func (m *rackManager) ApplyStoredFirmwareObject(ctx context.Context, req *rmspb.
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return &rmspb.ApplyStoredFirmwareObjectResponse{Response: noNodesResponse(), ObjectId: req.GetObjectId()}, nil
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (m *rackManager) ApplyFirmwareObject(ctx context.Context, req *rmspb.ApplyF
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return &rmspb.ApplyFirmwareObjectResponse{Response: noNodesResponse()}, nil
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}

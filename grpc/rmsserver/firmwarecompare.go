@@ -72,7 +72,7 @@ func (m *rackManager) CompareFirmwareObject(ctx context.Context, req *rmspb.Comp
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return &rmspb.CompareFirmwareObjectResponse{Response: noNodesResponse(), Nodes: []*rmspb.NodeFirmwareManifestComparison{}}, nil
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}

@@ -134,7 +134,7 @@ func (m *rackManager) BatchGetFirmwareInventory(ctx context.Context, req *rmspb.
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return &rmspb.BatchGetFirmwareInventoryResponse{Response: noNodesResponse()}, nil
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}

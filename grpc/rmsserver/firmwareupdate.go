@@ -113,7 +113,7 @@ func (m *rackManager) BatchUpdateFirmware(ctx context.Context, req *rmspb.BatchU
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return &rmspb.BatchUpdateFirmwareResponse{Response: noNodesResponse()}, nil
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func (m *rackManager) CreateNodes(_ context.Context, req *rmspb.CreateNodesReque
 			Stats:    &rmspb.NodeOperationStats{},
 		}, nil
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}

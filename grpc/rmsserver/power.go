@@ -144,7 +144,7 @@ func (m *rackManager) BatchSetPowerState(ctx context.Context, req *rmspb.BatchSe
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (m *rackManager) BatchGetPowerState(ctx context.Context, req *rmspb.BatchGe
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return &rmspb.BatchGetPowerStateResponse{Response: noNodesResponse()}, nil
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}

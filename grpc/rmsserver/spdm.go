@@ -32,7 +32,7 @@ func (m *rackManager) BatchCollectSwitchSpdmAttestationEvidence(ctx context.Cont
 	if len(req.GetTargets()) == 0 {
 		return spdmRefused(noNodesMessage), nil
 	}
-	nodes, err := nodesFromProto(&rmspb.NodeSet{Nodes: req.GetTargets()})
+	nodes, err := m.deps.nodesFromProto(&rmspb.NodeSet{Nodes: req.GetTargets()})
 	if err != nil {
 		return nil, err
 	}

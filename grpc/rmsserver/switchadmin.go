@@ -29,7 +29,7 @@ func (m *rackManager) switchNodes(set *rmspb.NodeSet, domain, what string) (node
 	if err := checkIDs(idField{"domain", domain}); err != nil {
 		return nil, nil, err
 	}
-	nodes, err = nodesFromProto(set)
+	nodes, err = m.deps.nodesFromProto(set)
 	if err != nil {
 		return nil, nil, err
 	}

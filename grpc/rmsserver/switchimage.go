@@ -225,7 +225,7 @@ func (m *rackManager) UpdateSwitchSystemImage(ctx context.Context, req *rmspb.Up
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return &rmspb.UpdateSwitchSystemImageResponse{Response: noNodesResponse()}, nil
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +278,7 @@ func (m *rackManager) ApplyStoredSwitchSystemImage(ctx context.Context, req *rms
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return &rmspb.ApplyStoredSwitchSystemImageResponse{Response: noNodesResponse(), ObjectId: req.GetObjectId()}, nil
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +333,7 @@ func (m *rackManager) ApplySwitchSystemImage(ctx context.Context, req *rmspb.App
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return &rmspb.ApplySwitchSystemImageResponse{Response: noNodesResponse()}, nil
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func (m *rackManagerV2) StartSystemValidation(ctx context.Context, req *rmspbv2.
 	case strings.ContainsRune(override, 0):
 		return nil, status.Error(codes.InvalidArgument, "config_override contains a NUL character, which no command-line argument can carry")
 	}
-	nodes, err := nodesFromProto(req.GetNodes())
+	nodes, err := m.deps.nodesFromProto(req.GetNodes())
 	if err != nil {
 		return nil, err
 	}
