@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -96,5 +97,46 @@ func TestJournalStalledStoreRefusesAdmissionAndStillAnswersReads(t *testing.T) {
 	waitTerminal(t, e, again.ID)
 	if n := ran.Load(); n != 0 {
 		t.Errorf("%d children of the refused batch ran", n)
+	}
+}
+
+// TestJournalHungCommitRefusesARetriedCreate: a journal commit that hangs
+// (a held write that only its deadline ends) outlives several attempts of
+// the facade to create one job. Every attempt after the first is a retry
+// the registry recognises; it too waits for the commit, so the caller gets
+// ErrStoreUnavailable within the store deadline, not the job, and the
+// workflow never runs. Before, the retry was answered with the job from
+// memory once the commit failed.
+func TestJournalHungCommitRefusesARetriedCreate(t *testing.T) {
+	const storeTimeout = 2 * time.Second
+	j := &cutJournal{Journal: journalBackends[0].open(t)}
+	e, _ := newEngine(t, Options{Journal: j, AskTimeout: 100 * time.Millisecond, StoreTimeout: storeTimeout})
+	waiting, hold := j.holdWrites()
+	release := sync.OnceFunc(hold)
+	defer release()
+
+	var ran atomic.Int32
+	wf := messages.WorkflowFunc(func(_ context.Context, job messages.Reporter) {
+		ran.Add(1)
+		_ = job.Complete("Completed", "{}")
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*storeTimeout)
+	defer cancel()
+	start := time.Now()
+	s, err := e.Create(ctx, messages.JobSpec{RackID: "r", NodeID: "n"}, wf, nil)
+	took := time.Since(start)
+	<-waiting
+	if !errors.Is(err, messages.ErrStoreUnavailable) || s.ID != "" {
+		t.Fatalf("create while the commit hangs: job %q, %v; want no job and ErrStoreUnavailable", s.ID, err)
+	}
+	if took > 3*storeTimeout {
+		t.Errorf("create refused after %s, want within 3× the store deadline %s", took, storeTimeout)
+	}
+	release()
+	eventually(t, "the journal is written again", func() bool { return !e.core.journal.unavailable() })
+	again := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "m"}, completes("Completed", "{}"))
+	waitTerminal(t, e, again.ID)
+	if n := ran.Load(); n != 0 {
+		t.Errorf("the refused job's workflow ran %d times", n)
 	}
 }
