@@ -181,7 +181,10 @@ func (r *registry) insert(ctx actor.Context, spec *messages.JobSpec, state messa
 func (r *registry) createJob(ctx actor.Context, m *messages.CreateJob) {
 	rec, kids, reply := r.admitJob(ctx, m)
 	if rec == nil { // refused, or a retried create answered again
-		r.respond(ctx, reply, r.jobSeq(reply.Job.ID), nil)
+		// A retry (the facade's, after an answer lost to its timeout) may
+		// come while the first admission's commit is still in flight: it
+		// too hands out the id only once that commit succeeded.
+		r.respond(ctx, reply, r.jobSeq(reply.Job.ID), &messages.CreateJobReply{Err: errStoreDown})
 		return
 	}
 	r.respond(ctx, reply, r.lastSeq(), &messages.CreateJobReply{Err: errStoreDown})
@@ -241,8 +244,12 @@ func (r *registry) admitJob(ctx actor.Context, m *messages.CreateJob) (*record, 
 // children (all records exist before any child work starts).
 func (r *registry) createBatch(ctx actor.Context, m *messages.CreateBatch) {
 	parent, admitted, reply := r.admitBatch(ctx, m)
-	if len(admitted) == 0 {
-		r.respond(ctx, reply, r.jobSeq(reply.Parent.ID), nil)
+	if len(admitted) == 0 { // refused, or a retry: its ids wait for the commit too
+		seq := r.jobSeq(reply.Parent.ID)
+		for _, c := range reply.Admitted {
+			seq = max(seq, r.jobSeq(c.ID))
+		}
+		r.respond(ctx, reply, seq, &messages.CreateBatchReply{Err: errStoreDown})
 	} else {
 		r.respond(ctx, reply, r.lastSeq(), &messages.CreateBatchReply{Err: errStoreDown})
 	}

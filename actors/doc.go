@@ -50,7 +50,11 @@
 // "interrupted by restart of rmsd at stage ...", releasing its holds, and
 // re-aggregates the parents (replay.go). While the journal cannot be
 // written, admission is refused with messages.ErrStoreUnavailable and
-// reads answer from memory.
+// reads answer from memory. A commit that has not answered within
+// Options.StoreTimeout counts as failed, so a stalled store refuses the
+// admissions waiting for it (a facade's retry of the same request
+// included: it too is answered only once the commit succeeded); a read
+// waits for a commit at most a fifth of that bound.
 //
 // # Holds
 //

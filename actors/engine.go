@@ -25,6 +25,9 @@ const (
 	DefaultMaxTrackedJobs = 10000
 	DefaultTerminalJobTTL = 24 * time.Hour
 	DefaultAskTimeout     = 2 * time.Second
+	// DefaultStoreTimeout bounds one commit of the job journal: a store
+	// that has not answered by then counts as failed (see StoreTimeout).
+	DefaultStoreTimeout = 5 * time.Second
 	// DefaultCloseTimeout bounds Close.
 	DefaultCloseTimeout = 30 * time.Second
 )
@@ -57,6 +60,13 @@ type Options struct {
 	// QuarantineAfter is how long a cancelled workflow may take to return
 	// before its job is quarantined (DefaultQuarantineAfter when zero).
 	QuarantineAfter time.Duration
+	// StoreTimeout bounds one commit of the journal (DefaultStoreTimeout
+	// when zero): past it the store counts as unavailable, the admissions
+	// waiting for that commit are refused with messages.ErrStoreUnavailable
+	// and their jobs never start. Keep it below the gRPC callers' deadlines.
+	// Reads that wait for a commit wait at most a fifth of it, then answer
+	// from memory.
+	StoreTimeout time.Duration
 	// Journal, when set, makes the index durable: New rebuilds it from the
 	// journal (jobs that were not terminal come back Failed, interrupted by
 	// the restart) and every later change is appended before a caller can
@@ -93,7 +103,7 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 	// Job ids are random UUIDs; drawing their randomness from crypto/rand
 	// in blocks rather than once per id makes admission cheaper.
 	uuid.EnableRandPool()
-	if opts.MaxTrackedJobs < 0 || opts.TerminalJobTTL < 0 || opts.AskTimeout < 0 || opts.QuarantineAfter < 0 {
+	if opts.MaxTrackedJobs < 0 || opts.TerminalJobTTL < 0 || opts.AskTimeout < 0 || opts.QuarantineAfter < 0 || opts.StoreTimeout < 0 {
 		return nil, fmt.Errorf("new job engine: negative limit: %w", messages.ErrInvalidSpec)
 	}
 	if opts.MaxTrackedJobs == 0 {
@@ -104,6 +114,9 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 	}
 	if opts.AskTimeout == 0 {
 		opts.AskTimeout = DefaultAskTimeout
+	}
+	if opts.StoreTimeout == 0 {
+		opts.StoreTimeout = DefaultStoreTimeout
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -134,7 +147,7 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 		if st.skipped > 0 {
 			c.log.Warn().Int("events", st.skipped).Msg("job journal events did not apply on replay and were skipped")
 		}
-		c.journal = newJournalWriter(opts.Journal, sys, c.log, st.events)
+		c.journal = newJournalWriter(opts.Journal, sys, c.log, st.events, opts.StoreTimeout)
 	}
 	c.spawner = sys.Root.Copy().WithGuardian(c.noRestart)
 	c.stopCtx, c.stopWork = context.WithCancel(context.Background())

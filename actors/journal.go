@@ -28,6 +28,11 @@ import (
 // while one write is in flight go together in the next one (group commit),
 // so a 1,000-child admission costs a few rows in one commit.
 //
+// A commit has a deadline (Options.StoreTimeout): a store that stalls
+// instead of failing counts as failed once it passes. Replies that only
+// read wait for a commit at most a fifth of that deadline (readWait), then
+// are sent from memory, so a stalled store does not stall job status.
+//
 // When a write fails the writer keeps the events, in order, and retries
 // with a backoff until the store answers again. Meanwhile it is
 // unavailable: the registry refuses new jobs with
@@ -42,9 +47,6 @@ import (
 const (
 	journalRetryMin = 50 * time.Millisecond
 	journalRetryMax = 2 * time.Second
-	// journalWriteTimeout bounds one write; a store that hangs longer
-	// counts as failed.
-	journalWriteTimeout = 10 * time.Second
 )
 
 // journalItem is one queued event, or a snapshot that replaces everything
@@ -78,6 +80,9 @@ type journalWriter struct {
 	st  store.Journal
 	sys *actor.ActorSystem
 	log zerolog.Logger
+	// writeTimeout bounds one commit; readWait (a fifth of it) is how long
+	// a read's reply waits for a commit in flight.
+	writeTimeout, readWait time.Duration
 
 	mu      sync.Mutex
 	pending []journalItem
@@ -86,6 +91,10 @@ type journalWriter struct {
 	waiting []deferredReply
 	tail    int // events queued since the last snapshot
 	failing bool
+	// attempt numbers the writes; inFlight is set while one runs and
+	// stalling once it has run longer than readWait.
+	attempt            uint64
+	inFlight, stalling bool
 	// notOwner: the failing writes were refused because this process no
 	// longer owns the store (store.ErrNotOwner).
 	notOwner bool
@@ -98,9 +107,9 @@ type journalWriter struct {
 	closed bool
 }
 
-func newJournalWriter(st store.Journal, sys *actor.ActorSystem, log zerolog.Logger, tail int) *journalWriter {
+func newJournalWriter(st store.Journal, sys *actor.ActorSystem, log zerolog.Logger, tail int, writeTimeout time.Duration) *journalWriter {
 	w := &journalWriter{
-		st: st, sys: sys, log: log, tail: tail,
+		st: st, sys: sys, log: log, tail: tail, writeTimeout: writeTimeout, readWait: writeTimeout / 5,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go w.run()
@@ -156,12 +165,13 @@ func (w *journalWriter) unavailable() bool { return w.down.Load() }
 
 // reply sends d.msg once the events up to d.seq are durable: at once when
 // they are, or when the store is failing (reads answer from memory; an
-// admission gets d.failed).
+// admission gets d.failed), or, for a read, when the commit it would wait
+// for is stalling.
 func (w *journalWriter) reply(d deferredReply) {
 	w.mu.Lock()
 	switch {
 	case d.seq <= w.durable:
-	case w.failing:
+	case w.failing, w.stalling && d.failed == nil:
 		d = d.failedNow()
 	default:
 		w.waiting = append(w.waiting, d)
@@ -219,7 +229,7 @@ func (w *journalWriter) flush() {
 		if len(batch) == 0 {
 			return
 		}
-		err := w.write(batch)
+		err := w.timedWrite(batch)
 		if err == nil {
 			w.writes.Add(1)
 			w.durableUpTo(upto)
@@ -235,6 +245,48 @@ func (w *journalWriter) flush() {
 			return
 		}
 		backoff = min(2*backoff, journalRetryMax)
+	}
+}
+
+// timedWrite runs write, answering the waiting reads from memory should
+// it last longer than readWait.
+func (w *journalWriter) timedWrite(batch []journalItem) error {
+	w.mu.Lock()
+	w.attempt++
+	attempt := w.attempt
+	w.inFlight = true
+	w.mu.Unlock()
+	stall := time.AfterFunc(w.readWait, func() { w.stalled(attempt) })
+	err := w.write(batch)
+	stall.Stop()
+	w.mu.Lock()
+	w.inFlight, w.stalling = false, false
+	w.mu.Unlock()
+	return err
+}
+
+// stalled marks write attempt as stalling, if it still runs, and sends
+// every waiting reply that only reads from memory; admissions keep
+// waiting for the commit's outcome.
+func (w *journalWriter) stalled(attempt uint64) {
+	w.mu.Lock()
+	if !w.inFlight || w.attempt != attempt {
+		w.mu.Unlock()
+		return
+	}
+	w.stalling = true
+	var reads, still []deferredReply
+	for _, d := range w.waiting {
+		if d.failed == nil {
+			reads = append(reads, d)
+		} else {
+			still = append(still, d)
+		}
+	}
+	w.waiting = still
+	w.mu.Unlock()
+	for _, d := range reads {
+		w.send(d)
 	}
 }
 
@@ -261,7 +313,7 @@ func (w *journalWriter) write(batch []journalItem) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), journalWriteTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), w.writeTimeout)
 	defer cancel()
 	if start >= 0 {
 		if len(rows) == 0 { // an empty index: one empty row replaces the journal
@@ -272,6 +324,9 @@ func (w *journalWriter) write(batch []journalItem) error {
 		_, err = w.st.AppendEvents(ctx, rows)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("write %d journal rows: no answer from the store within %s: %w", len(rows), w.writeTimeout, err)
+		}
 		return fmt.Errorf("write %d journal rows: %w", len(rows), err)
 	}
 	return nil

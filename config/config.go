@@ -164,6 +164,13 @@ type Storage struct {
 	// credentials of registered nodes in the store. Empty: registered
 	// nodes are not persisted.
 	EncryptionKeyFile string `koanf:"encryption_key_file"`
+	// TimeoutSeconds bounds the store calls callers wait on, SQLite or
+	// PostgreSQL: one commit of the job journal and one read of the
+	// catalog, history, nodes or journal. A store that has not answered by then counts as
+	// unavailable: admissions are refused with UNAVAILABLE and no job id,
+	// reads of the store answer UNAVAILABLE, job status answers from
+	// memory. Keep it below the deadlines gRPC clients set.
+	TimeoutSeconds int `koanf:"timeout_seconds"`
 }
 
 // Workflows configures the job engine and long-running workflows.
@@ -336,7 +343,7 @@ func Default() *Config {
 			NMXRequestTimeoutSeconds: 30,
 		},
 		Postgres: Postgres{DBPoolMax: 20},
-		Storage:  Storage{SQLitePath: "rmsd.db"},
+		Storage:  Storage{SQLitePath: "rmsd.db", TimeoutSeconds: 5},
 		Workflows: Workflows{
 			FirmwareDir:              "firmware",
 			SFTPUploadTimeoutSeconds: 3600,

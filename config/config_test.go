@@ -47,6 +47,7 @@ func TestDefaultsMatchUpstream(t *testing.T) {
 		{"postgres.db_pool_max", cfg.Postgres.DBPoolMax, 20},
 		{"postgres.db_url", cfg.Postgres.DBURL, ""},
 		{"storage.sqlite_path", cfg.Storage.SQLitePath, "rmsd.db"},
+		{"storage.timeout_seconds", cfg.Storage.TimeoutSeconds, 5},
 		{"workflows.firmware_dir", cfg.Workflows.FirmwareDir, "firmware"},
 		{"workflows.sftp_upload_timeout_seconds", cfg.Workflows.SFTPUploadTimeoutSeconds, 3600},
 		{"workflows.sftp_step_timeout_seconds", cfg.Workflows.SFTPStepTimeoutSeconds, 30},
@@ -256,6 +257,9 @@ sftp_step_timeout_seconds = 7200
 max_artifact_bytes = 0
 quarantine_after_seconds = 0
 
+[storage]
+timeout_seconds = 0
+
 [tls]
 cert = "/nonexistent/cert.pem"
 
@@ -272,6 +276,7 @@ format = "xml"
 		"workflows.sftp_step_timeout_seconds: must not exceed sftp_upload_timeout_seconds",
 		"workflows.max_artifact_bytes: must be greater than 0",
 		"workflows.quarantine_after_seconds: must be greater than 0",
+		"storage.timeout_seconds: must be between 1 and 60",
 		"tls: cert, key and ca must be set together",
 		"logging.format",
 	}

@@ -50,6 +50,9 @@ func (c *Config) problems() []string {
 	if c.Postgres.DBURL == "" && strings.TrimSpace(c.Storage.SQLitePath) == "" {
 		add("storage.sqlite_path: must not be empty when no PostgreSQL URL is set")
 	}
+	if t := c.Storage.TimeoutSeconds; t < 1 || t > 60 {
+		add("storage.timeout_seconds: must be between 1 and 60")
+	}
 	w := c.Workflows
 	if strings.TrimSpace(w.FirmwareDir) == "" {
 		add("workflows.firmware_dir: must not be empty")

@@ -12,4 +12,8 @@ var (
 	// ErrInvalid: the caller's value breaks a rule documented on its type;
 	// nothing was written.
 	ErrInvalid = errors.New("store: invalid value")
+	// ErrUnavailable: the database did not answer within the store's own
+	// deadline for the call (a stalled server or network); nothing is
+	// known to have been written.
+	ErrUnavailable = errors.New("store: unavailable")
 )

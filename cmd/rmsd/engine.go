@@ -61,6 +61,7 @@ func startEngine(cfg *config.Config, logger logging.Logger, onJob func(messages.
 		Logger:          log,
 		OnJob:           onJob,
 		Journal:         journal,
+		StoreTimeout:    time.Duration(cfg.Storage.TimeoutSeconds) * time.Second,
 	})
 	if err != nil {
 		sys.Shutdown()

@@ -37,7 +37,10 @@ func openStore(ctx context.Context, cfg *config.Config, environ []string, log ze
 	)
 	// The daemon owns its store for its whole life: a second one on the
 	// same database is refused, naming this one (see owner.go).
-	opts := sqlstore.Options{Owner: &sqlstore.Ownership{Wait: storeLockWait, OnChange: ownershipLogger(log)}}
+	opts := sqlstore.Options{
+		Owner:       &sqlstore.Ownership{Wait: storeLockWait, OnChange: ownershipLogger(log)},
+		ReadTimeout: time.Duration(cfg.Storage.TimeoutSeconds) * time.Second,
+	}
 	if dbURL := cfg.Postgres.DBURL; dbURL != "" {
 		setting = databaseURLSetting(environ)
 		s, err = sqlstore.OpenPostgres(ctx, dbURL, cfg.Postgres.DBPoolMax, opts)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store"
 )
 
 // This file translates the errors of rmsd's parts into gRPC statuses, for
@@ -56,6 +57,8 @@ func catalogStatus(err error) error {
 		return status.Error(codes.FailedPrecondition, msg)
 	case errors.Is(err, catalog.ErrClosed):
 		return status.Error(codes.Unavailable, "the firmware catalog is closed: rmsd is shutting down")
+	case errors.Is(err, store.ErrUnavailable):
+		return status.Error(codes.Unavailable, msg)
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, msg)
 	case errors.Is(err, context.Canceled):

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store"
 )
 
 func TestCatalogStatus(t *testing.T) {
@@ -24,6 +25,8 @@ func TestCatalogStatus(t *testing.T) {
 		{&catalog.Error{Kind: catalog.ErrNotFound, Msg: `firmware object "X_1" not found`}, codes.NotFound, `firmware object "X_1" not found`},
 		{&catalog.Error{Kind: catalog.ErrExists, Msg: `firmware object "X_1" already exists`}, codes.AlreadyExists, `firmware object "X_1" already exists`},
 		{catalog.ErrClosed, codes.Unavailable, "the firmware catalog is closed: rmsd is shutting down"},
+		{fmt.Errorf("catalog: read the apply history: sqlstore: read: no answer from the database within 5s: %w", store.ErrUnavailable), codes.Unavailable,
+			"catalog: read the apply history: sqlstore: read: no answer from the database within 5s: store: unavailable"},
 		{fmt.Errorf("catalog: list firmware objects: %w", context.DeadlineExceeded), codes.DeadlineExceeded, "catalog: list firmware objects: context deadline exceeded"},
 		{fmt.Errorf("catalog: list firmware objects: %w", context.Canceled), codes.Canceled, "catalog: list firmware objects: context canceled"},
 		{errors.New("catalog: list firmware objects: sqlstore: disk I/O error"), codes.Internal, "firmware catalog: catalog: list firmware objects: sqlstore: disk I/O error"},

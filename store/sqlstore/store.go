@@ -19,7 +19,17 @@ type Options struct {
 	// Ownership): a daemon's store. Nil opens it shared, without a lock
 	// and without the epoch check (tools and tests).
 	Owner *Ownership
+	// ReadTimeout bounds every read (DefaultReadTimeout when zero): a
+	// database that has not answered by then fails the read with
+	// store.ErrUnavailable, whatever the caller's own deadline.
+	ReadTimeout time.Duration
 }
+
+// DefaultReadTimeout bounds a read of the catalog, the apply history, the
+// nodes or the journal when Options.ReadTimeout is zero: below the
+// deadlines gRPC callers usually set, so a stalled database answers them
+// UNAVAILABLE rather than leaving them to time out.
+const DefaultReadTimeout = 5 * time.Second
 
 // Store is store.Store on a SQL database. Open it with OpenSQLite or
 // OpenPostgres.
@@ -30,6 +40,8 @@ type Store struct {
 	now   func() time.Time
 	info  store.Info
 	own   *owner // nil: opened shared
+	// readTimeout bounds every read (view).
+	readTimeout time.Duration
 }
 
 var _ store.Store = (*Store)(nil)
@@ -37,7 +49,10 @@ var _ store.Store = (*Store)(nil)
 // newStore migrates the schema on write and returns the store. On failure
 // it closes both pools.
 func newStore(ctx context.Context, write, read *sql.DB, d *dialect, o Options, location string) (*Store, error) {
-	s := &Store{write: write, read: read, d: d, now: o.Now}
+	s := &Store{write: write, read: read, d: d, now: o.Now, readTimeout: o.ReadTimeout}
+	if s.readTimeout <= 0 {
+		s.readTimeout = DefaultReadTimeout
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -134,13 +149,19 @@ func update[T any](ctx context.Context, s *Store, fn func(t *tx) (T, error)) (T,
 }
 
 // view runs one read in a read-only transaction, so that it sees one
-// consistent state.
+// consistent state, within the store's read deadline: a read the database
+// does not answer in time fails with store.ErrUnavailable.
 func view[T any](ctx context.Context, s *Store, fn func(t *tx) (T, error)) (T, error) {
 	var out T
-	err := s.inTx(ctx, s.read, &sql.TxOptions{ReadOnly: true}, func(t *tx) (err error) {
+	rctx, cancel := context.WithTimeout(ctx, s.readTimeout)
+	defer cancel()
+	err := s.inTx(rctx, s.read, &sql.TxOptions{ReadOnly: true}, func(t *tx) (err error) {
 		out, err = fn(t)
 		return err
 	})
+	if err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
+		return out, fmt.Errorf("sqlstore: read: no answer from the database within %s: %w", s.readTimeout, store.ErrUnavailable)
+	}
 	return out, err
 }
 

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -9,8 +8,10 @@ import (
 )
 
 // CutProxy forwards loopback TCP connections to a server (PostgreSQL) so
-// that a test can cut them all off, as a failed network would, and later
-// let new ones through again. The server itself keeps running.
+// that a test can cut them all off, as a failed network would, or stall
+// them (Stall: nothing forwarded, nothing closed, as a hung server or a
+// black-holed route would), and later let new ones through again. The
+// server itself keeps running.
 type CutProxy struct {
 	lis    net.Listener
 	target string
@@ -18,6 +19,10 @@ type CutProxy struct {
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
 	wg     sync.WaitGroup
+	// stalled is closed while traffic flows; Stall replaces it with an
+	// open channel that the pipes wait on, Restore closes it again.
+	stalled chan struct{}
+	done    chan struct{} // closed when the test ends
 }
 
 // NewCutProxy starts a proxy to target (host:port); it stops when t ends.
@@ -27,10 +32,13 @@ func NewCutProxy(t testing.TB, target string) *CutProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &CutProxy{lis: lis, target: target, conns: map[net.Conn]struct{}{}}
+	flowing := make(chan struct{})
+	close(flowing)
+	p := &CutProxy{lis: lis, target: target, conns: map[net.Conn]struct{}{}, stalled: flowing, done: make(chan struct{})}
 	p.wg.Go(p.accept)
 	t.Cleanup(func() {
 		_ = lis.Close()
+		close(p.done)
 		p.closeAll()
 		p.wg.Wait()
 	})
@@ -46,8 +54,37 @@ func (p *CutProxy) Cut() {
 	p.closeAll()
 }
 
-// Restore lets new connections through again.
-func (p *CutProxy) Restore() { p.cut.Store(false) }
+// Stall stops forwarding on every connection, carried or new, without
+// closing any: a client's reads and connects hang until its own deadline.
+func (p *CutProxy) Stall() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.stalled:
+		p.stalled = make(chan struct{})
+	default: // already stalled
+	}
+}
+
+// Restore lets new connections through again, and ends a stall.
+func (p *CutProxy) Restore() {
+	p.cut.Store(false)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.stalled:
+	default:
+		close(p.stalled)
+	}
+}
+
+// gate returns the channel a pipe waits on before forwarding: closed
+// unless the proxy is stalled.
+func (p *CutProxy) gate() chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stalled
+}
 
 func (p *CutProxy) accept() {
 	for {
@@ -72,10 +109,39 @@ func (p *CutProxy) accept() {
 	}
 }
 
+// pipe copies src to dst, holding each chunk while the proxy is stalled
+// (until a restore, or the connection is closed by a cut or the cleanup).
 func (p *CutProxy) pipe(dst, src net.Conn) {
-	_, _ = io.Copy(dst, src)
-	_ = dst.Close()
-	_ = src.Close()
+	defer func() {
+		_ = dst.Close()
+		_ = src.Close()
+	}()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if !p.waitFlowing() {
+				return
+			}
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// waitFlowing waits while the proxy is stalled; false when the test ended
+// meanwhile. A connection cut meanwhile fails on its next write.
+func (p *CutProxy) waitFlowing() bool {
+	select {
+	case <-p.gate():
+		return true
+	case <-p.done:
+		return false
+	}
 }
 
 func (p *CutProxy) closeAll() {
