@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -396,71 +394,6 @@ func TestJournalStoreFailureRefusesJobsAndRecovers(t *testing.T) {
 	}
 }
 
-// tcpProxy forwards loopback connections to a server until cut: then it
-// drops every connection it carries and every new one, until restored.
-type tcpProxy struct {
-	lis    net.Listener
-	target string
-	cut    atomic.Bool
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
-	wg     sync.WaitGroup
-}
-
-func newTCPProxy(t testing.TB, target string) *tcpProxy {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &tcpProxy{lis: lis, target: target, conns: map[net.Conn]struct{}{}}
-	p.wg.Go(p.serve)
-	t.Cleanup(func() {
-		_ = lis.Close()
-		p.drop()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *tcpProxy) serve() {
-	for {
-		c, err := p.lis.Accept()
-		if err != nil {
-			return
-		}
-		if p.cut.Load() {
-			_ = c.Close()
-			continue
-		}
-		s, err := net.Dial("tcp", p.target)
-		if err != nil {
-			_ = c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns[c], p.conns[s] = struct{}{}, struct{}{}
-		p.mu.Unlock()
-		pipe := func(dst, src net.Conn) {
-			_, _ = io.Copy(dst, src)
-			_ = dst.Close()
-			_ = src.Close()
-		}
-		p.wg.Go(func() { pipe(s, c) })
-		p.wg.Go(func() { pipe(c, s) })
-	}
-}
-
-// drop closes every connection carried.
-func (p *tcpProxy) drop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for c := range p.conns {
-		_ = c.Close()
-	}
-	clear(p.conns)
-}
-
 // TestJournalPostgresOutageRefusesJobsAndRecovers cuts the connection to
 // PostgreSQL (a proxy in front of the shared server, not the server
 // itself): admission answers ErrStoreUnavailable with a clear message,
@@ -472,9 +405,9 @@ func TestJournalPostgresOutageRefusesJobsAndRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newTCPProxy(t, u.Host)
+	proxy := storetest.NewCutProxy(t, u.Host)
 	viaProxy := *u
-	viaProxy.Host = proxy.lis.Addr().String()
+	viaProxy.Host = proxy.Addr()
 	st := openJournalStore(t, func(ctx context.Context) (store.Store, error) {
 		return sqlstore.OpenPostgres(ctx, viaProxy.String(), 4, sqlstore.Options{})
 	})
@@ -483,8 +416,7 @@ func TestJournalPostgresOutageRefusesJobsAndRecovers(t *testing.T) {
 	held := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "held"}, g)
 	g.waitRunning(t, e, 1)
 
-	proxy.cut.Store(true)
-	proxy.drop()
+	proxy.Cut()
 	_, err = e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "a"}, blocks, nil)
 	if !errors.Is(err, messages.ErrStoreUnavailable) || !strings.Contains(err.Error(), "job store unavailable") {
 		t.Fatalf("create with PostgreSQL cut off: %v, want a clear ErrStoreUnavailable", err)
@@ -495,7 +427,7 @@ func TestJournalPostgresOutageRefusesJobsAndRecovers(t *testing.T) {
 	close(g.release)
 	waitTerminal(t, e, held.ID)
 
-	proxy.cut.Store(false)
+	proxy.Restore()
 	eventually(t, "the journal is written again", func() bool { return !e.core.journal.unavailable() })
 	again := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "c"}, completes("Completed", "{}"))
 	waitTerminal(t, e, again.ID)
