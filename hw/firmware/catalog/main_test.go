@@ -165,6 +165,20 @@ func (fx *fixture) waitLog(parts ...string) []string {
 	}
 }
 
+// waitLines polls the log until n lines hold every one of parts.
+func (fx *fixture) waitLines(n int, parts ...string) {
+	fx.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for len(fx.logs.lines(parts...)) < n {
+		if time.Now().After(deadline) {
+			fx.t.Fatalf("fewer than %d log lines holding %q within %s; logs:\n%s", n, parts, waitTimeout, fx.logs)
+		}
+		<-tick.C
+	}
+}
+
 // waitReleased waits until the artifact server answers no request: a
 // cancelled transfer's request ends on the server, and is recorded in
 // its Requests, only once the server notices its client went away, some

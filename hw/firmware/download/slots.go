@@ -15,26 +15,26 @@ import (
 const localHost = "local files"
 
 // slots hands out transfer slots: at most total at once, at most perHost
-// to one host. Waiters queue per host in arrival order, and the hosts with
-// waiters are served round-robin, so a host whose transfers crawl holds at
-// most perHost slots and cannot keep another host's artifacts waiting
-// behind its own queue.
+// to one host. Waiters queue per host in arrival order, and the hosts take
+// free slots in turn (round-robin: the host served longest ago goes first),
+// so a host whose transfers crawl holds at most perHost slots and cannot
+// keep another host's artifacts waiting behind its own queue.
 type slots struct {
 	total, perHost int
 
 	mu      sync.Mutex
 	running int
-	hosts   map[string]*hostQueue
-	// ring lists the hosts that have waiters, in the order they first
-	// queued; next is where the round-robin resumes.
-	ring []string
-	next int
+	hosts   map[string]*hostQueue // hosts with transfers running or waiting
+	seq     uint64                // counts arrivals and grants, for ordering
 }
 
 // hostQueue is one host's running transfers and waiters.
 type hostQueue struct {
 	running int
 	waiters []*slotWaiter
+	// served is s.seq at this host's last grant (0: none while it was
+	// known), so the host served longest ago takes the next free slot.
+	served uint64
 }
 
 // slotWaiter is one artifact waiting for a slot; ready is closed when it
@@ -42,6 +42,7 @@ type hostQueue struct {
 type slotWaiter struct {
 	ready   chan struct{}
 	granted bool
+	arrived uint64
 }
 
 func newSlots(total, perHost int) *slots {
@@ -92,13 +93,11 @@ func (s *slots) acquire(ctx context.Context, host string, log zerolog.Logger) (f
 // enqueue queues a waiter at the end of host's queue and grants what
 // slots are free; the waiter's ready is closed once it holds a slot.
 func (s *slots) enqueue(host string) *slotWaiter {
-	w := &slotWaiter{ready: make(chan struct{})}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.seq++
+	w := &slotWaiter{ready: make(chan struct{}), arrived: s.seq}
 	q := s.queue(host)
-	if len(q.waiters) == 0 {
-		s.ring = append(s.ring, host)
-	}
 	q.waiters = append(q.waiters, w)
 	s.dispatchLocked()
 	return w
@@ -125,41 +124,34 @@ func (s *slots) queue(host string) *hostQueue {
 	return q
 }
 
-// dispatchLocked grants free slots to the heads of the host queues,
-// visiting the hosts round-robin from where it last stopped and skipping
-// those at their per-host limit.
+// dispatchLocked grants free slots to the heads of the host queues: each
+// to the host below its per-host limit that was served longest ago (a
+// host never served goes first; between those, the one whose head waiter
+// came first).
 func (s *slots) dispatchLocked() {
 	for s.running < s.total {
-		i, ok := s.nextHostLocked()
-		if !ok {
+		var next *hostQueue
+		for _, q := range s.hosts {
+			if len(q.waiters) == 0 || q.running >= s.perHost {
+				continue
+			}
+			if next == nil || q.served < next.served ||
+				(q.served == next.served && q.waiters[0].arrived < next.waiters[0].arrived) {
+				next = q
+			}
+		}
+		if next == nil {
 			return
 		}
-		host := s.ring[i]
-		q := s.hosts[host]
-		w := q.waiters[0]
-		q.waiters = q.waiters[1:]
-		q.running++
+		w := next.waiters[0]
+		next.waiters = next.waiters[1:]
+		next.running++
 		s.running++
+		s.seq++
+		next.served = s.seq
 		w.granted = true
 		close(w.ready)
-		s.next = i + 1
-		if len(q.waiters) == 0 {
-			s.removeFromRingLocked(i)
-		}
 	}
-}
-
-// nextHostLocked finds, from next on and wrapping, the first host in the
-// ring below its per-host limit.
-func (s *slots) nextHostLocked() (int, bool) {
-	n := len(s.ring)
-	for k := range n {
-		i := (s.next + k) % n
-		if s.hosts[s.ring[i]].running < s.perHost {
-			return i, true
-		}
-	}
-	return 0, false
 }
 
 // dropLocked removes a waiter that gave up.
@@ -171,27 +163,7 @@ func (s *slots) dropLocked(host string, w *slotWaiter) {
 			break
 		}
 	}
-	if len(q.waiters) == 0 {
-		for i, h := range s.ring {
-			if h == host {
-				s.removeFromRingLocked(i)
-				break
-			}
-		}
-	}
 	s.forgetLocked(host, q)
-}
-
-// removeFromRingLocked takes the host at i out of the ring, keeping the
-// round-robin position on the host that followed it.
-func (s *slots) removeFromRingLocked(i int) {
-	s.ring = append(s.ring[:i:i], s.ring[i+1:]...)
-	if s.next > i {
-		s.next--
-	}
-	if s.next >= len(s.ring) {
-		s.next = 0
-	}
 }
 
 // forgetLocked drops an idle host, so the map holds only hosts in use.
