@@ -58,8 +58,9 @@ type Options struct {
 	// the request is sent (default 60 s).
 	ResponseHeaderTimeout time.Duration
 	// StallTimeout is the longest wait for the next bytes of a body
-	// (default 60 s). There is no overall limit: a large artifact on a slow
-	// link takes as long as it takes while it keeps moving.
+	// (default 60 s); every byte restarts it. There is no overall limit: a
+	// large artifact on a slow link takes as long as it takes while it
+	// keeps above MinBytesPerSecond.
 	StallTimeout time.Duration
 	// IdleConnTimeout closes idle connections (default 90 s).
 	IdleConnTimeout time.Duration
