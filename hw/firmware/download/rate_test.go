@@ -54,10 +54,10 @@ func TestDownload_TrickleFailsByTheMinimumRate(t *testing.T) {
 func TestDownload_SteadyTransferAboveTheMinimumRateSucceeds(t *testing.T) {
 	s := startServer(t, artifactsim.Options{})
 	a := s.Publish("p/steady.fwpkg", make([]byte, 512<<10))
-	// About 400 KiB/s for about 1.3 s, four windows of 300 ms; the minimum
-	// asks for one 4 KiB chunk per window.
-	s.SetFault("p/steady.fwpkg", artifactsim.Fault{Throttle: 10 * time.Millisecond, ChunkBytes: 4 << 10})
-	d, _ := newDownloader(t, download.Options{MinBytesPerSecond: 1 << 10, RateWindow: 300 * time.Millisecond})
+	// About 200 KiB/s for about 2.6 s, over two windows of 1 s; the
+	// minimum, 8 KiB/s, is a 25th of that.
+	s.SetFault("p/steady.fwpkg", artifactsim.Fault{Throttle: 10 * time.Millisecond, ChunkBytes: 2 << 10})
+	d, _ := newDownloader(t, download.Options{MinBytesPerSecond: 8 << 10, RateWindow: time.Second})
 	if _, err := d.Download(testCtx(t), t.TempDir(), artifactsOf(t, "HTTP", a), hw.Secret{}); err != nil {
 		t.Fatal(err)
 	}
