@@ -216,6 +216,20 @@ type Workflows struct {
 	// each time; without it such a download fails and the token is never
 	// sent (rmsd's own key).
 	AllowInsecureArtifactToken bool `koanf:"allow_insecure_artifact_token"`
+	// MaxDownloadsPerHost is how many of the DownloadSlots firmware
+	// artifact downloads may come from one host (host and port) at once;
+	// artifacts waiting for a slot queue per host and the hosts take free
+	// slots in turn, so a slow host cannot hold them all (rmsd's own key).
+	MaxDownloadsPerHost int `koanf:"max_downloads_per_host"`
+	// MinDownloadBytesPerSecond is the slowest a firmware artifact
+	// download may run, measured over download_rate_window_seconds; a
+	// slower one fails, naming the host and its rate. 0 turns the rule off
+	// (rmsd's own key).
+	MinDownloadBytesPerSecond int64 `koanf:"min_download_bytes_per_second"`
+	// DownloadRateWindowSeconds is the window min_download_bytes_per_second
+	// is measured over: a download is judged once it has run that long,
+	// then continuously over the last window (rmsd's own key).
+	DownloadRateWindowSeconds int `koanf:"download_rate_window_seconds"`
 	// ExpectedInventoryProfiles maps a profile name (a node's
 	// inventory_profile attribute) to what its firmware inventory must
 	// list before a firmware job touches it: an array of AP names, or a
@@ -358,6 +372,10 @@ func Default() *Config {
 			NVSSVTTimeoutSeconds:     4 * 3600,
 			NVSSVTMaxOutputBytes:     1 << 20,
 			NVSSVTMaxConcurrent:      4,
+
+			MaxDownloadsPerHost:       2,
+			MinDownloadBytesPerSecond: 64 << 10,
+			DownloadRateWindowSeconds: 60,
 		},
 		Logging: Logging{LogLevel: "info", Format: "json"},
 		Redfish: Redfish{

@@ -84,6 +84,7 @@ func (c *Config) problems() []string {
 		add("workflows.max_artifact_bytes: must be greater than 0")
 	}
 	p = append(p, w.nvssvtProblems()...)
+	p = append(p, w.downloadProblems()...)
 	if _, err := ParseLogLevel(c.Logging.LogLevel); err != nil {
 		add("logging.log_level: %v", err)
 	}

@@ -25,15 +25,24 @@ type firmwareCatalog struct {
 
 // openCatalog starts the firmware catalog on the store: artifacts are
 // cached below [workflows] firmware_dir, each at most max_artifact_bytes;
-// file sources must lie inside firmware_dir. The downloader keeps its own
-// timeouts (connect 10 s, like [redfish], and a 60-second stall limit
-// rather than an overall one: a large artifact takes as long as it takes
-// while it keeps moving). Open reaps leftover temporary files, so it runs
+// file sources must lie inside firmware_dir. config.DownloadSlots
+// transfers run at once, at most max_downloads_per_host from one host, and
+// each must keep min_download_bytes_per_second over
+// download_rate_window_seconds (0 turns that off). The downloader keeps
+// its own timeouts (connect 10 s, like [redfish], and a 60-second stall
+// limit rather than an overall one: a large artifact takes as long as it
+// takes while it keeps above the minimum rate). Open reaps leftover temporary files, so it runs
 // before anything else downloads into firmware_dir.
 func openCatalog(ctx context.Context, w config.Workflows, st store.Store, log logging.Logger) (*firmwareCatalog, error) {
 	ctx, cancel := context.WithTimeout(ctx, catalogOpenTimeout)
 	defer cancel()
+	minRate := w.MinDownloadBytesPerSecond
+	if minRate == 0 {
+		minRate = -1 // off; the downloader reads 0 as its default
+	}
 	dl := download.New(download.Options{SourceRoot: w.FirmwareDir, MaxArtifactBytes: w.MaxArtifactBytes,
+		Concurrency: config.DownloadSlots, MaxPerHost: w.MaxDownloadsPerHost,
+		MinBytesPerSecond: minRate, RateWindow: time.Duration(w.DownloadRateWindowSeconds) * time.Second,
 		AllowInsecureToken: w.AllowInsecureArtifactToken, Logger: log.Component("download")})
 	svc, err := catalog.Open(ctx, catalog.Options{Store: st, Downloader: dl, Dir: w.FirmwareDir, Logger: log.Component("catalog")})
 	if err != nil {

@@ -34,6 +34,7 @@ type catalogServer struct {
 	t        *testing.T
 	location string // the SQLite file or the database URL
 	postgres bool
+	perHost  int    // the downloader's MaxPerHost (0: its default)
 	dir      string // firmware_dir
 	art      *artifactsim.Server
 	logs     *syncBuffer
@@ -47,6 +48,9 @@ type catalogServer struct {
 type catalogOptions struct {
 	server   artifactsim.Options
 	postgres bool
+	// perHost is the downloads run at once from the artifact server
+	// (download.Options.MaxPerHost; 0: its default, 2).
+	perHost int
 }
 
 func startCatalog(t *testing.T, o catalogOptions) *catalogServer {
@@ -56,7 +60,7 @@ func startCatalog(t *testing.T, o catalogOptions) *catalogServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(art.Close)
-	cs := &catalogServer{t: t, dir: t.TempDir(), art: art, logs: &syncBuffer{}, postgres: o.postgres}
+	cs := &catalogServer{t: t, dir: t.TempDir(), art: art, logs: &syncBuffer{}, postgres: o.postgres, perHost: o.perHost}
 	if o.postgres {
 		cs.location = storetest.TempPostgresDatabase(t)
 	} else {
@@ -86,7 +90,7 @@ func (cs *catalogServer) start() {
 		t.Fatal(err)
 	}
 	// The simulated artifact server is plain http: allow the token there.
-	dl := download.New(download.Options{SourceRoot: cs.dir, AllowInsecureToken: true, Logger: cs.logger("download")})
+	dl := download.New(download.Options{SourceRoot: cs.dir, MaxPerHost: cs.perHost, AllowInsecureToken: true, Logger: cs.logger("download")})
 	cs.svc, err = catalog.Open(ctx, catalog.Options{Store: cs.store, Downloader: dl, Dir: cs.dir, Logger: cs.logger("catalog")})
 	if err != nil {
 		t.Fatal(err)

@@ -441,7 +441,10 @@ func TestAddFirmwareObject_AnExistingIDIsAlreadyExists(t *testing.T) {
 }
 
 func TestFirmwareCatalog_ARestartKeepsObjectsAndDefaultsAndSettlesInterruptedDownloads(t *testing.T) {
-	cs := startCatalog(t, catalogOptions{})
+	// Two held transfers from the one artifact server would take both of
+	// the default two slots per host and keep the other ten artifacts
+	// waiting: allow four, so two stay free for them.
+	cs := startCatalog(t, catalogOptions{perHost: 4})
 	done := cs.publish(simrelease.Options{Milestone: "done"})
 	landed := cs.publish(simrelease.Options{Milestone: "landed"})
 	cut := cs.publish(simrelease.Options{Milestone: "cut"})

@@ -10,9 +10,10 @@
 // artifacts are being downloaded (with one per artifact below it) or
 // re-verified. What it does not do: speak protobuf (the gRPC edge converts
 // Object and HistoryRecord), fetch bytes itself (hw/firmware/download
-// does, with its checksum, size limit and bounded concurrency), or apply
-// firmware to nodes (the ApplyStored* work, which reads available objects
-// and their cached files from here and writes the apply history).
+// does, with its checksum, size limit, minimum rate and concurrency
+// bounded overall and per host), or apply firmware to nodes (the
+// ApplyStored* work, which reads available objects and their cached files
+// from here and writes the apply history).
 //
 // Why here: the catalog composes the firmware packages beside it
 // (manifest, download, confine) with the store, and it imports no actor or

@@ -49,6 +49,8 @@ type fixture struct {
 type fixtureOptions struct {
 	server      artifactsim.Options
 	concurrency int
+	// perHost is the downloader's MaxPerHost (0: its default, 2).
+	perHost int
 }
 
 func newFixture(t *testing.T, o fixtureOptions) *fixture {
@@ -60,7 +62,7 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	t.Cleanup(srv.Close)
 	fx := &fixture{t: t, dbPath: filepath.Join(t.TempDir(), "rmsd.db"), dir: t.TempDir(), srv: srv, logs: &logBuffer{}}
 	// The simulated artifact server is plain http: allow the token there.
-	fx.dl = download.New(download.Options{SourceRoot: fx.dir, Concurrency: o.concurrency, AllowInsecureToken: true, Logger: fx.logger("download")})
+	fx.dl = download.New(download.Options{SourceRoot: fx.dir, Concurrency: o.concurrency, MaxPerHost: o.perHost, AllowInsecureToken: true, Logger: fx.logger("download")})
 	t.Cleanup(fx.dl.Close)
 	fx.open()
 	return fx
@@ -160,6 +162,20 @@ func (fx *fixture) waitLog(parts ...string) []string {
 		}
 		if time.Now().After(deadline) {
 			fx.t.Fatalf("no log line holding %q within %s; logs:\n%s", parts, waitTimeout, fx.logs)
+		}
+		<-tick.C
+	}
+}
+
+// waitLines polls the log until n lines hold every one of parts.
+func (fx *fixture) waitLines(n int, parts ...string) {
+	fx.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for len(fx.logs.lines(parts...)) < n {
+		if time.Now().After(deadline) {
+			fx.t.Fatalf("fewer than %d log lines holding %q within %s; logs:\n%s", n, parts, waitTimeout, fx.logs)
 		}
 		<-tick.C
 	}

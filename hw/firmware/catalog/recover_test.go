@@ -15,7 +15,10 @@ import (
 )
 
 func TestOpen_ReverifiesTheObjectsARestartInterrupted(t *testing.T) {
-	fx := newFixture(t, fixtureOptions{})
+	// Two held transfers from the one artifact server would take both of
+	// the default two slots per host and keep every other artifact
+	// waiting: allow four, so two stay free for them.
+	fx := newFixture(t, fixtureOptions{perHost: 4})
 	complete := fx.publish(simrelease.Options{Milestone: "complete"})
 	partial := fx.publish(simrelease.Options{Milestone: "partial"})
 	broken := fx.publish(simrelease.Options{Milestone: "broken"})

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
@@ -52,7 +53,8 @@ func redirectPolicy(max int) func(*http.Request, []*http.Request) error {
 }
 
 // getHTTP starts a GET of an http source. The body it returns cancels ctx
-// (through cancel, with ErrStalled) when no bytes arrive for stall.
+// (through cancel) with ErrStalled when no bytes arrive for stall, and with
+// a *RateError when it runs below the minimum rate over the rate window.
 func (d *Downloader) getHTTP(ctx context.Context, cancel context.CancelCauseFunc, src manifest.Source, token hw.Secret) (io.ReadCloser, int64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.URL, nil)
 	if err != nil {
@@ -78,7 +80,11 @@ func (d *Downloader) getHTTP(ctx context.Context, cancel context.CancelCauseFunc
 	}
 	stall := d.opts.StallTimeout
 	timer := time.AfterFunc(stall, func() { cancel(fmt.Errorf("%w: no data for %s", ErrStalled, stall)) })
-	return &stallBody{ReadCloser: resp.Body, timer: timer, stall: stall}, resp.ContentLength, nil
+	var rate *rateGuard
+	if d.opts.MinBytesPerSecond > 0 {
+		rate = startRateGuard(strings.ToLower(resp.Request.URL.Host), d.opts.MinBytesPerSecond, d.opts.RateWindow, cancel)
+	}
+	return &stallBody{ReadCloser: resp.Body, timer: timer, stall: stall, rate: rate}, resp.ContentLength, nil
 }
 
 // requestError explains a failed request without the URL's query.
@@ -103,28 +109,36 @@ func urlReason(err error) error {
 
 // interrupted explains why a transfer's context ended.
 func interrupted(cause error) error {
-	if errors.Is(cause, ErrStalled) {
+	if errors.Is(cause, ErrStalled) || errors.Is(cause, ErrTooSlow) {
 		return cause
 	}
 	return fmt.Errorf("download interrupted: %w", cause)
 }
 
-// stallBody resets its stall timer whenever bytes arrive.
+// stallBody resets its stall timer whenever bytes arrive, and counts them
+// for its rate guard (nil when the minimum rate is off).
 type stallBody struct {
 	io.ReadCloser
 	timer *time.Timer
 	stall time.Duration
+	rate  *rateGuard
 }
 
 func (b *stallBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
 		b.timer.Reset(b.stall)
+		if b.rate != nil {
+			b.rate.add(n)
+		}
 	}
 	return n, err
 }
 
 func (b *stallBody) Close() error {
 	b.timer.Stop()
+	if b.rate != nil {
+		b.rate.stop()
+	}
 	return b.ReadCloser.Close()
 }

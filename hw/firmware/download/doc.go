@@ -13,8 +13,11 @@
 // hashed while it streams, checked against its Sha256 (any case) and only
 // then renamed to its name; a mismatch, an artifact above
 // Options.MaxArtifactBytes (checked against Content-Length and again while
-// streaming), a stall (no data for Options.StallTimeout) or a cancelled
-// context removes the temporary file and fails that artifact. A file already
+// streaming), a stall (no data for Options.StallTimeout), an http transfer
+// below Options.MinBytesPerSecond over the last Options.RateWindow
+// (ErrTooSlow, a *RateError naming the host and the rate; judged on a
+// clock of its own, so a trickle of bytes does not postpone it as it
+// postpones a stall) or a cancelled context removes the temporary file and fails that artifact. A file already
 // in the cache with the right digest is kept, not fetched again.
 // Check refuses unusable file sources before anything is fetched,
 // ReapTempFiles removes temporary files a crash left behind, and Verify
@@ -22,7 +25,11 @@
 // restart cannot fetch again: the access token is gone).
 //
 // One Downloader runs at most Options.Concurrency transfers at once across
-// all its callers; Download waits for every artifact it was given and
+// all its callers, at most Options.MaxPerHost of them from one host (the
+// URL's host and port; file sources count as one host). Artifacts waiting
+// for a slot queue per host in arrival order, and a freed slot goes to the
+// host served longest ago, so a slow host cannot starve the others;
+// Download waits for every artifact it was given and
 // returns one Result each, with an *Error listing the failures. Progress is
 // logged every 10 % per artifact. Redirects are followed only to http and
 // https, and the access token is dropped when one leads to another host or

@@ -15,11 +15,12 @@ import (
 )
 
 // Downloader fetches artifacts. It is safe for concurrent use; its
-// transfers share one HTTP client and one bound on concurrency.
+// transfers share one HTTP client, one bound on concurrency and one bound
+// per host (see slots).
 type Downloader struct {
 	opts   Options
 	client *http.Client
-	slots  chan struct{} // one token per running transfer
+	slots  *slots // the transfers running and waiting, per host
 	log    zerolog.Logger
 	// received counts the bytes read from sources, verified or not.
 	received atomic.Int64
@@ -28,7 +29,7 @@ type Downloader struct {
 // New returns a Downloader.
 func New(o Options) *Downloader {
 	o = o.withDefaults()
-	return &Downloader{opts: o, client: newClient(o), slots: make(chan struct{}, o.Concurrency), log: o.Logger}
+	return &Downloader{opts: o, client: newClient(o), slots: newSlots(o.Concurrency, o.MaxPerHost), log: o.Logger}
 }
 
 // BytesReceived returns the bytes read from artifact sources since New,
@@ -54,7 +55,8 @@ type Result struct {
 }
 
 // Download fetches every artifact into dir (created if missing), at most
-// Options.Concurrency at a time across the Downloader, and returns when all
+// Options.Concurrency at a time across the Downloader and
+// Options.MaxPerHost from one host, and returns when all
 // have succeeded or failed: one Result per artifact, in order, and an
 // *Error when any failed. A failure does not stop the others, so a retry
 // finds them cached. Cancelling ctx stops every transfer and removes its
@@ -112,19 +114,4 @@ func openCache(dir string) (*os.Root, error) {
 		return nil, fmt.Errorf("download: cache directory: %w", err)
 	}
 	return root, nil
-}
-
-// acquire waits for a transfer slot; the returned func gives it back.
-func (d *Downloader) acquire(ctx context.Context, log zerolog.Logger) (func(), error) {
-	select {
-	case d.slots <- struct{}{}:
-	default:
-		log.Debug().Int("concurrency", cap(d.slots)).Msg("artifact waiting for a download slot")
-		select {
-		case d.slots <- struct{}{}:
-		case <-ctx.Done():
-			return nil, interrupted(context.Cause(ctx))
-		}
-	}
-	return func() { <-d.slots }, nil
 }

@@ -18,6 +18,9 @@ var (
 	ErrTooLarge = errors.New("download: artifact exceeds the size limit")
 	// ErrStalled: no data arrived for Options.StallTimeout.
 	ErrStalled = errors.New("download: transfer stalled")
+	// ErrTooSlow: fewer bytes arrived over Options.RateWindow than
+	// Options.MinBytesPerSecond asks (a *RateError).
+	ErrTooSlow = errors.New("download: transfer too slow")
 	// ErrHTTP: the server answered something other than 200.
 	ErrHTTP = errors.New("download: HTTP error")
 	// ErrUnauthorized: the server answered 401 or 403 (also ErrHTTP).

@@ -10,8 +10,12 @@ import (
 // Defaults.
 const (
 	// DefaultMaxArtifactBytes is [workflows] max_artifact_bytes' default, 8 GiB.
-	DefaultMaxArtifactBytes      int64 = 8 << 30
-	DefaultConcurrency                 = 4
+	DefaultMaxArtifactBytes int64 = 8 << 30
+	DefaultConcurrency            = 4
+	DefaultMaxPerHost             = 2
+	// DefaultMinBytesPerSecond is 64 KiB/s.
+	DefaultMinBytesPerSecond     int64 = 64 << 10
+	DefaultRateWindow                  = 60 * time.Second
 	DefaultConnectTimeout              = 10 * time.Second
 	DefaultTLSHandshakeTimeout         = 10 * time.Second
 	DefaultResponseHeaderTimeout       = 60 * time.Second
@@ -31,6 +35,21 @@ type Options struct {
 	// Concurrency is how many transfers one Downloader runs at once,
 	// across all Download calls (default 4).
 	Concurrency int
+	// MaxPerHost is how many of those transfers may come from one host
+	// (host[:port] of the URL; every file source counts as one host) at
+	// once (default 2, at most Concurrency). Waiting artifacts queue per
+	// host in arrival order and the hosts take free slots in turn, so a
+	// slow host cannot hold every slot.
+	MaxPerHost int
+	// MinBytesPerSecond is the slowest an http transfer may run, measured
+	// over the last RateWindow (default 64 KiB/s); slower, it fails with
+	// ErrTooSlow. Negative turns the rule off.
+	MinBytesPerSecond int64
+	// RateWindow is the window MinBytesPerSecond is measured over (default
+	// 60 s). A transfer is first judged one window after its response
+	// headers arrive, then continuously, so bytes that trickle in do not
+	// postpone the verdict as they postpone a stall.
+	RateWindow time.Duration
 	// ConnectTimeout bounds a TCP connect (default 10 s).
 	ConnectTimeout time.Duration
 	// TLSHandshakeTimeout bounds a TLS handshake (default 10 s).
@@ -39,8 +58,9 @@ type Options struct {
 	// the request is sent (default 60 s).
 	ResponseHeaderTimeout time.Duration
 	// StallTimeout is the longest wait for the next bytes of a body
-	// (default 60 s). There is no overall limit: a large artifact on a slow
-	// link takes as long as it takes while it keeps moving.
+	// (default 60 s); every byte restarts it. There is no overall limit: a
+	// large artifact on a slow link takes as long as it takes while it
+	// keeps above MinBytesPerSecond.
 	StallTimeout time.Duration
 	// IdleConnTimeout closes idle connections (default 90 s).
 	IdleConnTimeout time.Duration
@@ -75,6 +95,14 @@ func (o Options) withDefaults() Options {
 	if o.Concurrency <= 0 {
 		o.Concurrency = DefaultConcurrency
 	}
+	if o.MaxPerHost <= 0 {
+		o.MaxPerHost = DefaultMaxPerHost
+	}
+	o.MaxPerHost = min(o.MaxPerHost, o.Concurrency)
+	if o.MinBytesPerSecond == 0 {
+		o.MinBytesPerSecond = DefaultMinBytesPerSecond
+	}
+	dur(&o.RateWindow, DefaultRateWindow)
 	if o.MaxRedirects <= 0 {
 		o.MaxRedirects = DefaultMaxRedirects
 	}
