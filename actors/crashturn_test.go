@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/rmsd/rmsd/messages"
 )
 
@@ -106,4 +108,32 @@ func TestRegistryCrashMidSealOfTheLastChildSettlesTheParent(t *testing.T) {
 	if l := listed(t, e); len(l.locks) != 0 || len(l.batches) != 0 || l.HeldNodes != 0 {
 		t.Fatalf("after the reconcile: %d locks, %d batch actors, %d held", len(l.locks), len(l.batches), l.HeldNodes)
 	}
+}
+
+// A crash in the middle of the seal of a job whose actor died while its
+// workflow still runs: the terminal events are applied, the wait for the
+// workflow's return is not yet recorded. The reconcile must not release
+// the node the workflow still acts on; the return releases it.
+func TestRegistryCrashMidSealKeepsTheHoldsOfAWorkflowThatStillRuns(t *testing.T) {
+	e, _ := newEngine(t, Options{})
+	var armed atomic.Bool
+	crashed := crashOnce(e, func(string) bool { return armed.Load() })
+	wf := newStubborn(t)
+	s := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, wf)
+	wf.waitStarted(t)
+	before := listed(t, e).Generation
+	armed.Store(true)
+	e.sys.Root.Poison(actor.NewPID(e.sys.Address(), "job-"+s.ID))
+	waitTerminal(t, e, s.ID)
+	eventually(t, "the registry restarts after the injected crash", func() bool {
+		return crashed.Load() && listed(t, e).Generation == before+1
+	})
+	assertAbandoned(t, mustGet(t, e, s.ID))
+	heldOnly(t, e, "r", "n")
+	if l := listed(t, e); l.HeldNodes != 1 {
+		t.Fatalf("after the reconcile %d nodes held, want the running workflow's one", l.HeldNodes)
+	}
+	wf.free()
+	eventually(t, "the node is free once the workflow returned", func() bool { return listed(t, e).HeldNodes == 0 })
+	waitTerminal(t, e, mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", "")).ID)
 }
