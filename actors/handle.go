@@ -71,8 +71,15 @@ func (h *handle) deliver() {
 	}
 }
 
-// sealIfOpen records f unless a terminal state was recorded; it reports
-// whether it did.
-func (h *handle) sealIfOpen(f messages.Failure) bool {
-	return h.finish(messages.Failed(f)) == nil
+// sealIfOpen records the failure f builds unless a terminal state was
+// recorded (f is not called then: most workflows record their own); it
+// reports whether it did.
+func (h *handle) sealIfOpen(f func() messages.Failure) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.terminal {
+		return false
+	}
+	h.terminal, h.outcome = true, messages.Failed(f())
+	return true
 }

@@ -147,7 +147,7 @@ func runWorker(ctx context.Context, c *core, wf messages.Workflow, h *handle, pl
 		}()
 		wf.Run(ctx, h)
 	}()
-	if h.sealIfOpen(abandonedFailure()) {
+	if h.sealIfOpen(abandonedFailure) {
 		c.log.Warn().Str("job_id", h.id).Msg(abandonedMessage)
 	}
 	awaited := c.workflows.end(h.id)

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"maps"
 	"slices"
 	"sync"
 )
@@ -62,10 +63,5 @@ func (s *workflowSet) end(id string) bool {
 func (s *workflowSet) list() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.ids))
-	for id := range s.ids {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(s.ids))
 }
