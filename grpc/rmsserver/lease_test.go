@@ -16,7 +16,9 @@ import (
 // an operation that ignores its cancelled context for a while keeps its
 // node held meanwhile, however long that is.
 func TestLeasedOperationIsCancelledBeforeItsLeaseAndHoldsItUntilItReturns(t *testing.T) {
-	const ttl = 4 * time.Second
+	// The operation's context ends half-way (5 s); the other half is the margin
+	// a loaded machine has to probe the node before the lease lapses.
+	const ttl = 10 * time.Second
 	e := newTestEngine(t)
 	m := &rackManager{deps: Deps{Jobs: e, LeaseTTL: ttl}, log: zerolog.Nop()}
 	n := hw.Node{RackID: "r", ID: "n"}
