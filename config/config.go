@@ -218,8 +218,9 @@ type Workflows struct {
 	AllowInsecureArtifactToken bool `koanf:"allow_insecure_artifact_token"`
 	// MaxDownloadsPerHost is how many of the DownloadSlots firmware
 	// artifact downloads may come from one host (host and port) at once;
-	// artifacts waiting for a slot queue per host and the hosts take free
-	// slots in turn, so a slow host cannot hold them all (rmsd's own key).
+	// the firmware objects whose artifacts wait take free slots in turn,
+	// so neither a slow host nor an object with many artifacts can hold
+	// them all (rmsd's own key).
 	MaxDownloadsPerHost int `koanf:"max_downloads_per_host"`
 	// MinDownloadBytesPerSecond is the slowest a firmware artifact
 	// download may run, measured over download_rate_window_seconds; a

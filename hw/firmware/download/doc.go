@@ -26,9 +26,13 @@
 //
 // One Downloader runs at most Options.Concurrency transfers at once across
 // all its callers, at most Options.MaxPerHost of them from one host (the
-// URL's host and port; file sources count as one host). Artifacts waiting
-// for a slot queue per host in arrival order, and a freed slot goes to the
-// host served longest ago, so a slow host cannot starve the others;
+// URL's host and port; file sources count as one host). The objects
+// whose artifacts wait for a slot take turns (an object is the cache
+// directory its artifacts are fetched into): a freed slot goes to the
+// object served longest ago that has an artifact on a host below its
+// limit, within it to the host served longest ago, then to that host's
+// earliest artifact. So neither a slow host nor an object with many
+// artifacts can keep another object waiting behind its queue;
 // Download waits for every artifact it was given and
 // returns one Result each, with an *Error listing the failures. Progress is
 // logged every 10 % per artifact. Redirects are followed only to http and

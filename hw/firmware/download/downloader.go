@@ -20,7 +20,7 @@ import (
 type Downloader struct {
 	opts   Options
 	client *http.Client
-	slots  *slots // the transfers running and waiting, per host
+	slots  *slots // the transfers running and waiting, per object and host
 	log    zerolog.Logger
 	// received counts the bytes read from sources, verified or not.
 	received atomic.Int64
@@ -63,7 +63,9 @@ type Result struct {
 // temporary file.
 //
 // dir must be trusted (e.g. firmware_dir joined with an object id through
-// confine.Path); artifact names are confined to it. token goes only to
+// confine.Path); artifact names are confined to it. dir is also the object
+// whose turn the artifacts take for a slot: the artifacts of one dir are
+// one object's, whichever call fetches them. token goes only to
 // artifactory and jfrog sources, in X-JFrog-Art-Api; the zero Secret sends
 // none.
 func (d *Downloader) Download(ctx context.Context, dir string, artifacts []manifest.Artifact, token hw.Secret) ([]Result, error) {

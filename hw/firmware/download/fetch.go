@@ -48,7 +48,7 @@ func (d *Downloader) fetch(ctx context.Context, root *os.Root, dir string, a man
 	case ctx.Err() != nil:
 		return fail(err) // cancelled while checking the cache
 	}
-	release, err := d.slots.acquire(ctx, hostOf(a.Source), log)
+	release, err := d.slots.acquire(ctx, objectOf(dir), hostOf(a.Source), log)
 	if err != nil {
 		return fail(err)
 	}

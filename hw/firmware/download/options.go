@@ -37,9 +37,10 @@ type Options struct {
 	Concurrency int
 	// MaxPerHost is how many of those transfers may come from one host
 	// (host[:port] of the URL; every file source counts as one host) at
-	// once (default 2, at most Concurrency). Waiting artifacts queue per
-	// host in arrival order and the hosts take free slots in turn, so a
-	// slow host cannot hold every slot.
+	// once (default 2, at most Concurrency). The objects (cache
+	// directories) whose artifacts wait take free slots in turn, so
+	// neither a slow host nor an object with many artifacts holds every
+	// slot.
 	MaxPerHost int
 	// MinBytesPerSecond is the slowest an http transfer may run, measured
 	// over the last RateWindow (default 64 KiB/s); slower, it fails with

@@ -39,34 +39,34 @@ func TestSlots_PerHostLimitLeavesSlotsForOtherHosts(t *testing.T) {
 	s := newSlots(4, 2)
 	var slow []*slotWaiter
 	for range 4 {
-		slow = append(slow, s.enqueue("slow:80"))
+		slow = append(slow, s.enqueue("obj-a", "slow:80"))
 	}
 	if got := readyOf(slow...); got != "1100" {
 		t.Fatalf("slow host waiters ready %s, want 1100", got)
 	}
-	fast := s.enqueue("fast:80")
+	fast := s.enqueue("obj-b", "fast:80")
 	if !isReady(fast) {
 		t.Fatal("a waiter on another host waits while two of four slots are free")
 	}
-	s.release("fast:80")
+	s.release("obj-b", "fast:80")
 	if got := readyOf(slow...); got != "1100" {
 		t.Fatalf("after the other host's release, slow host waiters ready %s, want 1100 (its limit)", got)
 	}
-	s.release("slow:80")
+	s.release("obj-a", "slow:80")
 	if got := readyOf(slow...); got != "1110" {
 		t.Fatalf("after a slow host release, ready %s, want 1110", got)
 	}
 }
 
-// TestSlots_HostsTakeFreedSlotsInTurn: with one slot, hosts whose
-// artifacts queued are served round-robin, each host's queue in arrival
-// order, so a host with a long queue does not keep the others waiting
-// behind all of it.
+// TestSlots_HostsTakeFreedSlotsInTurn: with one slot, the hosts an
+// object's artifacts queued for are served round-robin, each host's queue
+// in arrival order, so a host with a long queue does not keep the others
+// waiting behind all of it.
 func TestSlots_HostsTakeFreedSlotsInTurn(t *testing.T) {
 	s := newSlots(1, 1)
-	a1, a2, a3 := s.enqueue("a"), s.enqueue("a"), s.enqueue("a")
-	b1, b2 := s.enqueue("b"), s.enqueue("b")
-	c1 := s.enqueue("c")
+	a1, a2, a3 := s.enqueue("obj", "a"), s.enqueue("obj", "a"), s.enqueue("obj", "a")
+	b1, b2 := s.enqueue("obj", "b"), s.enqueue("obj", "b")
+	c1 := s.enqueue("obj", "c")
 	order := []struct {
 		host string
 		w    *slotWaiter
@@ -85,10 +85,10 @@ func TestSlots_HostsTakeFreedSlotsInTurn(t *testing.T) {
 		if n != i+1 {
 			t.Fatalf("turn %d: %d waiters hold or held a slot, want %d", i, n, i+1)
 		}
-		s.release(o.host)
+		s.release("obj", o.host)
 	}
-	if len(s.hosts) != 0 || s.running != 0 {
-		t.Fatalf("idle slots keep hosts %v, running %d", s.hosts, s.running)
+	if len(s.hosts) != 0 || len(s.objects) != 0 || s.running != 0 {
+		t.Fatalf("idle slots keep hosts %v, objects %v, running %d", s.hosts, s.objects, s.running)
 	}
 }
 
@@ -96,23 +96,23 @@ func TestSlots_HostsTakeFreedSlotsInTurn(t *testing.T) {
 // leaves its host's queue, and the slot goes to the next one.
 func TestSlots_CancelledWaiterLeavesTheQueue(t *testing.T) {
 	s := newSlots(1, 1)
-	held, err := s.acquire(context.Background(), "a", zerolog.Nop())
+	held, err := s.acquire(context.Background(), "obj-a", "a", zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := s.acquire(ctx, "b", zerolog.Nop()); !errors.Is(err, context.Canceled) {
+	if _, err := s.acquire(ctx, "obj-b", "b", zerolog.Nop()); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled acquire returned %v", err)
 	}
-	next := s.enqueue("c")
+	next := s.enqueue("obj-c", "c")
 	held()
 	if !isReady(next) {
 		t.Fatal("the slot did not go to the waiter after the cancelled one")
 	}
-	s.release("c")
-	if len(s.hosts) != 0 {
-		t.Fatalf("idle slots keep hosts %v", s.hosts)
+	s.release("obj-c", "c")
+	if len(s.hosts) != 0 || len(s.objects) != 0 {
+		t.Fatalf("idle slots keep hosts %v, objects %v", s.hosts, s.objects)
 	}
 }
 

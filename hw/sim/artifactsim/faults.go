@@ -92,12 +92,16 @@ func (s *Server) WaitHeld(ctx context.Context, n int) error {
 }
 
 // waitPermit holds a request until Release, the client leaving or Close.
-func (s *Server) waitPermit(ctx context.Context) bool {
+func (s *Server) waitPermit(ctx context.Context, name string) bool {
 	s.mu.Lock()
 	s.held++
+	s.heldNames[name]++
 	s.notifyLocked()
 	defer func() {
 		s.held--
+		if s.heldNames[name]--; s.heldNames[name] == 0 {
+			delete(s.heldNames, name)
+		}
 		s.notifyLocked()
 		s.mu.Unlock()
 	}()

@@ -63,6 +63,9 @@ type Server struct {
 	maxIn    int
 	held     int
 	permits  int
+
+	// heldNames counts the held requests per artifact name.
+	heldNames map[string]int
 }
 
 // Start listens on a free loopback port and serves until Close.
@@ -74,7 +77,7 @@ func Start(o Options) (*Server, error) {
 	s := &Server{
 		opts: o, url: "http://" + ln.Addr().String(),
 		served: make(chan struct{}), done: make(chan struct{}), changed: make(chan struct{}),
-		files: map[string][]byte{}, faults: map[string]Fault{},
+		files: map[string][]byte{}, faults: map[string]Fault{}, heldNames: map[string]int{},
 	}
 	s.srv = &http.Server{
 		Handler:           http.HandlerFunc(s.serveHTTP),
@@ -198,7 +201,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, ans
 	f := s.faults[name]
 	body, published := s.files[name]
 	s.mu.Unlock()
-	if f.Hold && !s.waitPermit(r.Context()) {
+	if f.Hold && !s.waitPermit(r.Context(), name) {
 		return
 	}
 	switch {
