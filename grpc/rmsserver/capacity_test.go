@@ -69,12 +69,15 @@ func TestNodeListsOverMaxBatchNodesAreRefused(t *testing.T) {
 	}
 }
 
-// unreachableSwitch is a copy of sw whose NVOS address has nothing
-// listening: its password job fails at once.
+// unreachableSwitch is a copy of sw whose NVOS and BMC address has
+// nothing listening: its password job fails at once. Each i has an
+// address of its own (one address is one device, whose jobs exclude each
+// other), so a batch of them is admitted whole.
 func unreachableSwitch(sw hw.Node, i int) hw.Node {
-	host := *sw.Host
-	host.IP = "127.0.0.1"
-	sw.ID, sw.Host = fmt.Sprintf("unreachable-%02d", i), &host
+	ip := fmt.Sprintf("127.0.1.%d", i%250+1)
+	host, bmc := *sw.Host, *sw.BMC
+	host.IP, bmc.IP = ip, ip
+	sw.ID, sw.Host, sw.BMC = fmt.Sprintf("unreachable-%02d", i), &host, &bmc
 	return sw
 }
 
@@ -106,8 +109,8 @@ func TestFinishedJobsOfOneCallerNeverFillTheTracker(t *testing.T) {
 		}
 		resp, err := a.client.UpdateSwitchSystemPassword(rpcContext(t), &rmspb.UpdateSwitchSystemPasswordRequest{
 			Nodes: nodeSet(batch...), Username: "admin", Password: secretPassword})
-		if err != nil || resp.GetResponse().GetJobId() == "" {
-			t.Fatalf("caller A, round %d: %v, %v; want admitted", r, resp.GetResponse(), err)
+		if err != nil || resp.GetResponse().GetJobId() == "" || resp.GetResponse().GetStats().GetFailedNodes() != 0 {
+			t.Fatalf("caller A, round %d: %v, %v; want every node admitted", r, resp.GetResponse(), err)
 		}
 		states := a.waitJobs(t, resp.GetResponse().GetJobId())
 		if states[0].GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
