@@ -73,6 +73,13 @@ func TestApplyStored_AnObjectOfAnotherHardwareTypeIsFailedPrecondition(t *testin
 	if h := f.history(t, f.release.ID); len(h) != 0 {
 		t.Errorf("refused applies were recorded: %v", h)
 	}
+	// A request of hardware type any asks for no particular type.
+	resp, err := f.client.ApplyStoredFirmwareObject(rpcContext(t), &rmspb.ApplyStoredFirmwareObjectRequest{
+		ObjectId: f.release.ID, HardwareType: "any", Nodes: nodeSet(compute)})
+	if err != nil || resp.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
+		t.Fatalf("hardware_type any: %v %v", resp, err)
+	}
+	f.waitFirmwareJob(t, resp.GetResponse().GetJobId())
 }
 
 // An object still downloading fails the batch in band, the reply echoing
