@@ -172,8 +172,9 @@ func TestFirmwareCatalogApplyAndWatch(t *testing.T) {
 		if r := rmsctl(t, "firmware", "objects", "get", id); r.code != 4 || !strings.Contains(r.stderr, id) {
 			t.Errorf("objects get after delete: exit %d, %q; want 4", r.code, r.stderr)
 		}
-		if r := rmsctl(t, "firmware", "objects", "delete", id); r.code != 1 || !strings.Contains(r.stderr, "not found") {
-			t.Errorf("deleting it again: exit %d, %q; want 1", r.code, r.stderr)
+		// NOT_FOUND, as upstream's DeleteFirmwareObject: rmsctl's exit 4.
+		if r := rmsctl(t, "firmware", "objects", "delete", id); r.code != 4 || !strings.Contains(r.stderr, "not found") {
+			t.Errorf("deleting it again: exit %d, %q; want 4", r.code, r.stderr)
 		}
 		if out := ok(t, "firmware", "objects", "history", id); !strings.Contains(out, id) || !strings.Contains(out, "no") {
 			t.Errorf("the history outlives the object, no longer in the catalog:\n%s", out)

@@ -23,7 +23,8 @@ import (
 // type (component filters, firmware_type channel, NIC opt-in, Supermicro
 // GB300 order), always activated; a node of a type the filters leave out
 // is not updated. ApplyStoredFirmwareObject uses an available catalog
-// object's cached packages and records the apply in the history;
+// object's cached packages and records a fully admitted apply in the
+// history;
 // ApplyFirmwareObject downloads the packages it needs into a temporary
 // cache that the parent's cleanup plan removes once every child is
 // terminal, and records nothing.
@@ -77,8 +78,10 @@ func (m *rackManager) objectPlan(a objectApply, n hw.Node, dir string) (fwupdate
 
 // ApplyStoredFirmwareObject applies an available catalog object (object_id,
 // or the default object of hardware_type) to the request's nodes, and
-// records the apply in the history once a child job is started. An unknown
-// object is NOT_FOUND, one still downloading FAILED_PRECONDITION.
+// records the apply in the history when every node was admitted
+// (applystored.go). An unknown object is NOT_FOUND, one of another
+// hardware type FAILED_PRECONDITION; one still downloading fails the
+// batch in band.
 func (m *rackManager) ApplyStoredFirmwareObject(ctx context.Context, req *rmspb.ApplyStoredFirmwareObjectRequest) (*rmspb.ApplyStoredFirmwareObjectResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"object_id", req.GetObjectId()}); err != nil {
 		return nil, err
@@ -98,26 +101,23 @@ func (m *rackManager) ApplyStoredFirmwareObject(ctx context.Context, req *rmspb.
 	if m.deps.Catalog == nil || m.deps.Nodes == nil || m.deps.Jobs == nil {
 		return nil, errUnavailable("firmware object apply")
 	}
-	obj, err := m.deps.Catalog.ForApply(ctx, req.GetObjectId(), req.GetHardwareType())
+	const op = "ApplyStoredFirmwareObject"
+	obj, refused, err := m.storedObject(ctx, op, req.GetObjectId(), req.GetHardwareType(), nodes)
 	if err != nil {
-		return nil, catalogStatus(err)
+		return nil, err
 	}
-	a := objectApply{operation: "ApplyStoredFirmwareObject", rackID: req.GetRackId(), objectID: obj.ID, metadata: obj.Metadata,
+	if refused != nil {
+		return &rmspb.ApplyStoredFirmwareObjectResponse{Response: refused, ObjectId: obj.ID}, nil
+	}
+	a := objectApply{operation: op, rackID: req.GetRackId(), objectID: obj.ID, metadata: obj.Metadata,
 		filters: filters, channel: req.GetFirmwareType(), force: req.GetForceUpdate()}
 	b := m.objectBatch(a, nodes, obj.Dir)
 	res, err := m.startFirmwareBatch(ctx, b)
 	if err != nil {
 		return nil, err
 	}
-	if len(res.started) > 0 {
-		rack := b.rackID
-		if rack == "" { // nodes of several racks: the record names the first
-			rack = res.started[0].RackID
-		}
-		m.recordApply(ctx, store.ApplyRecord{ObjectID: obj.ID, RackID: rack, NodeIDs: nodeIDs(res.started),
-			FirmwareType: selector.Channel(req.GetFirmwareType()), HardwareType: obj.HardwareType, JobID: res.parentID,
-			Operation: a.operation})
-	}
+	m.recordStoredApply(ctx, storedApply{op: op, obj: obj, rackID: b.rackID, channel: selector.Channel(req.GetFirmwareType()),
+		nodes: nodes, response: res.response, parentID: res.parentID})
 	return &rmspb.ApplyStoredFirmwareObjectResponse{Response: res.response, ObjectId: obj.ID, Jobs: res.jobs}, nil
 }
 

@@ -174,13 +174,15 @@ func TestApplyStoredFirmwareObject_RefusalsOfTheRequest(t *testing.T) {
 		t.Errorf("no default: %v, want NOT_FOUND naming the missing default", err)
 	}
 	f.art.SetFault(f.release.ComputeBMC.Path, artifactsim.Fault{Hold: true})
-	if _, err := f.client.AddFirmwareObject(rpcContext(t), &rmspb.AddFirmwareObjectRequest{ConfigJson: f.release.ConfigJSON}); err != nil {
+	if _, err := f.client.AddFirmwareObject(rpcContext(t), &rmspb.AddFirmwareObjectRequest{ConfigJson: f.release.ConfigJSON, HardwareType: "gb200-nvl"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.client.ApplyStoredFirmwareObject(rpcContext(t), &rmspb.ApplyStoredFirmwareObjectRequest{
-		ObjectId: f.release.ID, Nodes: nodeSet(compute...)})
-	if status.Code(err) != codes.FailedPrecondition {
-		t.Errorf("object still downloading: %v, want FAILED_PRECONDITION", err)
+	// Still downloading: in band, echoing the object, as upstream.
+	busy, err := f.client.ApplyStoredFirmwareObject(rpcContext(t), &rmspb.ApplyStoredFirmwareObjectRequest{
+		HardwareType: "gb200-nvl", Nodes: nodeSet(compute...)})
+	if err != nil || busy.GetObjectId() != f.release.ID || busy.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE ||
+		!strings.Contains(busy.GetResponse().GetMessage(), "is not available") || len(busy.GetJobs()) != 0 {
+		t.Errorf("object still downloading: %v %v, want an in-band FAILURE naming the object", busy, err)
 	}
 	f.art.Release(1)
 	resp, err := f.client.ApplyStoredFirmwareObject(rpcContext(t), &rmspb.ApplyStoredFirmwareObjectRequest{ObjectId: f.release.ID})

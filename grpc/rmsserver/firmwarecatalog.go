@@ -2,7 +2,6 @@ package rmsserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"google.golang.org/grpc/codes"
@@ -14,13 +13,12 @@ import (
 	"github.com/rmsd/rmsd/store"
 )
 
-// The firmware object catalog RPCs (rms-spec §2.5). Only
-// DeleteFirmwareObject has a status and a message in its reply, so only it
-// answers failures in-band; the others answer gRPC codes (catalogStatus):
-// INVALID_ARGUMENT for a request or manifest refused, NOT_FOUND for an
-// unknown id, ALREADY_EXISTS for a re-add (the reply has nowhere to say it
-// in-band; rms-spec §2.0 maps AlreadyExists to it). Object ids and hardware types
-// are ids: longer than 256 characters is INVALID_ARGUMENT.
+// The firmware object catalog RPCs (rms-spec §2.5) answer failures with
+// gRPC codes (catalogStatus), as upstream's status_from_rms_error, even
+// DeleteFirmwareObject whose reply has a status: INVALID_ARGUMENT for a
+// request or manifest refused (an empty hardware_type on add included),
+// NOT_FOUND for an unknown id, ALREADY_EXISTS for a re-add. Object ids and
+// hardware types are ids: longer than 256 characters is INVALID_ARGUMENT.
 
 // maxConfigJSON bounds a manifest: objects are listed with their manifests
 // in one reply, so each stays far below a gRPC message.
@@ -30,7 +28,8 @@ const maxConfigJSON = 1 << 20
 const maxHistoryRacks = 1000
 
 // AddFirmwareObject validates a manifest, stores the object and answers it
-// at once, unavailable while its artifacts download in the background.
+// at once, unavailable while its artifacts download in the background. The
+// first object of a hardware type becomes its default.
 func (m *rackManager) AddFirmwareObject(ctx context.Context, req *rmspb.AddFirmwareObjectRequest) (*rmspb.AddFirmwareObjectResponse, error) {
 	if err := checkIDs(idField{"hardware_type", req.GetHardwareType()}); err != nil {
 		return nil, err
@@ -87,25 +86,23 @@ func (m *rackManager) ListFirmwareObjects(ctx context.Context, req *rmspb.ListFi
 }
 
 // DeleteFirmwareObject removes an object, cancelling its download and
-// removing its cache; the apply history is kept. Its reply has a status:
-// a missing or unknown id is FAILURE with a message.
+// removing its cache; the apply history is kept. As upstream's
+// handle_delete_firmware_object (status_from_rms_error), a missing id is
+// INVALID_ARGUMENT and an unknown one NOT_FOUND; its reply's status
+// carries only the success.
 func (m *rackManager) DeleteFirmwareObject(ctx context.Context, req *rmspb.DeleteFirmwareObjectRequest) (*rmspb.DeleteFirmwareObjectResponse, error) {
 	id := req.GetId()
-	if err := checkIDs(idField{"id", id}); err != nil {
+	if err := checkObjectID("id", id); err != nil {
 		return nil, err
 	}
 	if m.deps.Catalog == nil {
 		return nil, errUnavailable("firmware catalog")
 	}
-	if id == "" {
-		return &rmspb.DeleteFirmwareObjectResponse{Response: operation(errors.New("id is required"), "")}, nil
-	}
-	err := m.deps.Catalog.Delete(ctx, id)
-	if err != nil {
+	if err := m.deps.Catalog.Delete(ctx, id); err != nil {
 		m.log.Info().Str("object_id", id).Err(loggedErr(err)).Msg("DeleteFirmwareObject refused")
-		err = errors.New(clip(err.Error(), maxMessage))
+		return nil, catalogStatus(err)
 	}
-	return &rmspb.DeleteFirmwareObjectResponse{Response: operation(err, fmt.Sprintf("firmware object %q deleted", id))}, nil
+	return &rmspb.DeleteFirmwareObjectResponse{Response: operation(nil, fmt.Sprintf("firmware object %q deleted", id))}, nil
 }
 
 // SetDefaultFirmwareObject makes an object the default of its hardware

@@ -53,7 +53,7 @@ func catalogStatus(err error) error {
 		return status.Error(codes.NotFound, msg)
 	case errors.Is(err, catalog.ErrExists):
 		return status.Error(codes.AlreadyExists, msg)
-	case errors.Is(err, catalog.ErrUnavailable):
+	case errors.Is(err, catalog.ErrUnavailable), errors.Is(err, catalog.ErrHardwareMismatch):
 		return status.Error(codes.FailedPrecondition, msg)
 	case errors.Is(err, catalog.ErrClosed):
 		return status.Error(codes.Unavailable, "the firmware catalog is closed: rmsd is shutting down")

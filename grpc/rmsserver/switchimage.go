@@ -22,13 +22,12 @@ import (
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/switchimage"
 	"github.com/rmsd/rmsd/messages"
-	"github.com/rmsd/rmsd/store"
 )
 
 // The switch system image RPCs install one NVOS image on caller-supplied
 // switches: UpdateSwitchSystemImage from a file under firmware_dir,
 // ApplyStoredSwitchSystemImage from an available catalog object's cache
-// (recorded in the apply history), ApplySwitchSystemImage from a manifest
+// (recorded in the apply history when every switch is admitted), ApplySwitchSystemImage from a manifest
 // given inline, its image downloaded into a temporary cache that the
 // parent's cleanup removes. Each ends the same way as the firmware
 // batches: one parent job and one child per switch (hw/switchimage),
@@ -269,8 +268,9 @@ func pickImage(objectID string, md manifest.Metadata, softwareType string) (mani
 
 // ApplyStoredSwitchSystemImage installs the NVOS image of an available
 // catalog object (object_id, or the default of hardware_type) on
-// caller-supplied switches, and records the apply in the history once a
-// child job is started.
+// caller-supplied switches, and records the apply in the history when
+// every switch was admitted (applystored.go). An object still downloading,
+// or without an image for software_type, fails the batch in band.
 func (m *rackManager) ApplyStoredSwitchSystemImage(ctx context.Context, req *rmspb.ApplyStoredSwitchSystemImageRequest) (*rmspb.ApplyStoredSwitchSystemImageResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"object_id", req.GetObjectId()}); err != nil {
 		return nil, err
@@ -285,22 +285,28 @@ func (m *rackManager) ApplyStoredSwitchSystemImage(ctx context.Context, req *rms
 	if m.deps.Catalog == nil || m.deps.Nodes == nil || m.deps.Jobs == nil {
 		return nil, errUnavailable("switch system image apply")
 	}
-	obj, err := m.deps.Catalog.ForApply(ctx, req.GetObjectId(), req.GetHardwareType())
-	if err != nil {
-		return nil, catalogStatus(err)
-	}
-	img, err := pickImage(obj.ID, obj.Metadata, req.GetSoftwareType())
+	const op = "ApplyStoredSwitchSystemImage"
+	obj, refused, err := m.storedObject(ctx, op, req.GetObjectId(), req.GetHardwareType(), nodes)
 	if err != nil {
 		return nil, err
 	}
-	const op = "ApplyStoredSwitchSystemImage"
+	reply := &rmspb.ApplyStoredSwitchSystemImageResponse{ObjectId: obj.ID}
+	if refused != nil {
+		reply.Response = refused
+		return reply, nil
+	}
+	img, err := pickImage(obj.ID, obj.Metadata, req.GetSoftwareType())
+	if err != nil { // in band, as upstream's resolve_switch_system_image failure
+		reply.Response = refuseStoredBatch(op, nodes, errors.New(status.Convert(err).Message()))
+		return reply, nil
+	}
+	reply.ImageFilename = img.ImageFileName
 	source := imageSource{path: filepath.Join(obj.Dir, img.ImageFileName), name: img.ImageFileName}
 	source.target, err = imageTarget(img.ImageFileName, img.Version)
 	if err == nil {
 		err = checkImageFile(source.path)
 	}
 	b := newImageBatch(op, req.GetRackId(), nodes, source, req.GetAllowOnieRecovery())
-	reply := &rmspb.ApplyStoredSwitchSystemImageResponse{ObjectId: obj.ID, ImageFilename: img.ImageFileName}
 	if err != nil {
 		reply.Response = failImageBatch(b, err)
 		return reply, nil
@@ -309,15 +315,8 @@ func (m *rackManager) ApplyStoredSwitchSystemImage(ctx context.Context, req *rms
 	if err != nil {
 		return nil, err
 	}
-	if len(res.started) > 0 {
-		rack := b.rackID
-		if rack == "" {
-			rack = res.started[0].RackID
-		}
-		m.recordApply(ctx, store.ApplyRecord{ObjectID: obj.ID, RackID: rack, NodeIDs: nodeIDs(res.started),
-			FirmwareType: selector.Channel(req.GetSoftwareType()), HardwareType: obj.HardwareType, JobID: res.parentID,
-			Operation: op})
-	}
+	m.recordStoredApply(ctx, storedApply{op: op, obj: obj, rackID: b.rackID, channel: selector.Channel(req.GetSoftwareType()),
+		nodes: nodes, response: res.response, parentID: res.parentID})
 	reply.Response, reply.Jobs = res.response, res.jobs
 	return reply, nil
 }

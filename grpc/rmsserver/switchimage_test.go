@@ -332,11 +332,18 @@ func TestApplyStoredSwitchSystemImageRecordsTheHistory(t *testing.T) {
 		t.Errorf("history record %v", rec)
 	}
 
-	// A channel the object has no image for is refused.
-	_, err = f.client.ApplyStoredSwitchSystemImage(rpcContext(t), &rmspb.ApplyStoredSwitchSystemImageRequest{
+	// A channel the object has no image for fails the batch in band,
+	// echoing the object (upstream's resolve_switch_system_image failure),
+	// and is not recorded.
+	dev, err := f.client.ApplyStoredSwitchSystemImage(rpcContext(t), &rmspb.ApplyStoredSwitchSystemImageRequest{
 		ObjectId: f.release.ID, SoftwareType: "dev", Nodes: nodeSet(switches...)})
-	if err == nil || !strings.Contains(err.Error(), `no NVOS image for software_type "dev"`) {
-		t.Errorf("dev channel: %v", err)
+	if err != nil || dev.GetObjectId() != f.release.ID || dev.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE ||
+		!strings.Contains(dev.GetResponse().GetMessage(), `no NVOS image for software_type "dev"`) || len(dev.GetJobs()) != 0 {
+		t.Errorf("dev channel: %v %v", dev, err)
+	}
+	if hist, err := f.client.GetFirmwareObjectHistory(rpcContext(t), &rmspb.GetFirmwareObjectHistoryRequest{ObjectId: f.release.ID}); err != nil ||
+		len(hist.GetRecords()) != 1 {
+		t.Errorf("history after a refused apply %v %v", hist, err)
 	}
 }
 

@@ -18,14 +18,15 @@ type AddRequest struct {
 	// ConfigJSON is the firmware manifest, stored as given.
 	ConfigJSON string
 	// HardwareType is the caller's free-form hardware class ("gb200-nvl",
-	// "any"); defaults are scoped by it.
+	// "any"); defaults are scoped by it. Required.
 	HardwareType string
 	// AccessToken is the request's access_token as sent: empty, white
 	// space and NOAUTH mean none. It is used for this object's download
 	// only, and never stored or logged.
 	AccessToken hw.Secret
 	// SetDefault makes the object the default of its hardware type in the
-	// same transaction that stores it.
+	// same transaction that stores it. The first object of a hardware type
+	// becomes its default without it.
 	SetDefault bool
 }
 
@@ -34,17 +35,23 @@ const maxAccessToken = 8 << 10
 
 // Add validates the manifest (manifest.Parse, then Downloader.Check),
 // stores the object unavailable with its artifacts pending (and, with
-// SetDefault, as the default of its hardware type), starts downloading its
-// artifacts in the background and returns the object as stored. An object
-// with no artifact to download is available at once.
+// SetDefault or when its hardware type has no default yet, as the default
+// of its hardware type), starts downloading its artifacts in the
+// background and returns the object as stored. An object with no artifact
+// to download is available at once.
 //
 // Refusals match ErrInvalid (with manifest.ErrInvalid for a manifest
-// manifest.Parse refuses), ErrExists when an object has the manifest's id
-// (ids are free again once deleted) and ErrClosed after Close.
+// manifest.Parse refuses; "hardware_type is required" when HardwareType
+// is empty), ErrExists when an object has the manifest's id (ids are free
+// again once deleted) and ErrClosed after Close.
 func (s *Service) Add(ctx context.Context, req AddRequest) (Object, error) {
 	m, err := manifest.Parse([]byte(req.ConfigJSON), s.mopts)
 	if err != nil {
 		return Object{}, invalid(err)
+	}
+	// Checked after the manifest, as upstream's handle_add_firmware_object.
+	if req.HardwareType == "" {
+		return Object{}, invalidf("hardware_type is required")
 	}
 	token := download.AccessToken(req.AccessToken.Reveal()) // NOAUTH and blanks: none
 	if err := checkAccessToken(token); err != nil {
@@ -90,14 +97,22 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (Object, error) {
 	return Object{FirmwareObject: created, Metadata: m.Metadata()}, nil
 }
 
-// create stores obj and, with setDefault, makes it the default of its
-// hardware type, in one transaction.
+// create stores obj and, with setDefault or when its hardware type has no
+// default yet (upstream's handle_add_firmware_object: set_default ||
+// !has_default), makes it the default of its hardware type, in one
+// transaction.
 func (s *Service) create(ctx context.Context, obj store.FirmwareObject, setDefault bool) (store.FirmwareObject, error) {
 	var created store.FirmwareObject
 	err := s.store.Update(ctx, func(tx store.Tx) error {
 		var err error
-		if created, err = tx.CreateFirmwareObject(ctx, obj); err != nil || !setDefault {
+		if created, err = tx.CreateFirmwareObject(ctx, obj); err != nil {
 			return err
+		}
+		if !setDefault {
+			_, err = tx.DefaultFirmwareObject(ctx, obj.HardwareType)
+			if !errors.Is(err, store.ErrNotFound) {
+				return err // nil: the hardware type has its default
+			}
 		}
 		created, err = tx.SetDefaultFirmwareObject(ctx, obj.ID)
 		return err

@@ -12,6 +12,14 @@ import (
 // downloaded and verified, so it cannot be applied yet.
 var ErrUnavailable = errors.New("catalog: firmware object not available")
 
+// ErrHardwareMismatch: the object named is of another hardware type than
+// the request's.
+var ErrHardwareMismatch = errors.New("catalog: firmware object of another hardware type")
+
+// AnyHardware is the hardware type of an object that applies to every
+// hardware type (upstream's RackHardwareType::any).
+const AnyHardware = "any"
+
 // Applicable is a stored object ready to be applied: available, with its
 // manifest's metadata and the directory its packages are cached in.
 type Applicable struct {
@@ -20,11 +28,13 @@ type Applicable struct {
 	Dir string
 }
 
-// ForApply returns the object ApplyStoredFirmwareObject names: id, or the
-// default object of hardwareType when id is empty. It must be available.
-// Refusals match ErrNotFound (no such object, or no default for the
-// hardware type), ErrUnavailable or ErrInvalid (neither id nor hardware
-// type).
+// ForApply returns the object an ApplyStored* request names: id, or the
+// default object of hardwareType when id is empty. Named by id with a
+// hardwareType, the object must be of that type unless either is
+// AnyHardware. It must be available. Refusals match ErrNotFound (no such
+// object, or no default for the hardware type), ErrHardwareMismatch,
+// ErrUnavailable (the Applicable returned then holds the object, so that
+// the caller can name it) or ErrInvalid (neither id nor hardware type).
 func (s *Service) ForApply(ctx context.Context, id, hardwareType string) (Applicable, error) {
 	var obj store.FirmwareObject
 	var err error
@@ -46,12 +56,15 @@ func (s *Service) ForApply(ctx context.Context, id, hardwareType string) (Applic
 	default:
 		return Applicable{}, invalidf("object_id or hardware_type is required")
 	}
+	if err := matchHardware(obj, hardwareType); err != nil {
+		return Applicable{}, err
+	}
 	if !obj.Available {
 		msg := fmt.Sprintf("firmware object %q is not available yet (its artifacts are still downloading or failed)", obj.ID)
 		if obj.UnavailableReason != "" {
 			msg = fmt.Sprintf("firmware object %q is not available: %s", obj.ID, obj.UnavailableReason)
 		}
-		return Applicable{}, &Error{Kind: ErrUnavailable, Msg: msg}
+		return Applicable{Object: Object{FirmwareObject: obj}}, &Error{Kind: ErrUnavailable, Msg: msg}
 	}
 	dir, err := s.cacheDir(obj.ID, false)
 	if err != nil {
@@ -62,6 +75,18 @@ func (s *Service) ForApply(ctx context.Context, id, hardwareType string) (Applic
 		return Applicable{}, invalidf("firmware object %q: its stored manifest no longer parses", obj.ID)
 	}
 	return Applicable{Object: o, Dir: dir}, nil
+}
+
+// matchHardware refuses an object of another hardware type than the
+// request's, as upstream's resolve_requested_firmware: an empty request
+// type, or an object of AnyHardware, matches every type. (A request of
+// AnyHardware matches every object too: it asks for no particular type.)
+func matchHardware(obj store.FirmwareObject, hardwareType string) error {
+	if hardwareType == "" || hardwareType == AnyHardware || obj.HardwareType == AnyHardware || obj.HardwareType == hardwareType {
+		return nil
+	}
+	return &Error{Kind: ErrHardwareMismatch, Msg: fmt.Sprintf("firmware object %s hardware type %s does not match request hardware type %s",
+		obj.ID, obj.HardwareType, hardwareType)}
 }
 
 // RecordApply appends a record to the apply history.

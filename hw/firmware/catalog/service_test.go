@@ -22,7 +22,7 @@ func TestService_AddDownloadsEveryArtifactThenTheObjectIsAvailable(t *testing.T)
 	rel := fx.publish(simrelease.Options{})
 	obj := fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, HardwareType: "gb200-nvl", AccessToken: hw.NewSecret("NOAUTH")})
 	if obj.ID != rel.ID || obj.Available || obj.UnavailableReason != "" || obj.ConfigJSON != rel.ConfigJSON ||
-		obj.HardwareType != "gb200-nvl" || obj.IsDefault || obj.Created.IsZero() {
+		obj.HardwareType != "gb200-nvl" || !obj.IsDefault || obj.Created.IsZero() { // the first of its hardware type
 		t.Errorf("added object %+v", obj.FirmwareObject)
 	}
 	if len(obj.Metadata.DeviceComponents) == 0 || len(obj.Metadata.SwitchSystemImages) != 1 {
@@ -96,7 +96,7 @@ func TestService_CloseCancelsRunningDownloadsAndWaitsForThem(t *testing.T) {
 	if tmp := tempFiles(t, fx.dir); len(tmp) != 0 {
 		t.Errorf("temporary files left: %v", tmp)
 	}
-	_, err = svc.Add(testCtx(t), catalog.AddRequest{ConfigJSON: fx.publish(simrelease.Options{Milestone: "late"}).ConfigJSON})
+	_, err = svc.Add(testCtx(t), catalog.AddRequest{ConfigJSON: fx.publish(simrelease.Options{Milestone: "late"}).ConfigJSON, HardwareType: "gb200-nvl"})
 	if !errors.Is(err, catalog.ErrClosed) {
 		t.Errorf("add after Close: %v, want ErrClosed", err)
 	}
@@ -122,13 +122,14 @@ func TestService_AddRefusesWhatCannotBeAccepted(t *testing.T) {
 		{"not a manifest", catalog.AddRequest{ConfigJSON: `[1, 2]`}, []string{"config_json: must be a JSON object, got an array"}, manifest.ErrInvalid},
 		{"no milestone", catalog.AddRequest{ConfigJSON: `{"ProductName": "DGXGB200", "Milestones": []}`},
 			[]string{"Milestones must contain exactly one milestone, got 0"}, manifest.ErrInvalid},
-		{"file source outside firmware_dir", catalog.AddRequest{ConfigJSON: fileSource},
+		{"no hardware type", catalog.AddRequest{ConfigJSON: rel.ConfigJSON}, []string{"hardware_type is required"}, nil},
+		{"file source outside firmware_dir", catalog.AddRequest{ConfigJSON: fileSource, HardwareType: "gb200-nvl"},
 			[]string{"config_json: an artifact cannot be fetched", "artifact bmc.fwpkg from " + outside, "outside the directory"}, nil},
-		{"token with a line break", catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret(token)},
+		{"token with a line break", catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret(token), HardwareType: "gb200-nvl"},
 			[]string{"access_token holds a control character at byte 6"}, nil},
-		{"token too long", catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret(strings.Repeat("k", 8193))},
+		{"token too long", catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret(strings.Repeat("k", 8193)), HardwareType: "gb200-nvl"},
 			[]string{"access_token is 8193 bytes long; at most 8192"}, nil},
-		{"blank token around a line break", catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret(" s3cr3t\r\n")},
+		{"blank token around a line break", catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret(" s3cr3t\r\n"), HardwareType: "gb200-nvl"},
 			[]string{"access_token holds a control character at byte 7"}, nil},
 	}
 	for _, tt := range tests {
@@ -161,7 +162,7 @@ func TestService_BlankAndNOAUTHTokensAreNone(t *testing.T) {
 	for i, tok := range []string{"", " \t\r\n", "NOAUTH", " NOAUTH\n"} {
 		// Artifactory locations: a token, if there were one, would go along.
 		rel := fx.publish(simrelease.Options{Milestone: fmt.Sprintf("blank-%d", i), LocationType: "Artifactory"})
-		fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret(tok)})
+		fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret(tok), HardwareType: "gb200-nvl"})
 		fx.waitObject(rel.ID, "available", available)
 	}
 	reqs := fx.srv.Requests()
@@ -175,7 +176,7 @@ func TestService_BlankAndNOAUTHTokensAreNone(t *testing.T) {
 	}
 	// The same with a real token sends it: the check above can fail.
 	rel := fx.publish(simrelease.Options{Milestone: "token", LocationType: "Artifactory"})
-	fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret("k")})
+	fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, AccessToken: hw.NewSecret("k"), HardwareType: "gb200-nvl"})
 	fx.waitObject(rel.ID, "available", available)
 	if reqs := fx.srv.Requests(); !reqs[len(reqs)-1].TokenSent {
 		t.Error("no token sent to an artifactory location")
@@ -198,7 +199,7 @@ func TestService_DeleteStopsTheDownloadAndRemovesTheCache(t *testing.T) {
 	fx := newFixture(t, fixtureOptions{})
 	rel := fx.publish(simrelease.Options{})
 	fx.srv.SetFault(rel.PowerShelf.Path, artifactsim.Fault{Hold: true})
-	fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON})
+	fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, HardwareType: "gb200-nvl"})
 	if err := fx.srv.WaitHeld(testCtx(t), 1); err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestService_DeleteStopsTheDownloadAndRemovesTheCache(t *testing.T) {
 	}
 	// The id is free again, and the new object downloads afresh.
 	fx.srv.SetFault(rel.PowerShelf.Path, artifactsim.Fault{})
-	fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON})
+	fx.add(catalog.AddRequest{ConfigJSON: rel.ConfigJSON, HardwareType: "gb200-nvl"})
 	fx.waitObject(rel.ID, "available", available)
 }
 

@@ -7,11 +7,14 @@
 // name) and resolves what rmsd can do with it:
 //
 //   - routing: each board SKU's Type names a node kind ("Compute Node",
-//     "Switch Tray", "Power Shelf", "VRNVL72 Compute Node"), the ProductName
-//     its product family; a SKU applies to every node type of that family
-//     and kind. A power-shelf component nested under a Compute Node SKU
-//     (the GB200 sample's "Powershelf FW") goes to the family's power
-//     shelves. A SKU of unknown Type is kept but routed nowhere (a Warning).
+//     "Switch Tray", "Power Shelf"), and the SKU applies to every node type
+//     of that kind, whatever the ProductName (upstream routes by this Type
+//     alone; the ProductName only makes the object id, and one naming no
+//     known product family is accepted). The legacy "VRNVL72 Compute Node"
+//     applies to VR-NVL72 compute trays only. A power-shelf component
+//     nested under a Compute Node SKU (the GB200 sample's "Powershelf FW")
+//     goes to the power shelves. A SKU of unknown Type is kept but routed
+//     nowhere (a Warning).
 //   - artifacts: of a routed firmware entry's Locations (its own, then its
 //     SubComponents'), the payloads (Type Firmware, or a package file name
 //     with no or a generic Type) are downloadable; by default only the first

@@ -19,7 +19,8 @@ type Manifest struct {
 	// "DGXGB200_1.3.6". It is usable as a single directory name.
 	ID          string
 	ProductName string
-	// Family is the product family ProductName names.
+	// Family is the product family ProductName names, "" when it names
+	// none (accepted, as upstream: routing follows each board SKU's Type).
 	Family    hw.ProductFamily
 	Milestone Milestone
 	// Warnings are things accepted but ignored, e.g. a board SKU of unknown
@@ -121,9 +122,8 @@ func Parse(configJSON []byte, opts Options) (*Manifest, error) {
 	m := &Manifest{ProductName: strings.TrimSpace(doc.ProductName)}
 	if m.ProductName == "" {
 		p.addf("ProductName is required")
-	} else if m.Family = familyOf(m.ProductName); m.Family == "" {
-		p.addf("ProductName %s names no supported product family (GB200, GB300 or VR-NVL72)", hw.QuoteShort(m.ProductName))
 	}
+	m.Family = familyOf(m.ProductName)
 	if len(doc.Milestones) != 1 {
 		p.addf("Milestones must contain exactly one milestone, got %d", len(doc.Milestones))
 		return nil, p.err()

@@ -45,7 +45,7 @@ func newResolver(m *Manifest, opts Options, p *problems) *resolver {
 func (r *resolver) run() {
 	for i, sku := range r.m.Milestone.BoardSKUs {
 		at := fmt.Sprintf("Milestones[0].BoardSKUs[%d]", i)
-		if rt, routed := routeOf(sku.Type, r.m.Family); routed {
+		if rt, routed := routeOf(sku.Type); routed {
 			for j, fw := range sku.Components.Firmware {
 				r.addFirmware(rt, sku, i, fw, fmt.Sprintf("%s.Components.Firmware[%d]", at, j))
 			}
@@ -71,11 +71,13 @@ func (r *resolver) run() {
 // addFirmware adds firmware entry fw of board SKU number i, routed to rt,
 // to every node type it applies to.
 func (r *resolver) addFirmware(rt route, sku BoardSKU, i int, fw Entry, at string) {
-	deviceType := strings.TrimSpace(sku.Type)
 	if rt.kind == hw.KindCompute && isPowerShelfComponent(fw.Component) {
-		// The GB200 sample nests "Powershelf FW" under its compute SKU.
-		rt, deviceType = route{hw.KindPowerShelf, rt.family}, DeviceTypePowerShelf
+		// The GB200 sample nests "Powershelf FW" under its compute SKU
+		// (upstream's lookup_keys_for_board_sku adds the power shelf key
+		// to a compute board's).
+		rt = route{hw.KindPowerShelf, rt.family, DeviceTypePowerShelf}
 	}
+	deviceType := rt.deviceType
 	types := rt.nodeTypes()
 	if len(types) == 0 {
 		r.warnf("component %s of board SKU %s applies to no node type (%s has no %s); it is ignored",

@@ -9,37 +9,42 @@ import (
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
 )
 
+// A board SKU routes by its Type alone, as upstream's
+// lookup_key_from_board_type and node_types_for_device_type: the
+// ProductName neither narrows it to a family nor has to name one.
 func TestParse_RoutesBoardSKUsToNodeTypes(t *testing.T) {
 	const url = "https://af.example.com/fw/pkg.fwpkg"
+	const (
+		allCompute = "COMPUTE_GB200_NVIDIA [Compute Node], COMPUTE_GB300_NVIDIA [Compute Node], COMPUTE_GB300_LENOVO [Compute Node], " +
+			"COMPUTE_VRNVL72_NVIDIA [Compute Node], compute_gb200_wiwynn [Compute Node], compute_gb300_supermicro [Compute Node]"
+		allSwitches = "SWITCH_GB200_NVIDIA [Switch Tray], SWITCH_GB300_NVIDIA [Switch Tray], SWITCH_VRNVL72_NVIDIA [Switch Tray]"
+		allShelves  = "POWERSHELF_GB200_LITEON [Power Shelf], POWERSHELF_GB200_DELTA [Power Shelf], " +
+			"POWERSHELF_GB300_LITEON [Power Shelf], POWERSHELF_GB300_DELTA [Power Shelf]"
+	)
 	tests := []struct {
 		name      string
 		product   string
 		skuType   string
 		component string
-		want      string // "<node type> [<device type>]" per group
-		warning   string
+		// want is "<node type> [<device type>]" per group; the device type
+		// is upstream's lookup key, whatever the SKU Type's spelling.
+		want    string
+		warning string
 	}{
-		{"GB200 compute", "DGXGB200", "Compute Node", "BMC",
-			"COMPUTE_GB200_NVIDIA [Compute Node], compute_gb200_wiwynn [Compute Node]", ""},
-		{"GB200 switch", "DGXGB200", "Switch Tray", "CPLD", "SWITCH_GB200_NVIDIA [Switch Tray]", ""},
-		{"GB200 power shelf", "DGXGB200", "Power Shelf", "Powershelf FW",
-			"POWERSHELF_GB200_LITEON [Power Shelf], POWERSHELF_GB200_DELTA [Power Shelf]", ""},
-		{"GB200 shelf firmware under the compute SKU", "DGXGB200", "Compute Node", "Powershelf FW",
-			"POWERSHELF_GB200_LITEON [Power Shelf], POWERSHELF_GB200_DELTA [Power Shelf]", ""},
-		{"GB300 compute", "DGXGB300", "Compute Node", "HMC",
-			"COMPUTE_GB300_NVIDIA [Compute Node], COMPUTE_GB300_LENOVO [Compute Node], compute_gb300_supermicro [Compute Node]", ""},
-		{"GB300 switch", "DGX_GB300_NVL72", "Switch Tray", "BMC+FPGA+EROT", "SWITCH_GB300_NVIDIA [Switch Tray]", ""},
-		{"GB300 power shelf", "DGXGB300", "power shelf", "PowerShelf",
-			"POWERSHELF_GB300_LITEON [power shelf], POWERSHELF_GB300_DELTA [power shelf]", ""},
-		{"GB300 shelf firmware under the compute SKU", "DGXGB300", "Compute Node", "Powershelf FW",
-			"POWERSHELF_GB300_LITEON [Power Shelf], POWERSHELF_GB300_DELTA [Power Shelf]", ""},
-		{"VR compute", "VR-NVL72", "VRNVL72 Compute Node", "BMC", "COMPUTE_VRNVL72_NVIDIA [VRNVL72 Compute Node]", ""},
-		{"VR compute by its plain label", "VR-NVL72", "Compute Node", "BMC", "COMPUTE_VRNVL72_NVIDIA [Compute Node]", ""},
-		{"VR compute SKU in another product", "DGXGB200", "VRNVL72 Compute Node", "BMC", "COMPUTE_VRNVL72_NVIDIA [VRNVL72 Compute Node]", ""},
-		{"VR switch", "VR-NVL72", "Switch Tray", "BMC", "SWITCH_VRNVL72_NVIDIA [Switch Tray]", ""},
-		{"VR has no power shelf type", "VR-NVL72", "Power Shelf", "Powershelf FW", "",
-			`component "Powershelf FW" of board SKU "Power Shelf SKU" applies to no node type (VRNVL72 has no power_shelf)`},
-		{"case and spacing of the SKU Type", "DGXGB200", "switch-tray", "CPLD", "SWITCH_GB200_NVIDIA [switch-tray]", ""},
+		{"compute: every compute node type, whatever the product", "DGXGB200", "Compute Node", "BMC", allCompute, ""},
+		{"compute of another product", "DGXGB300", "Compute Node", "HMC", allCompute, ""},
+		{"a product naming no family", "ACME-RACK-9000", "Compute Node", "BMC", allCompute, ""},
+		{"Compute Tray, upstream's other spelling", "ACME-RACK-9000", "Compute Tray", "BMC", allCompute, ""},
+		{"switch", "DGXGB200", "Switch Tray", "CPLD", allSwitches, ""},
+		{"switch of a product naming no family", "ACME", "Switch Tray", "BMC+FPGA+EROT", allSwitches, ""},
+		{"power shelf", "DGXGB200", "Power Shelf", "Powershelf FW", allShelves, ""},
+		{"PowerShelf, upstream's other spelling", "VR-NVL72", "PowerShelf", "PowerShelf", allShelves, ""},
+		{"shelf firmware under the compute SKU", "DGXGB300", "Compute Node", "Powershelf FW", allShelves, ""},
+		{"VR compute by its legacy label", "VR-NVL72", "VRNVL72 Compute Node", "BMC", "COMPUTE_VRNVL72_NVIDIA [Compute Node]", ""},
+		{"VR compute legacy label in another product", "DGXGB200", "VRNVL72 Compute Node", "BMC", "COMPUTE_VRNVL72_NVIDIA [Compute Node]", ""},
+		{"VR has no power shelf type", "VR-NVL72", "VRNVL72 Compute Node", "Powershelf FW", "",
+			`component "Powershelf FW" of board SKU "VRNVL72 Compute Node SKU" applies to no node type (VRNVL72 has no power_shelf)`},
+		{"case and spacing of the SKU Type", "DGXGB200", "switch-tray", "CPLD", allSwitches, ""},
 		{"unknown SKU Type", "DGXGB200", "Cable Cartridge", "CPLD", "",
 			`board SKU "Cable Cartridge SKU" has Type "Cable Cartridge", which routes to no node type`},
 		{"no SKU Type", "DGXGB200", "", "CPLD", "", `has Type "", which routes to no node type`},

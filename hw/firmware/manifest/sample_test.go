@@ -90,13 +90,29 @@ func TestParse_SampleManifest(t *testing.T) {
 		`compute_gb200_wiwynn [Compute Node] BMC GB200Nvl-25.03-4 (BMC) subs=2 prod:` + bmc + `->"bmc"`,
 		`image prod 25.02.2553 "NVOS 25.02.2553" ` + nvos + ` required=true`,
 	}
-	if got := describe(m.Metadata()); strings.Join(got, "\n") != strings.Join(want, "\n") {
+	md := m.Metadata()
+	// The SKUs route by their Type to every family's node types (see
+	// route_test); the GB200 ones are spelt out, the others must match
+	// them kind for kind.
+	gb200 := manifest.Metadata{SwitchSystemImages: md.SwitchSystemImages}
+	for _, dc := range md.DeviceComponents {
+		if dc.NodeType.Family() == hw.FamilyGB200 {
+			gb200.DeviceComponents = append(gb200.DeviceComponents, dc)
+		}
+	}
+	if got := describe(gb200); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("metadata\n got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	md := m.Metadata()
+	byKind := map[hw.Kind]string{}
+	for _, dc := range gb200.DeviceComponents {
+		byKind[dc.NodeType.Kind()] = fmt.Sprint(dc.Components)
+	}
 	for _, dc := range md.DeviceComponents {
-		if d := dc.Descriptor(); d[hw.AttrProductFamily] != "gb200" {
+		if d := dc.Descriptor(); d[hw.AttrProductFamily] != strings.ToLower(string(dc.NodeType.Family())) {
 			t.Errorf("%s: descriptor %v", dc.NodeType, d)
+		}
+		if got := fmt.Sprint(dc.Components); got != byKind[dc.NodeType.Kind()] {
+			t.Errorf("%s components %s, want those of the GB200 %s", dc.NodeType, got, dc.NodeType.Kind())
 		}
 	}
 	sub := md.DeviceComponents[1].Components[0].Subcomponents[0]
