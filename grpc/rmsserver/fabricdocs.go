@@ -57,18 +57,31 @@ func deviceDoc(doc string, keep []string, ours map[string]any) string {
 var appDocKeys = []string{"status", "addition-info", "additional-info", "reason"}
 
 // serviceStatusDoc is one switch's status_json in
-// BatchGetScaleUpFabricServiceStatus: the switch's nmx-controller app
-// document as NVUE answered it (upstream's
-// handle_batch_get_scale_up_fabric_service_status passes
-// get_cluster_apps_status through), with rmsd's keys beside it: node_id,
-// installed, and the cluster's state and NMX-C connection. A switch whose
-// cluster is disabled has no app: its document is only rmsd's keys, with
-// installed false.
+// BatchGetScaleUpFabricServiceStatus, as upstream's
+// handle_batch_get_scale_up_fabric_service_status answers it: the switch's
+// nmx-controller app document as NVUE answered it, with upstream's keys
+// beside it (its get_cluster_apps_status: installed, health_status green
+// for status ok and red otherwise, status_description) and rmsd's (node_id,
+// the cluster's state and NMX-C connection). A switch whose cluster is
+// disabled has no app (NVUE 404): as upstream, installed false,
+// health_status unknown, "App nmx-controller is not installed".
 func serviceStatusDoc(nodeID string, cl fabric.ClusterState, app fabric.AppStatus) string {
-	return deviceDoc(app.Doc, appDocKeys, map[string]any{
+	ours := map[string]any{
 		"node_id": nodeID, "installed": app.Installed,
 		"cluster_state": clip(cl.State, maxEchoed), "nmxc_conn": clip(cl.NMXCConn, maxEchoed),
-	})
+	}
+	switch {
+	case !app.Installed:
+		ours["health_status"] = "unknown"
+		ours["status_description"] = "App " + fabric.AppController + " is not installed"
+	case app.Status == "ok":
+		ours["health_status"] = "green"
+		ours["status_description"] = fabric.AppController + " is running and healthy"
+	default:
+		ours["health_status"] = "red"
+		ours["status_description"] = fabric.AppController + " status: " + clip(app.Status, maxEchoed)
+	}
+	return deviceDoc(app.Doc, appDocKeys, ours)
 }
 
 // clusterStateDoc is GetScaleUpFabricState's state_json: the switch's

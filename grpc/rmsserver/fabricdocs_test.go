@@ -42,13 +42,18 @@ func TestFabricServiceStatusReadsAsNICoReadsIt(t *testing.T) {
 	// The switch's own keys pass through (manager.state), ours beside them.
 	var all map[string]any
 	_ = json.Unmarshal([]byte(doc), &all)
-	if mgr, _ := all["manager"].(map[string]any); mgr["state"] != "enabled" || all["node_id"] != switches[0].ID {
+	if mgr, _ := all["manager"].(map[string]any); mgr["state"] != "enabled" || all["node_id"] != switches[0].ID ||
+		all["installed"] != true || all["health_status"] != "green" {
 		t.Fatalf("status_json %s", doc)
 	}
-	// A switch whose cluster is disabled has no app: NICo reads no status.
+	// A switch whose cluster is disabled has no app: NICo reads no status;
+	// upstream's not-installed keys.
+	offDoc := resp.GetServiceStatuses()[switches[1].ID].GetStatusJson()
 	var off nicoFabricManagerStatus
-	if err := json.Unmarshal([]byte(resp.GetServiceStatuses()[switches[1].ID].GetStatusJson()), &off); err != nil || off.Status != nil {
-		t.Fatalf("disabled switch: %s, %v", resp.GetServiceStatuses()[switches[1].ID].GetStatusJson(), err)
+	var offAll map[string]any
+	if json.Unmarshal([]byte(offDoc), &off) != nil || off.Status != nil || json.Unmarshal([]byte(offDoc), &offAll) != nil ||
+		offAll["installed"] != false || offAll["health_status"] != "unknown" {
+		t.Fatalf("disabled switch: %s", offDoc)
 	}
 }
 
