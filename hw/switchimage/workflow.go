@@ -172,9 +172,6 @@ func (r *run) readImage(ctx context.Context) error {
 		st, err := im.SystemImage(ctx)
 		if err == nil {
 			r.state = st
-			if r.before == nil {
-				r.before = &st
-			}
 		}
 		return err
 	})
@@ -195,6 +192,8 @@ func (r *run) inspect(ctx context.Context) (map[string]string, error) {
 	if err := r.readImage(ctx); err != nil {
 		return r.inspectONIE(ctx, err)
 	}
+	before := r.state
+	r.before = &before
 	if r.atTarget() {
 		return r.stateDetails(), errUpToDate
 	}
