@@ -204,12 +204,12 @@ func TestSwitchImages(t *testing.T) {
 		t.Errorf("watch printed %d state lines, want the parent's and the child's changes:\n%s", len(seen), out)
 	}
 	list := ok(t, "switch", "images", "list", "--rack", rack, "rack-001-switch-09")
-	if !strings.Contains(list, "partition2") || !strings.Contains(list, image) {
+	if !strings.Contains(list, "nvos-25.11.1042") || !strings.Contains(list, image) {
 		t.Errorf("switch images list:\n%s", list)
 	}
 	images := jsonReply(t, ok(t, "-o", "json", "switch", "images", "list", "--rack", rack, "rack-001-switch-09"),
 		func() *rmspb.ListSwitchSystemImagesResponse { return &rmspb.ListSwitchSystemImagesResponse{} })
-	if !strings.Contains(images.GetImagesJson(), `"current":true`) {
+	if !strings.Contains(images.GetImagesJson(), `"`+image+`":{`) {
 		t.Errorf("-o json switch images list: %v", images)
 	}
 	notSwitch := rmsctl(t, "switch", "images", "list", "--rack", rack, "rack-001-compute-01")

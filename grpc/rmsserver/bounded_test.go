@@ -33,19 +33,21 @@ func TestClip(t *testing.T) {
 	}
 }
 
-// An app status with long or escape-heavy fields is reported as bounded,
-// valid JSON.
-func TestAppStatusJSONIsBoundedAndValid(t *testing.T) {
-	for _, text := range []string{strings.Repeat("r", 5000), strings.Repeat("\x01<", 2000), strings.Repeat("é", 3000)} {
-		got := appStatusJSON(fabric.AppStatus{Installed: true, Status: text, Reason: text, ControlPlane: text, Manager: text})
-		var back fabric.AppStatus
-		if len(got) > maxNodeError || json.Unmarshal([]byte(got), &back) != nil || !back.Installed || back.Reason == "" {
-			t.Errorf("%d bytes, parses back to %+v: %.80q", len(got), back, got)
-		}
+// A switch document too large to pass through keeps the keys callers read,
+// clipped, as valid JSON of the same shape; ours are added beside and never
+// replace the switch's.
+func TestDeviceDocIsBoundedAndKeepsTheSwitchsKeys(t *testing.T) {
+	huge := strings.Repeat("\x01<é", 3000)
+	doc, _ := json.Marshal(map[string]any{"status": "ok", "addition-info": fabric.PlaneConfigured, "reason": huge, "blob": huge})
+	got := deviceDoc(string(doc), appDocKeys, map[string]any{"node_id": "sw-1", "status": "ours"})
+	var back map[string]any
+	if len(got) > maxDeviceDoc || json.Unmarshal([]byte(got), &back) != nil || back["status"] != "ok" ||
+		back["addition-info"] != fabric.PlaneConfigured || back["node_id"] != "sw-1" || back["blob"] != nil || back["reason"] == "" {
+		t.Errorf("%d bytes: %.200q", len(got), got)
 	}
-	short := fabric.AppStatus{Installed: true, Status: "ok", ControlPlane: fabric.PlaneConfigured, Manager: "active"}
-	if want, _ := json.Marshal(short); appStatusJSON(short) != string(want) {
-		t.Errorf("a short status is changed: %s", appStatusJSON(short))
+	small := `{"status":"not ok","reason":"","manager":{"state":"enabled"}}`
+	if got := deviceDoc(small, appDocKeys, map[string]any{"status": "ours", "x": 1}); got != `{"manager":{"state":"enabled"},"reason":"","status":"not ok","x":1}` {
+		t.Errorf("small doc: %s", got)
 	}
 }
 

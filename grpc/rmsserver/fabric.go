@@ -22,10 +22,6 @@ import (
 // where the reply has no message to carry it (no node given to
 // BatchGetScaleUpFabricServiceStatus is INVALID_ARGUMENT).
 
-// fabricStatusFiles are the static config files GetScaleUpFabricStatus
-// reads whole.
-var fabricStatusFiles = []string{fabric.FileFM, "sm_config"}
-
 // fabricCheck refuses, without I/O, a node that is not a switch or has no
 // host endpoint.
 func fabricCheck(n hw.Node) error {
@@ -244,15 +240,8 @@ func (m *rackManager) BatchSetScaleUpFabricState(ctx context.Context, req *rmspb
 	})}, nil
 }
 
-// fabricStateJSON is GetScaleUpFabricState's state_json.
-type fabricStateJSON struct {
-	NodeID   string `json:"node_id"`
-	Enabled  bool   `json:"enabled"`
-	State    string `json:"state"`
-	NMXCConn string `json:"nmxc_conn"`
-}
-
-// GetScaleUpFabricState reads the cluster state of one switch.
+// GetScaleUpFabricState reads the cluster state of one switch; state_json
+// is the switch's own document (clusterStateDoc).
 func (m *rackManager) GetScaleUpFabricState(ctx context.Context, req *rmspb.GetScaleUpFabricStateRequest) (*rmspb.GetScaleUpFabricStateResponse, error) {
 	resp := &rmspb.GetScaleUpFabricStateResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE}
 	n, refusal, err := m.fabricNode(req.GetNode(), false)
@@ -273,48 +262,13 @@ func (m *rackManager) GetScaleUpFabricState(ctx context.Context, req *rmspb.GetS
 		resp.ErrorMessage = clip(err.Error(), maxMessage)
 		return resp, nil
 	}
-	b, _ := json.Marshal(fabricStateJSON{NodeID: n.ID, Enabled: st.Enabled(), State: clip(st.State, maxEchoed), NMXCConn: clip(st.NMXCConn, maxEchoed)})
-	resp.Status, resp.StateJson = rmspb.ReturnCode_RETURN_CODE_SUCCESS, string(b)
+	resp.Status, resp.StateJson = rmspb.ReturnCode_RETURN_CODE_SUCCESS, clusterStateDoc(n.ID, st)
 	return resp, nil
 }
 
-// clipApp returns a with each of its text fields clipped to max bytes.
-func clipApp(a fabric.AppStatus, max int) fabric.AppStatus {
-	a.Status, a.Reason = clip(a.Status, max), clip(a.Reason, max)
-	a.ControlPlane, a.Manager = clip(a.ControlPlane, max), clip(a.Manager, max)
-	return a
-}
-
-// appStatusJSON is a as JSON of at most maxNodeError bytes: each text field
-// is clipped to maxEchoed, and shorter while escaping still makes the whole
-// too long. Clipping the fields, not the encoding, keeps the JSON valid.
-func appStatusJSON(a fabric.AppStatus) string {
-	for budget := maxEchoed; ; budget /= 2 {
-		// At 32 bytes a field escapes to at most 192 (\u00XX per byte): the
-		// whole fits.
-		b, _ := json.Marshal(clipApp(a, budget))
-		if len(b) <= maxNodeError || budget <= 32 {
-			return string(b)
-		}
-	}
-}
-
-// serviceStatusJSON is one switch's status_json in
-// BatchGetScaleUpFabricServiceStatus.
-type serviceStatusJSON struct {
-	NodeID       string `json:"node_id"`
-	ClusterState string `json:"cluster_state"`
-	NMXCConn     string `json:"nmxc_conn"`
-	App          string `json:"app"`
-	Installed    bool   `json:"installed"`
-	Status       string `json:"status"`
-	Reason       string `json:"reason,omitempty"`
-	ControlPlane string `json:"control_plane,omitempty"`
-	Manager      string `json:"manager,omitempty"`
-}
-
 // BatchGetScaleUpFabricServiceStatus reads the cluster and nmx-controller
-// status of every caller-supplied switch. The top-level status is about the
+// status of every caller-supplied switch; status_json is the switch's own
+// app document (serviceStatusDoc). The top-level status is about the
 // call; each switch's health, or why it could not be read, is in its map
 // entry. The map is keyed by node_id: a node_id given twice is refused.
 // No node at all is INVALID_ARGUMENT: the reply has no message field.
@@ -338,7 +292,7 @@ func (m *rackManager) BatchGetScaleUpFabricServiceStatus(ctx context.Context, re
 		}
 		return fabricCheck(n)
 	}
-	statuses := make([]serviceStatusJSON, len(nodes))
+	statuses := make([]string, len(nodes))
 	results := m.eachNode(ctx, nodes, check, m.fabricOp(nodes, func(ctx context.Context, i int, sw *fabric.Switch) error {
 		cl, err := sw.Cluster(ctx)
 		if err != nil {
@@ -348,10 +302,7 @@ func (m *rackManager) BatchGetScaleUpFabricServiceStatus(ctx context.Context, re
 		if err != nil {
 			return err
 		}
-		app = clipApp(app, maxEchoed)
-		statuses[i] = serviceStatusJSON{NodeID: nodes[i].ID, ClusterState: clip(cl.State, maxEchoed), NMXCConn: clip(cl.NMXCConn, maxEchoed),
-			App: fabric.AppController, Installed: app.Installed, Status: app.Status, Reason: app.Reason,
-			ControlPlane: app.ControlPlane, Manager: app.Manager}
+		statuses[i] = serviceStatusDoc(nodes[i].ID, cl, app)
 		return nil
 	}))
 	resp.Status = rmspb.ReturnCode_RETURN_CODE_SUCCESS
@@ -362,8 +313,7 @@ func (m *rackManager) BatchGetScaleUpFabricServiceStatus(ctx context.Context, re
 			entry.ErrorMessage = clip(r.err.Error(), maxNodeError)
 			resp.Stats.FailedNodes++
 		} else {
-			b, _ := json.Marshal(statuses[i])
-			entry.StatusJson = string(b)
+			entry.StatusJson = statuses[i]
 			resp.Stats.SuccessfulNodes++
 		}
 		if _, seen := resp.ServiceStatuses[r.nodeID]; !seen {
@@ -376,6 +326,10 @@ func (m *rackManager) BatchGetScaleUpFabricServiceStatus(ctx context.Context, re
 // telemetryResultJSON is SetScaleUpFabricTelemetryInterfaceState's
 // result_json.
 type telemetryResultJSON struct {
+	// Status ("success") and State (the gNMI server state reached) are
+	// upstream's result (its gnmi_service); the other keys are rmsd's.
+	Status  string `json:"status"`
+	State   string `json:"state"`
 	NodeID  string `json:"node_id"`
 	Service string `json:"service"`
 	Enabled bool   `json:"enabled"`
@@ -398,7 +352,10 @@ func (m *rackManager) SetScaleUpFabricTelemetryInterfaceState(ctx context.Contex
 		resp.ErrorMessage = clip(refusal, maxMessage)
 		return resp, nil
 	}
-	out := telemetryResultJSON{NodeID: n.ID, Service: "gnmi-server", Enabled: req.GetEnable()}
+	out := telemetryResultJSON{Status: "success", State: "disabled", NodeID: n.ID, Service: "gnmi-server", Enabled: req.GetEnable()}
+	if req.GetEnable() {
+		out.State = "enabled"
+	}
 	err = m.onFabricSwitch(ctx, "SetScaleUpFabricTelemetryInterfaceState", n, true, func(ctx context.Context, sw *fabric.Switch) error {
 		if err := sw.SetGNMI(ctx, req.GetEnable()); err != nil {
 			return err
@@ -418,72 +375,5 @@ func (m *rackManager) SetScaleUpFabricTelemetryInterfaceState(ctx context.Contex
 	}
 	b, _ := json.Marshal(out)
 	resp.Status, resp.ResultJson = rmspb.ReturnCode_RETURN_CODE_SUCCESS, string(b)
-	return resp, nil
-}
-
-// GetScaleUpFabricStatus reads the fabric across the caller's switches:
-// each switch's cluster state and raw controller status (its errors kept
-// in its own entry), and the topology and other static config entries of
-// the first enabled switch, the fabric's primary. Nothing is changed.
-func (m *rackManager) GetScaleUpFabricStatus(ctx context.Context, req *rmspb.GetScaleUpFabricStatusRequest) (*rmspb.GetScaleUpFabricStatusResponse, error) {
-	resp := &rmspb.GetScaleUpFabricStatusResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE}
-	nodes, refusal, err := m.fabricNodes(req.GetNodes(), req.GetDomain(), false)
-	if err != nil {
-		return nil, err
-	}
-	if refusal != "" {
-		resp.ErrorMessage = refusal
-		return resp, nil
-	}
-	switches := make([]*rmspb.ScaleUpFabricSwitchStatus, len(nodes))
-	for i, n := range nodes {
-		switches[i] = &rmspb.ScaleUpFabricSwitchStatus{NodeId: n.ID}
-	}
-	results := m.eachNode(ctx, nodes, fabricCheck, m.fabricOp(nodes, func(ctx context.Context, i int, sw *fabric.Switch) error {
-		cl, err := sw.Cluster(ctx)
-		if err != nil {
-			return err
-		}
-		switches[i].Enabled = cl.Enabled()
-		if !cl.Enabled() {
-			return nil
-		}
-		app, err := sw.App(ctx, fabric.AppController)
-		if err != nil {
-			return err
-		}
-		switches[i].FabricManagerStatus = appStatusJSON(app)
-		return nil
-	}))
-	primary := -1
-	for i, r := range results {
-		if r.err != nil {
-			switches[i].ErrorMessage = clip(r.err.Error(), maxNodeError)
-		} else if primary < 0 && switches[i].Enabled {
-			primary = i
-		}
-	}
-	status := &rmspb.ScaleUpFabricStatus{Switches: switches}
-	if primary >= 0 {
-		var entries []fabric.ConfigEntry
-		err := m.deps.Nodes.One(ctx, nodes[primary], m.fabricOp(nodes[primary:primary+1], func(ctx context.Context, _ int, sw *fabric.Switch) error {
-			var rerr error
-			entries, rerr = sw.StaticConfigFiles(ctx, fabricStatusFiles)
-			return rerr
-		}))
-		if err != nil {
-			resp.ErrorMessage = clip(fmt.Sprintf("read the static config of %s: %v", nodes[primary].ID, err), maxMessage)
-			return resp, nil
-		}
-		for _, e := range entries {
-			if e.File == fabric.FileFM && e.Key == fabric.KeyTopology {
-				status.TopologyType = clip(e.Value, maxEchoed)
-				continue
-			}
-			status.ExtraStaticConfigs = append(status.ExtraStaticConfigs, &rmspb.ScaleUpFabricStaticConfig{
-				ConfigFileName: clip(e.File, maxEchoed), Key: clip(e.Key, maxEchoed), Value: clip(e.Value, maxEchoed)})
-		}
-	}
-	resp.Status, resp.FabricStatus = rmspb.ReturnCode_RETURN_CODE_SUCCESS, status
 	return resp, nil
 }

@@ -54,7 +54,8 @@ func (m *rackManager) registeredSwitch(rackID, nodeID string) (hw.Node, error) {
 	return n, nil
 }
 
-// switchFirmwareDoc is ListSwitchFirmware's result_json.
+// switchFirmwareDoc is rmsd's part of ListSwitchFirmware's result_json,
+// added beside the keys of NVUE's component document (switchFirmwareResult).
 type switchFirmwareDoc struct {
 	RackID string `json:"rack_id"`
 	NodeID string `json:"node_id"`
@@ -122,11 +123,27 @@ func (m *rackManager) ListSwitchFirmware(ctx context.Context, req *rmspb.ListSwi
 	doc := switchFirmwareDoc{RackID: n.RackID, NodeID: n.ID, Component: fw.Component, NVUEComponent: fw.Name,
 		Version: fw.Version, InstalledVersion: fw.Installed, UpdateStatus: updateStatus(fw), Health: fw.Health,
 		StagingDir: fw.StagingDir, StagedFiles: append([]string{}, fw.Files...)}
-	out, err := json.Marshal(doc)
+	out, err := switchFirmwareResult(fw.Doc, doc)
 	if err != nil {
 		return fail(err)
 	}
-	return &rmspb.ListSwitchFirmwareResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, ResultJson: string(out)}, nil
+	return &rmspb.ListSwitchFirmwareResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, ResultJson: out}, nil
+}
+
+// switchFirmwareResult is ListSwitchFirmware's result_json in upstream's
+// shape: upstream's handle_list_switch_firmware passes list_firmware (NVUE's
+// GET /nvue_v1/platform/firmware/<component>: actual-firmware,
+// installed-firmware, ...) through; rmsd's keys (ours) go beside them.
+func switchFirmwareResult(nvueDoc string, ours switchFirmwareDoc) (string, error) {
+	b, err := json.Marshal(ours)
+	if err != nil {
+		return "", fmt.Errorf("firmware listing: %w", err)
+	}
+	var extra map[string]any
+	if err := json.Unmarshal(b, &extra); err != nil {
+		return "", fmt.Errorf("firmware listing: %w", err)
+	}
+	return deviceDoc(nvueDoc, []string{"actual-firmware", "installed-firmware", "version", "Version"}, extra), nil
 }
 
 // switchPushDoc is PushSwitchFirmware's result_json.

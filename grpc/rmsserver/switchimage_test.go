@@ -155,7 +155,7 @@ func TestUpdateSwitchSystemImageInstallsOnEverySwitch(t *testing.T) {
 		t.Fatalf("parent %s: %q (%s)", parent.GetState(), parent.GetMessage(), parent.GetErrorMessage())
 	}
 	for id, res := range f.childResults(t, resp.GetJobs()) {
-		if res.Status != "completed" || res.TargetBuild != "nvos-25.11.1042" || res.CurrentBuild != res.TargetBuild || res.NextBuild != res.TargetBuild {
+		if res.Status != "success" || res.TargetBuild != "nvos-25.11.1042" || res.CurrentBuild != res.TargetBuild || res.NextBuild != res.TargetBuild {
 			t.Errorf("%s: result %+v", id, res)
 		}
 		if got := res.stageStatuses(); got != allStagesCompleted {
@@ -220,7 +220,7 @@ func TestUpdateSwitchSystemImageOneSwitchFails(t *testing.T) {
 		t.Errorf("failed switch: %s %q: %s", bad.Status, bad.ErrorMessage, bad.stageStatuses())
 	}
 	for _, sw := range []hw.Node{switches[0], switches[2]} {
-		if res := results[sw.ID]; res.Status != "completed" {
+		if res := results[sw.ID]; res.Status != "success" {
 			t.Errorf("%s: %s %q", sw.ID, res.Status, res.ErrorMessage)
 		}
 	}
@@ -318,7 +318,7 @@ func TestApplyStoredSwitchSystemImageRecordsTheHistory(t *testing.T) {
 		t.Fatalf("parent %s: %q", parent.GetState(), parent.GetErrorMessage())
 	}
 	for id, res := range f.childResults(t, resp.GetJobs()) {
-		if res.Status != "completed" || res.CurrentBuild != "nvos-25.02.2553" {
+		if res.Status != "success" || res.CurrentBuild != "nvos-25.02.2553" {
 			t.Errorf("%s: %+v", id, res)
 		}
 	}

@@ -4,49 +4,64 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/platform"
 )
 
-// switchPartitionDoc is one NVOS partition in ListSwitchSystemImages'
-// images_json.
-type switchPartitionDoc struct {
-	Type      string `json:"type"`      // "partition"
-	Partition string `json:"partition"` // "partition1" or "partition2"
-	BuildID   string `json:"build_id"`  // "" for an empty partition
-	Current   bool   `json:"current"`   // running now
-	Next      bool   `json:"next"`      // boots next
-}
+// maxImagesDoc bounds images_json. NVUE's listing of /host/nos-images is a
+// few hundred bytes a file; a larger one is rebuilt from the file names.
+const maxImagesDoc = 256 << 10
 
-// switchImageFileDoc is one staged image file in images_json.
-type switchImageFileDoc struct {
-	Type string `json:"type"` // "file"
-	File string `json:"file"`
-	// BuildID is what the file installs (nvos-X.Y.Z from its name), ""
-	// when its name does not say.
-	BuildID string `json:"build_id"`
-}
-
-// imagesDoc is images_json: a JSON array (the proto's word), both
-// partitions first, then the staged files by name.
-func imagesDoc(im platform.SwitchImages) []any {
-	out := make([]any, 0, 2+len(im.Files))
-	for i, build := range im.Partitions {
-		p := i + 1
-		out = append(out, switchPartitionDoc{Type: "partition", Partition: "partition" + strconv.Itoa(p), BuildID: build,
-			Current: im.Current == p, Next: im.Next == p})
+// imagesDoc is images_json in upstream's shape: upstream's
+// handle_list_switch_system_images passes list_system_images (NVUE's GET
+// /nvue_v1/system/image/files, an object keyed by file name) through. Each
+// file's object gets rmsd's build_id beside NVUE's keys: the nvos-X.Y.Z
+// its name gives, or "". Keys are never added at the top level, where a
+// caller reads every key as a file. A listing that is not an object is
+// passed through as it is; one over maxImagesDoc becomes {name: {build_id}}.
+func imagesDoc(im platform.SwitchImages) (string, error) {
+	var files map[string]json.RawMessage
+	if json.Unmarshal([]byte(im.FilesDoc), &files) != nil || files == nil {
+		if im.FilesDoc != "" && len(im.FilesDoc) <= maxImagesDoc {
+			return im.FilesDoc, nil
+		}
+		files = map[string]json.RawMessage{}
 	}
+	if len(im.FilesDoc) > maxImagesDoc {
+		files = map[string]json.RawMessage{}
+		for _, f := range im.Files {
+			files[f.Name] = json.RawMessage(`{}`)
+		}
+	}
+	builds := map[string]string{}
 	for _, f := range im.Files {
-		out = append(out, switchImageFileDoc{Type: "file", File: f.Name, BuildID: f.BuildID})
+		builds[f.Name] = f.BuildID
 	}
-	return out
+	for name, raw := range files {
+		var entry map[string]json.RawMessage
+		if json.Unmarshal(raw, &entry) != nil || entry == nil {
+			continue // not an object: left as the switch gave it
+		}
+		if _, taken := entry["build_id"]; !taken {
+			entry["build_id"], _ = json.Marshal(builds[name])
+		}
+		b, err := json.Marshal(entry)
+		if err != nil {
+			return "", fmt.Errorf("images listing: %w", err)
+		}
+		files[name] = b
+	}
+	b, err := json.Marshal(files)
+	if err != nil {
+		return "", fmt.Errorf("images listing: %w", err)
+	}
+	return string(b), nil
 }
 
-// ListSwitchSystemImages reads the NVOS partitions of a registered switch
-// and the image files staged on it (NVUE /system/image and its files).
+// ListSwitchSystemImages reads the image files staged on a registered
+// switch (NVUE /system/image/files; images_json is imagesDoc).
 // Synchronous and read-only: no job, no lease.
 func (m *rackManager) ListSwitchSystemImages(ctx context.Context, req *rmspb.ListSwitchSystemImagesRequest) (*rmspb.ListSwitchSystemImagesResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}, idField{"node_id", req.GetNodeId()}); err != nil {
@@ -75,9 +90,9 @@ func (m *rackManager) ListSwitchSystemImages(ctx context.Context, req *rmspb.Lis
 	if err != nil {
 		return fail(err)
 	}
-	out, err := json.Marshal(imagesDoc(im))
+	out, err := imagesDoc(im)
 	if err != nil {
 		return fail(err)
 	}
-	return &rmspb.ListSwitchSystemImagesResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, ImagesJson: string(out)}, nil
+	return &rmspb.ListSwitchSystemImagesResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, ImagesJson: out}, nil
 }

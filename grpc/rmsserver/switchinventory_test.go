@@ -109,6 +109,15 @@ func TestListSwitchFirmware(t *testing.T) {
 		if got, _ := json.Marshal(doc); string(got) != mustJSON(t, want) {
 			t.Errorf("%s: result_json %s, want %s", tc.name, got, mustJSON(t, want))
 		}
+		// NVUE's component document is passed through, as upstream's
+		// list_firmware result.
+		var nvueDoc struct {
+			Actual    string `json:"actual-firmware"`
+			Installed string `json:"installed-firmware"`
+		}
+		if err := json.Unmarshal([]byte(resp.GetResultJson()), &nvueDoc); err != nil || nvueDoc.Actual != tc.version || nvueDoc.Installed != tc.version {
+			t.Errorf("%s: result_json %s lacks NVUE's keys: %v", tc.name, resp.GetResultJson(), err)
+		}
 		r.noSecret(t, resp)
 	}
 }
@@ -340,8 +349,9 @@ func TestSwitchRPCs_UnreachableSwitchFailsInBand(t *testing.T) {
 	r.noSecret(t, list, push, img)
 }
 
-// The images are both partitions (which runs, which boots next) and the
-// staged files, with the build id each installs.
+// images_json is NVUE's listing of the staged files, an object keyed by
+// file name as upstream passes it through, each file with the build id it
+// installs beside NVUE's keys.
 func TestListSwitchSystemImages(t *testing.T) {
 	r := startSwitchInvRack(t)
 	sw := r.ofKind(hw.KindSwitch)[5]
@@ -360,10 +370,8 @@ func TestListSwitchSystemImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `[{"type":"partition","partition":"partition1","build_id":"nvos-25.02.2553","current":true,"next":true},` +
-		`{"type":"partition","partition":"partition2","build_id":"","current":false,"next":false},` +
-		`{"type":"file","file":"notes.txt","build_id":""},` +
-		`{"type":"file","file":"nvos-amd64-25.02.3000.bin","build_id":"nvos-25.02.3000"}]`
+	want := `{"notes.txt":{"build_id":"","path":"/host/nos-images/notes.txt","size":2048},` +
+		`"nvos-amd64-25.02.3000.bin":{"build_id":"nvos-25.02.3000","path":"/host/nos-images/nvos-amd64-25.02.3000.bin","size":2048}}`
 	if resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS || resp.GetImagesJson() != want || resp.GetErrorMessage() != "" {
 		t.Fatalf("got %v\nwant images_json %s", resp, want)
 	}

@@ -24,6 +24,8 @@ const (
 type ClusterState struct {
 	State    string `json:"state"`
 	NMXCConn string `json:"nmxc_conn"`
+	// Doc is the switch's own /nvue_v1/cluster document (compact JSON).
+	Doc string `json:"-"`
 }
 
 // Enabled reports whether the cluster runs on the switch.
@@ -37,6 +39,9 @@ type AppStatus struct {
 	Reason       string `json:"reason"`        // why, when not ok
 	ControlPlane string `json:"control_plane"` // one of the Plane* constants, or STOPPED
 	Manager      string `json:"manager"`       // external gRPC access: enabled | disabled | start | active
+	// Doc is the switch's own app document (compact JSON): status, reason,
+	// addition-info, manager, ...; empty when not installed.
+	Doc string `json:"-"`
 }
 
 // Configured reports whether the app's control plane is configured.

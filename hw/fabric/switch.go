@@ -80,7 +80,7 @@ func (s *Switch) Cluster(ctx context.Context) (ClusterState, error) {
 	if err != nil {
 		return ClusterState{}, s.fail("read cluster state", err)
 	}
-	return ClusterState{State: c.State, NMXCConn: c.NMXCConn}, nil
+	return ClusterState{State: c.State, NMXCConn: c.NMXCConn, Doc: c.Doc}, nil
 }
 
 func onOff(enabled bool) string {
@@ -144,7 +144,7 @@ func (s *Switch) App(ctx context.Context, app string) (AppStatus, error) {
 	if err != nil {
 		return AppStatus{}, s.fail("read cluster app "+app, err)
 	}
-	return AppStatus{Installed: true, Status: a.Status, Reason: a.Reason, ControlPlane: a.ControlPlane, Manager: a.Manager}, nil
+	return AppStatus{Installed: true, Status: a.Status, Reason: a.Reason, ControlPlane: a.ControlPlane, Manager: a.Manager, Doc: a.Doc}, nil
 }
 
 // managerOn reports whether a manager state means external gRPC access.

@@ -500,7 +500,9 @@ func (r *run) verify(ctx context.Context) error {
 		case err != nil:
 			s.Error = err.Error()
 		case !app.Installed:
-			s.ManagerStatus = "not installed"
+			// upstream's read_switch: an app NVUE does not have reports
+			// no status.
+			s.ManagerStatus = ""
 		default:
 			s.ManagerStatus = app.Status
 		}

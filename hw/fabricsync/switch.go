@@ -57,8 +57,8 @@ type SwitchStatus struct {
 	NodeID string
 	// Enabled is whether the switch's fabric cluster runs.
 	Enabled bool
-	// ManagerStatus is the controller app's status (ok, not ok, stopped,
-	// or "not installed").
+	// ManagerStatus is the controller app's status (ok, not ok, stopped;
+	// "" when the switch has no controller app).
 	ManagerStatus string
 	Error         string
 }

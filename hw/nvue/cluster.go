@@ -2,6 +2,7 @@ package nvue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,6 +19,9 @@ import (
 type Cluster struct {
 	State    string
 	NMXCConn string
+	// Doc is the document the switch answered, compacted (upstream's
+	// get_cluster_state passes it through).
+	Doc string
 }
 
 // stateOf reads a string, or the "state" of an object.
@@ -34,11 +38,15 @@ func stateOf(v any) string {
 
 // Cluster reads the cluster state.
 func (c *Client) Cluster(ctx context.Context) (Cluster, error) {
-	var m map[string]any
-	if err := c.getJSON(ctx, "/nvue_v1/cluster", &m); err != nil {
+	var raw json.RawMessage
+	if err := c.getJSON(ctx, "/nvue_v1/cluster", &raw); err != nil {
 		return Cluster{}, fmt.Errorf("read cluster: %w", err)
 	}
-	out := Cluster{State: stateOf(m["state"]), NMXCConn: stateOf(m["nmxc-conn"])}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return Cluster{}, fmt.Errorf("read cluster: %w: not a JSON object", ErrInvalidResponse)
+	}
+	out := Cluster{State: stateOf(m["state"]), NMXCConn: stateOf(m["nmxc-conn"]), Doc: compactDoc(raw)}
 	if out.State == "" {
 		return out, fmt.Errorf("read cluster: %w: no state", ErrInvalidResponse)
 	}

@@ -2,6 +2,7 @@ package nvue
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -18,6 +19,10 @@ type FirmwareComponent struct {
 	// Health is "Status": {"Health"} or "Health", when the switch reports
 	// one ("" otherwise).
 	Health string
+	// Doc is the component's document as the switch answered it, compacted
+	// (FirmwareComponent only): what upstream's list_firmware passes
+	// through.
+	Doc string
 }
 
 func firmwareFrom(name string, v any) FirmwareComponent {
@@ -74,12 +79,16 @@ func componentPath(component string) string {
 
 // FirmwareComponent reads one component.
 func (c *Client) FirmwareComponent(ctx context.Context, component string) (FirmwareComponent, error) {
-	var m map[string]any
+	var raw json.RawMessage
 	name := componentPath(component)
-	if err := c.getJSON(ctx, "/nvue_v1/platform/firmware/"+name, &m); err != nil {
+	if err := c.getJSON(ctx, "/nvue_v1/platform/firmware/"+name, &raw); err != nil {
 		return FirmwareComponent{}, fmt.Errorf("read firmware %s: %w", component, err)
 	}
-	return firmwareFrom(name, m), nil
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m) // a document that is no object reports no version
+	fc := firmwareFrom(name, m)
+	fc.Doc = compactDoc(raw)
+	return fc, nil
 }
 
 // FirmwareFiles lists the staged firmware files of a component.

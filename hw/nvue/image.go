@@ -2,6 +2,7 @@ package nvue
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -84,11 +85,23 @@ func (c *Client) Image(ctx context.Context) (ImageState, error) {
 
 // ImageFiles lists the NVOS image files staged on the switch.
 func (c *Client) ImageFiles(ctx context.Context) ([]string, error) {
-	var v any
-	if err := c.getJSON(ctx, "/nvue_v1/system/image/files", &v); err != nil {
-		return nil, fmt.Errorf("list image files: %w", err)
+	files, _, err := c.ImageFilesListing(ctx)
+	return files, err
+}
+
+// ImageFilesListing is ImageFiles with the listing document as the switch
+// answered it, compacted: what upstream's list_system_images passes
+// through (NVUE answers an object keyed by file name).
+func (c *Client) ImageFilesListing(ctx context.Context) (files []string, doc string, err error) {
+	var raw json.RawMessage
+	if err := c.getJSON(ctx, "/nvue_v1/system/image/files", &raw); err != nil {
+		return nil, "", fmt.Errorf("list image files: %w", err)
 	}
-	return names(v), nil
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, "", fmt.Errorf("list image files: %w: %v", ErrInvalidResponse, err)
+	}
+	return names(v), compactDoc(raw), nil
 }
 
 // UninstallImage starts @uninstall (force) of the non-current partition and

@@ -1,7 +1,9 @@
 package nvue
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -24,16 +26,32 @@ type ClusterApp struct {
 	// Manager is the state of the app's external gRPC access (manager.state:
 	// enabled, disabled, start, active), empty when not reported.
 	Manager string
+	// Doc is the document the switch answered, compacted: what upstream's
+	// get_cluster_apps_status passes through to its callers.
+	Doc string
+}
+
+// compactDoc is raw compacted, or raw itself when it is not JSON.
+func compactDoc(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 // ClusterApp reads a cluster app; an app that is not installed is
 // ErrNotFound.
 func (c *Client) ClusterApp(ctx context.Context, app string) (ClusterApp, error) {
-	var m map[string]any
-	if err := c.getJSON(ctx, "/nvue_v1/cluster/apps/"+url.PathEscape(app), &m); err != nil {
+	var raw json.RawMessage
+	if err := c.getJSON(ctx, "/nvue_v1/cluster/apps/"+url.PathEscape(app), &raw); err != nil {
 		return ClusterApp{}, fmt.Errorf("read cluster app %s: %w", app, err)
 	}
-	a := ClusterApp{}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return ClusterApp{}, fmt.Errorf("read cluster app %s: %w: not a JSON object", app, ErrInvalidResponse)
+	}
+	a := ClusterApp{Doc: compactDoc(raw)}
 	a.Status, _ = m["status"].(string)
 	a.Reason, _ = m["reason"].(string)
 	for _, k := range []string{"addition-info", "additional-info"} {

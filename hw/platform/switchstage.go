@@ -59,6 +59,9 @@ type SwitchFirmwareStatus struct {
 	// names NVUE lists there (sorted).
 	StagingDir string
 	Files      []string
+	// Doc is NVUE's document of the component (compact JSON), passed
+	// through by ListSwitchFirmware.
+	Doc string
 }
 
 // SwitchFirmwareReader reads one firmware component of a switch tray.
@@ -76,6 +79,9 @@ type SwitchImages struct {
 	Partitions [2]string
 	// Files are the image files staged under /host/nos-images, sorted.
 	Files []ImageFile
+	// FilesDoc is NVUE's listing of them (compact JSON, an object keyed by
+	// file name), passed through by ListSwitchSystemImages.
+	FilesDoc string
 }
 
 // ImageFile is an NVOS image file staged on a switch.
@@ -167,7 +173,7 @@ func (s *switchDevice) SwitchFirmware(ctx context.Context, component string) (Sw
 		return SwitchFirmwareStatus{}, fmt.Errorf("%s: %w", s.cfg.ID, err)
 	}
 	out := SwitchFirmwareStatus{Component: c, Name: fc.Name, Version: fc.Actual, Installed: fc.Installed,
-		Health: healthOrUnknown(fc.Health), StagingDir: stagingDir(c), Files: files}
+		Health: healthOrUnknown(fc.Health), StagingDir: stagingDir(c), Files: files, Doc: fc.Doc}
 	if out.Version == "" {
 		out.Version = unknownVersion
 	}
@@ -183,12 +189,12 @@ func (s *switchDevice) SwitchImages(ctx context.Context) (SwitchImages, error) {
 	if err != nil {
 		return SwitchImages{}, fmt.Errorf("%s: %w", s.cfg.ID, err)
 	}
-	files, err := s.nvue.ImageFiles(ctx)
+	files, doc, err := s.nvue.ImageFilesListing(ctx)
 	if err != nil {
 		return SwitchImages{}, fmt.Errorf("%s: %w", s.cfg.ID, err)
 	}
 	out := SwitchImages{Current: st.Current, Next: st.Next, Partitions: [2]string{st.Partition1, st.Partition2},
-		Files: make([]ImageFile, 0, len(files))}
+		Files: make([]ImageFile, 0, len(files)), FilesDoc: doc}
 	for _, f := range files {
 		build, _ := nvue.BuildIDFromFile(f) // a name without one version has no build id
 		out.Files = append(out.Files, ImageFile{Name: f, BuildID: build})

@@ -29,17 +29,37 @@ type summary struct {
 	// <version>".
 	ONIERecovery string `json:"onie_recovery"`
 	ErrorMessage string `json:"error_message,omitempty"`
+	// upstream are upstream's keys, merged in by result.
+	upstream upstreamResult
 }
 
 // result renders result_json: the summary, then the timeline, stages never
-// reached marked skipped.
+// reached marked skipped, with upstream's keys (upstreamResult) merged in.
 func result(tl *timeline.Timeline, s summary) string {
+	ts := tl.Close()
 	b, err := json.Marshal(struct {
 		summary
 		timeline.Summary
-	}{s, tl.Close()})
+	}{s, ts})
 	if err != nil { // unreachable: strings, numbers and bools
 		return `{"status":"` + s.Status + `"}`
 	}
-	return string(b)
+	up := s.upstream
+	up.Status, up.TimingSummary = upstreamStatus(s.Status), ts
+	u, err := json.Marshal(up)
+	if err != nil { // unreachable, as above
+		return string(b)
+	}
+	var doc, ups map[string]json.RawMessage
+	if json.Unmarshal(b, &doc) != nil || json.Unmarshal(u, &ups) != nil {
+		return string(b)
+	}
+	for k, v := range ups {
+		doc[k] = v
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return string(b)
+	}
+	return string(out)
 }

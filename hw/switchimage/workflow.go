@@ -58,6 +58,11 @@ type run struct {
 
 	state    nvue.ImageState // the last partition state read
 	actionID string          // the install action
+	// before is the first partition state read (inspect_state);
+	// listedBefore and listedAfter whether NVUE listed the image before and
+	// after stage_image (upstream's result keys, see upstreamResult).
+	before                    *nvue.ImageState
+	listedBefore, listedAfter bool
 	// recovered is set once the admin password was recovered.
 	recovered bool
 	// onie is the ONIE version of a switch found without NVOS and
@@ -101,7 +106,7 @@ func (r *run) execute(ctx context.Context) {
 		switch {
 		case errors.Is(err, errUpToDate):
 			tl.End(i, statusCompleted, fmt.Sprintf("already running %s on both partitions", r.plan.Target), details)
-			_ = r.job.Complete("Switch system image already up to date", result(tl, r.summary(statusUpToDate, "")))
+			_ = r.job.Complete(completedMessage, result(tl, r.summary(statusUpToDate, "")))
 			return
 		case err == nil:
 			tl.End(i, statusCompleted, s.message+": done", details)
@@ -117,7 +122,7 @@ func (r *run) execute(ctx context.Context) {
 			return
 		}
 	}
-	_ = r.job.Complete("Switch system image update completed", result(tl, r.summary(statusCompleted, "")))
+	_ = r.job.Complete(completedMessage, result(tl, r.summary(statusCompleted, "")))
 }
 
 // cancelled records the job Failed with status "cancelled".
@@ -133,7 +138,8 @@ func (r *run) cancelled(ctx context.Context, tl *timeline.Timeline, where string
 func (r *run) summary(status, errMsg string) summary {
 	return summary{Status: status, RackID: r.plan.Node.RackID, NodeID: r.plan.Node.ID, ImageFile: r.plan.ImageName,
 		TargetBuild: r.plan.Target, CurrentBuild: r.state.CurrentBuild(), NextBuild: r.state.NextBuild(),
-		AllowONIERecovery: r.plan.AllowONIERecovery, ONIERecovery: r.onieRecovery(), ErrorMessage: errMsg}
+		AllowONIERecovery: r.plan.AllowONIERecovery, ONIERecovery: r.onieRecovery(), ErrorMessage: errMsg,
+		upstream: r.upstreamResult(status)}
 }
 
 // onieRecovery says what became of allow_onie_recovery (result_json's
@@ -186,6 +192,8 @@ func (r *run) inspect(ctx context.Context) (map[string]string, error) {
 	if err := r.readImage(ctx); err != nil {
 		return r.inspectONIE(ctx, err)
 	}
+	before := r.state
+	r.before = &before
 	if r.atTarget() {
 		return r.stateDetails(), errUpToDate
 	}
@@ -285,6 +293,7 @@ func (r *run) stageImage(ctx context.Context) (map[string]string, error) {
 		staged, err = im.StageSystemImage(ctx, platform.SystemImageUpload{Name: r.plan.ImageName, Body: f, Size: info.Size()})
 		return err
 	})
+	r.listedBefore, r.listedAfter = staged.ListedBefore, staged.ListedAfter
 	details := map[string]string{"path": staged.Path, "bytes": fmt.Sprint(info.Size()),
 		"upload_skipped": fmt.Sprint(staged.Skipped), "listed_before": fmt.Sprint(staged.ListedBefore),
 		"listed_after": fmt.Sprint(staged.ListedAfter)}

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -19,21 +21,18 @@ func (a *app) switchCommand() *cobra.Command {
 	return sw
 }
 
-// imageEntry is one element of ListSwitchSystemImages' images_json.
+// imageEntry is one file of ListSwitchSystemImages' images_json, an
+// object keyed by file name (NVUE's listing, as upstream passes it).
 type imageEntry struct {
-	Type      string `json:"type"`
-	Partition string `json:"partition"`
-	File      string `json:"file"`
-	BuildID   string `json:"build_id"`
-	Current   bool   `json:"current"`
-	Next      bool   `json:"next"`
+	Path    string `json:"path"`
+	BuildID string `json:"build_id"`
 }
 
 func (a *app) switchImagesListCommand() *cobra.Command {
 	var rack string
 	cmd := &cobra.Command{
 		Use:   "list --rack RACK NODE_ID",
-		Short: "A registered switch's partitions and staged image files (ListSwitchSystemImages)",
+		Short: "The NVOS image files staged on a registered switch (ListSwitchSystemImages)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			resp, err := call(cmd.Context(), a, "ListSwitchSystemImages", &rmspb.ListSwitchSystemImagesRequest{RackId: rack, NodeId: args[0]}, rmspb.RackManagerClient.ListSwitchSystemImages)
@@ -41,18 +40,14 @@ func (a *app) switchImagesListCommand() *cobra.Command {
 				return err
 			}
 			if err := a.emit(resp, func(w io.Writer) {
-				var entries []imageEntry
+				var entries map[string]imageEntry
 				if err := json.Unmarshal([]byte(resp.GetImagesJson()), &entries); err != nil {
 					fmt.Fprintln(w, resp.GetImagesJson())
 					return
 				}
-				t := newTable(w, "KIND", "NAME", "BUILD", "CURRENT", "NEXT")
-				for _, e := range entries {
-					if e.Type == "partition" {
-						t.row(e.Type, e.Partition, e.BuildID, yesNo(e.Current), yesNo(e.Next))
-					} else {
-						t.row(e.Type, e.File, e.BuildID, "", "")
-					}
+				t := newTable(w, "FILE", "BUILD", "PATH")
+				for _, name := range slices.Sorted(maps.Keys(entries)) {
+					t.row(name, entries[name].BuildID, entries[name].Path)
 				}
 				t.flush()
 			}); err != nil {
