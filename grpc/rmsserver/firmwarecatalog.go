@@ -102,7 +102,7 @@ func (m *rackManager) DeleteFirmwareObject(ctx context.Context, req *rmspb.Delet
 	}
 	err := m.deps.Catalog.Delete(ctx, id)
 	if err != nil {
-		m.log.Info().Str("object_id", id).Err(loggedErr(err)).Msg("DeleteFirmwareObject refused")
+		m.failed(ctx, "", "", err)
 		err = errors.New(clip(err.Error(), maxMessage))
 	}
 	return &rmspb.DeleteFirmwareObjectResponse{Response: operation(err, fmt.Sprintf("firmware object %q deleted", id))}, nil
