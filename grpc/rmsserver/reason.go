@@ -110,7 +110,7 @@ func holderOf(err error) string {
 
 // logFailure logs one in-band failure at warn.
 func logFailure(log zerolog.Logger, method string, e inBandFailure) {
-	ev := log.Warn()
+	ev := log.Warn().Str("reason", clip(e.err.Error(), maxLogged))
 	if method != "" {
 		ev = ev.Str("rpc", method)
 	}
@@ -123,7 +123,7 @@ func logFailure(log zerolog.Logger, method string, e inBandFailure) {
 	if h := holderOf(e.err); h != "" {
 		ev = ev.Str("holder_job", h)
 	}
-	ev.Str("reason", clip(e.err.Error(), maxLogged)).Msg("request failed in-band")
+	ev.Msg("request failed in-band")
 }
 
 // reasonText is the trailer's reason for failures of a request that
