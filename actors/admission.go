@@ -37,12 +37,18 @@ func (r *registry) heldRefusal(l *lease) *messages.RefusedError {
 		if l.isJob() {
 			what = r.jobNoun(l.holder) + " job " + l.holder
 		}
-		return refuse(messages.ErrRackBusy, messages.ErrorUpdateInProgress,
+		ref := refuse(messages.ErrRackBusy, messages.ErrorUpdateInProgress,
 			fmt.Sprintf("rack %s is busy: %s in progress; retry when it finishes", k.rack, what))
+		if l.isJob() {
+			ref.Holder = l.holder
+		}
+		return ref
 	}
 	if l.isJob() {
-		return refuse(messages.ErrNodeBusy, messages.ErrorUpdateInProgress,
+		ref := refuse(messages.ErrNodeBusy, messages.ErrorUpdateInProgress,
 			fmt.Sprintf("job already in progress for rack %s node %s (job_id %s)", k.rack, k.node, l.holder))
+		ref.Holder = l.holder
+		return ref
 	}
 	return refuse(messages.ErrNodeBusy, messages.ErrorUpdateInProgress,
 		fmt.Sprintf("%s already in progress for rack %s node %s", l.operation, k.rack, k.node))
@@ -90,7 +96,7 @@ func (r *registry) admit(ctx actor.Context, spec *messages.JobSpec, res *message
 			first = ref
 		}
 		if res != nil {
-			conflicts = append(conflicts, messages.RejectedTarget{RackID: k.rack, NodeID: k.node, Code: ref.Code, Message: ref.Message})
+			conflicts = append(conflicts, messages.RejectedTarget{RackID: k.rack, NodeID: k.node, Code: ref.Code, Message: ref.Message, Holder: ref.Holder})
 		}
 	}
 	own := map[string]bool{}
@@ -291,19 +297,21 @@ func (r *registry) admitBatch(ctx actor.Context, m *messages.CreateBatch) (*reco
 	r.observeAdmitted(parent)
 	seen := make(map[lockKey]struct{}, len(m.Children))
 	admitted := make([]*record, 0, len(m.Children))
+	// A rejected target is logged at debug: the RPC that asked logs it
+	// once at warn, with the holder job (grpc/rmsserver reason.go).
 	for _, t := range m.Children {
 		k := lockKey{t.RackID, t.NodeID}
 		if _, dup := seen[k]; dup {
 			ref := duplicateTargetRefusal(k)
-			r.core.log.Warn().Str("job_id", spec.ID).Str("rack_id", k.rack).Str("node_id", k.node).Msg("batch job rejected: duplicate target")
-			parent.rejected = append(parent.rejected, messages.RejectedTarget{RackID: k.rack, NodeID: k.node, Code: ref.Code, Message: ref.Message})
+			r.core.log.Debug().Str("job_id", spec.ID).Str("rack_id", k.rack).Str("node_id", k.node).Msg("batch job rejected: duplicate target")
+			parent.rejected = append(parent.rejected, messages.RejectedTarget{RackID: k.rack, NodeID: k.node, Code: ref.Code, Message: ref.Message, Holder: ref.Holder})
 			continue
 		}
 		seen[k] = struct{}{}
 		child := messages.JobSpec{ID: uuid.NewString(), ParentID: spec.ID, RackID: t.RackID, NodeID: t.NodeID, Devices: t.Devices, Description: t.Description}
 		if ref, _ := r.admit(ctx, &child, nil, 1); ref != nil {
-			r.core.log.Warn().Str("job_id", spec.ID).Str("rack_id", k.rack).Str("node_id", k.node).Str("reason", ref.Message).Msg("batch job rejected")
-			parent.rejected = append(parent.rejected, messages.RejectedTarget{RackID: k.rack, NodeID: k.node, Code: ref.Code, Message: ref.Message})
+			r.core.log.Debug().Str("job_id", spec.ID).Str("rack_id", k.rack).Str("node_id", k.node).Str("reason", ref.Message).Msg("batch job rejected")
+			parent.rejected = append(parent.rejected, messages.RejectedTarget{RackID: k.rack, NodeID: k.node, Code: ref.Code, Message: ref.Message, Holder: ref.Holder})
 			continue
 		}
 		rec := r.insert(ctx, &child, messages.StateQueued, false, false)

@@ -36,6 +36,9 @@ type RefusedError struct {
 	Reason  error // one of the admission sentinels
 	Code    JobError
 	Message string
+	// Holder is the job that holds the node or rack refused, "" when
+	// none does (a synchronous operation's lease, or another reason).
+	Holder string
 }
 
 // Error returns the client-visible refusal message.

@@ -103,6 +103,8 @@ type RejectedTarget struct {
 	NodeID  string
 	Code    JobError
 	Message string
+	// Holder is the job holding the target, "" when none does.
+	Holder string
 }
 
 // Outcome is the terminal result recorded for a job: Completed or Failed.

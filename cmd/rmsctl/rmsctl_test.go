@@ -42,8 +42,29 @@ func TestVersionRacksAndNodeList(t *testing.T) {
 	if len(inv.GetNodes()) != 35 {
 		t.Errorf("-o json nodes list: %d nodes, want 35", len(inv.GetNodes()))
 	}
-	if out := ok(t, "nodes", "list", "--rack", "no-such-rack"); strings.Count(out, "\n") != 1 {
-		t.Errorf("nodes list of an unknown rack printed %q, want the header only", out)
+	unknown := rmsctl(t, "nodes", "list", "--rack", "no-such-rack")
+	if unknown.code != 4 || !strings.Contains(unknown.stderr, "rack no-such-rack is unknown") || unknown.stdout != "" {
+		t.Errorf("nodes list of an unknown rack: exit %d, stdout %q, stderr %q; want exit 4 saying the rack is unknown", unknown.code, unknown.stdout, unknown.stderr)
+	}
+}
+
+// TestInBandFailuresPrintTheirReason: replies without a message field
+// (GetPowerState, SetPowerState) print the reason rmsd sends in its
+// trailer, in the table and on stderr, for the typed commands and call.
+func TestInBandFailuresPrintTheirReason(t *testing.T) {
+	const missing = "rack-001-compute-99"
+	reason := "node " + missing + " not found in rack " + rack
+	get := rmsctl(t, "power", "get", "--rack", rack, missing)
+	if get.code != 1 || !strings.Contains(get.stdout, "FAILURE: "+reason) || !strings.Contains(get.stderr, "GetPowerState "+missing+": FAILURE: "+reason) {
+		t.Errorf("power get of an unknown node: exit %d, stdout %q, stderr %q; want exit 1 with the reason %q", get.code, get.stdout, get.stderr, reason)
+	}
+	set := rmsctl(t, "power", "set", "--rack", rack, "--state", "on", missing)
+	if set.code != 1 || !strings.Contains(set.stderr, "SetPowerState "+missing+": FAILURE: "+reason) || strings.Contains(set.stderr, "rmsd's log") {
+		t.Errorf("power set of an unknown node: exit %d, stderr %q; want exit 1 with the reason %q", set.code, set.stderr, reason)
+	}
+	called := rmsctl(t, "call", "SetPowerState", "-d", `{"rack_id":"`+rack+`","node_id":"`+missing+`","operation":"POWER_OPERATION_ON"}`)
+	if called.code != 1 || !strings.Contains(called.stderr, "SetPowerState: FAILURE: "+reason) {
+		t.Errorf("call SetPowerState of an unknown node: exit %d, stderr %q; want exit 1 with the reason %q", called.code, called.stderr, reason)
 	}
 }
 

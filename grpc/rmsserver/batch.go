@@ -15,10 +15,11 @@ import (
 // eachNode runs op on every node of a batch: a node that repeats an
 // earlier (rack, node) pair or fails check is refused without I/O; the rest
 // run concurrently through the node runner. op receives the node's index in
-// nodes.
+// nodes. Each failed node is recorded as an in-band failure of the RPC.
 func (m *rackManager) eachNode(ctx context.Context, nodes []hw.Node, check func(hw.Node) error, op nodeops.Op) []nodeResult {
 	results, run := admitNodes(nodes, check)
 	m.runNodes(ctx, nodes, results, run, op)
+	m.failedNodes(ctx, nodes, results)
 	return results
 }
 
@@ -31,6 +32,7 @@ func (m *rackManager) eachLeasedNode(ctx context.Context, operation string, node
 	domain func(hw.Node) bool, op nodeops.Op) ([]nodeResult, error) {
 	results, run := admitNodes(nodes, check)
 	if len(run) == 0 { // every node failed its checks: nothing to hold
+		m.failedNodes(ctx, nodes, results)
 		return results, nil
 	}
 	admitted := make([]hw.Node, len(run))
@@ -51,6 +53,7 @@ func (m *rackManager) eachLeasedNode(ctx context.Context, operation string, node
 		granted = append(granted, i)
 	}
 	m.runNodes(l.ctx, nodes, results, granted, op)
+	m.failedNodes(ctx, nodes, results)
 	return results, nil
 }
 

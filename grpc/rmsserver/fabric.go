@@ -138,7 +138,7 @@ func (m *rackManager) ConfigureScaleUpFabricManager(ctx context.Context, req *rm
 	})
 	if err != nil {
 		resp.Message = clip(fmt.Sprintf("Scale-up fabric manager configuration of %s failed: %v", n.ID, err), maxMessage)
-		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(loggedErr(err)).Msg("ConfigureScaleUpFabricManager failed")
+		m.failed(ctx, n.RackID, n.ID, err)
 		return resp, nil
 	}
 	resp.Status, resp.TopologyUsed = rmspb.ReturnCode_RETURN_CODE_SUCCESS, topology

@@ -116,12 +116,12 @@ func (m *rackManager) GetNodeFirmwareInventory(ctx context.Context, req *rmspb.G
 		err = requireInventoryEndpoint(n)
 	}
 	if err != nil {
-		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(loggedErr(err)).Msg("GetNodeFirmwareInventory refused")
+		m.failed(ctx, req.GetRackId(), req.GetNodeId(), err)
 		return fail, nil
 	}
 	lists := make([][]*rmspb.FirmwareInventoryInfo, 1)
 	if err := m.deps.Nodes.One(ctx, n, readFirmwareInventory(lists)); err != nil {
-		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(loggedErr(err)).Msg("GetNodeFirmwareInventory failed")
+		m.failed(ctx, n.RackID, n.ID, err)
 		return fail, nil
 	}
 	return &rmspb.GetNodeFirmwareInventoryResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, FirmwareList: lists[0]}, nil
@@ -163,15 +163,13 @@ func (m *rackManager) GetRackFirmwareInventory(ctx context.Context, req *rmspb.G
 	}
 	nodes, err := m.deps.Racks.RackNodes(req.GetRackId())
 	if err != nil {
-		m.log.Info().Str("rack_id", req.GetRackId()).Err(loggedErr(err)).Msg("GetRackFirmwareInventory refused")
+		m.failed(ctx, req.GetRackId(), "", err)
 		return &rmspb.GetRackFirmwareInventoryResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE}, nil
 	}
 	inv, results := m.firmwareInventories(ctx, nodes)
 	resp := &rmspb.GetRackFirmwareInventoryResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, Nodes: inv}
 	if failed := failureList(results, "node_id=%s: %v"); len(failed) > 0 {
-		resp.Status = rmspb.ReturnCode_RETURN_CODE_FAILURE
-		m.log.Warn().Str("rack_id", req.GetRackId()).Int("failed_nodes", len(failed)).Int("total_nodes", len(nodes)).
-			Str("failures", summarise(failed, "; ")).Msg("GetRackFirmwareInventory failed on some nodes")
+		resp.Status = rmspb.ReturnCode_RETURN_CODE_FAILURE // each failure is recorded by eachNode
 	}
 	return resp, nil
 }

@@ -23,7 +23,7 @@ func (m *rackManager) UpdateFirmware(ctx context.Context, req *rmspb.UpdateFirmw
 		return nil, errUnavailable("firmware update")
 	}
 	fail := func(code rmspb.FirmwareUpdateError, err error) (*rmspb.UpdateFirmwareResponse, error) {
-		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(loggedErr(err)).Msg("UpdateFirmware refused")
+		m.failed(ctx, req.GetRackId(), req.GetNodeId(), err)
 		return &rmspb.UpdateFirmwareResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, ErrorCode: code,
 			Message: clip(err.Error(), maxMessage)}, nil
 	}
@@ -80,7 +80,7 @@ func (m *rackManager) BatchUpdateFirmwareByNodeType(ctx context.Context, req *rm
 		return nil, err
 	}
 	fail := func(err error) (*rmspb.BatchUpdateFirmwareByNodeTypeResponse, error) {
-		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_type", t.Name()).Err(loggedErr(err)).Msg("BatchUpdateFirmwareByNodeType refused")
+		m.failed(ctx, req.GetRackId(), "", err)
 		return &rmspb.BatchUpdateFirmwareByNodeTypeResponse{Response: &rmspb.NodeBatchResponse{
 			Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: clip(err.Error(), maxMessage), Stats: &rmspb.NodeOperationStats{}}}, nil
 	}

@@ -69,10 +69,10 @@ func (m *rackManager) admitBatch(ctx context.Context, operation string, t messag
 	case errors.As(err, &refused):
 		for i, bn := range nodes {
 			if bn.err == nil && !bn.skip {
-				out.results[i].err = fmt.Errorf("%s not started: %s", t.BatchNoun(), refused.Message)
+				out.results[i].err = fmt.Errorf("%s not started: %w", t.BatchNoun(), refused)
 			}
 		}
-		m.log.Warn().Str("operation", operation).Str("rack_id", rackID).Str("reason", refused.Message).Msg("batch refused")
+		m.failedBatch(ctx, nodes, out.results)
 		return out, nil
 	case err != nil:
 		m.cancelUnanswered(ctx, parent.ID, err)
@@ -83,10 +83,10 @@ func (m *rackManager) admitBatch(ctx context.Context, operation string, t messag
 	for _, s := range rep.Admitted {
 		admitted[nodeKey{s.RackID, s.NodeID}] = s.ID
 	}
-	rejected := map[nodeKey][]string{}
+	rejected := map[nodeKey][]messages.RejectedTarget{}
 	for _, r := range rep.Rejected {
 		k := nodeKey{r.RackID, r.NodeID}
-		rejected[k] = append(rejected[k], r.Message)
+		rejected[k] = append(rejected[k], r)
 	}
 	for i, bn := range nodes {
 		if bn.err != nil || bn.skip {
@@ -99,18 +99,30 @@ func (m *rackManager) admitBatch(ctx context.Context, operation string, t messag
 			out.started = append(out.started, bn.node)
 			continue
 		}
-		msg := "not admitted"
+		out.results[i].err = errors.New("not admitted")
 		if q := rejected[k]; len(q) > 0 {
-			msg, rejected[k] = q[0], q[1:]
+			// The refusal keeps the holder job for the log.
+			out.results[i].err = &messages.RefusedError{Code: q[0].Code, Message: q[0].Message, Holder: q[0].Holder}
+			rejected[k] = q[1:]
 		}
-		out.results[i].err = errors.New(msg)
 	}
+	m.failedBatch(ctx, nodes, out.results)
 	if len(out.started) == 0 {
 		m.sealEmptyParent(ctx, rep.Parent.ID, operation, t, out.results)
 	}
 	m.log.Info().Str("operation", operation).Str("job_id", rep.Parent.ID).Str("rack_id", rackID).
 		Int("nodes", len(nodes)).Int("started", len(out.started)).Msg("batch admitted")
 	return out, nil
+}
+
+// failedBatch records the failed nodes of a batch job request as in-band
+// failures of the RPC.
+func (m *rackManager) failedBatch(ctx context.Context, nodes []batchNode, results []nodeResult) {
+	for i, r := range results {
+		if r.err != nil && i < len(nodes) {
+			m.failed(ctx, nodes[i].node.RackID, nodes[i].node.ID, r.err)
+		}
+	}
 }
 
 // sealEmptyParent fails a parent no child was admitted to, naming the

@@ -81,7 +81,7 @@ func (m *rackManager) SetPowerState(ctx context.Context, req *rmspb.SetPowerStat
 	fail := &rmspb.SetPowerStateResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE}
 	n, err := m.deps.Racks.Node(req.GetRackId(), req.GetNodeId())
 	if err != nil {
-		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(loggedErr(err)).Msg("SetPowerState refused")
+		m.failed(ctx, req.GetRackId(), req.GetNodeId(), err)
 		return fail, nil
 	}
 	l, err := m.leaseWith(ctx, messages.AcquireLease{Operation: "SetPowerState"}, []hw.Node{n}, cutsShelfOutput(op))
@@ -90,11 +90,11 @@ func (m *rackManager) SetPowerState(ctx context.Context, req *rmspb.SetPowerStat
 	}
 	defer l.release()
 	if l.err != nil {
-		m.log.Info().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(loggedErr(l.err)).Msg("SetPowerState refused")
+		m.failed(ctx, n.RackID, n.ID, l.err)
 		return fail, nil
 	}
 	if err := m.deps.Nodes.One(l.ctx, n, setPower(op)); err != nil {
-		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Stringer("operation", op).Err(loggedErr(err)).Msg("SetPowerState failed")
+		m.failed(ctx, n.RackID, n.ID, fmt.Errorf("power %s: %w", op, err))
 		return fail, nil
 	}
 	return &rmspb.SetPowerStateResponse{Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS}, nil
@@ -115,6 +115,7 @@ func (m *rackManager) GetPowerState(ctx context.Context, req *rmspb.GetPowerStat
 	resp := &rmspb.GetPowerStateResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, NodeId: req.GetNodeId(), RackId: req.GetRackId()}
 	n, err := m.deps.Racks.Node(req.GetRackId(), req.GetNodeId())
 	if err != nil {
+		m.failed(ctx, req.GetRackId(), req.GetNodeId(), err)
 		return resp, nil
 	}
 	var state platform.PowerState
@@ -123,7 +124,7 @@ func (m *rackManager) GetPowerState(ctx context.Context, req *rmspb.GetPowerStat
 		return err
 	})
 	if err != nil {
-		m.log.Warn().Str("rack_id", n.RackID).Str("node_id", n.ID).Err(loggedErr(err)).Msg("GetPowerState failed")
+		m.failed(ctx, n.RackID, n.ID, err)
 		return resp, nil
 	}
 	resp.Status, resp.Pstate = rmspb.ReturnCode_RETURN_CODE_SUCCESS, pstate(state)

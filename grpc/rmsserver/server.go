@@ -54,8 +54,9 @@ func New(opts Options) *Server {
 		grpc.KeepaliveParams(opts.Keepalive.Parameters()),
 	}
 	// Recovery runs innermost so the log line (and the observer, outermost)
-	// records the INTERNAL it produces.
-	unary := []grpc.UnaryServerInterceptor{logUnary(opts.Logger), recoverUnary(opts.Logger)}
+	// records the INTERNAL it produces; the reasons of in-band failures are
+	// logged and sent as a trailer from the reply the handler answered.
+	unary := []grpc.UnaryServerInterceptor{logUnary(opts.Logger), reasonUnary(opts.Logger), recoverUnary(opts.Logger)}
 	if opts.ObserveRPC != nil {
 		unary = append([]grpc.UnaryServerInterceptor{observeUnary(opts.ObserveRPC)}, unary...)
 		serverOpts = append(serverOpts, grpc.ChainStreamInterceptor(observeStream(opts.ObserveRPC)))

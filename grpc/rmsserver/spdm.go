@@ -70,8 +70,6 @@ func (m *rackManager) BatchCollectSwitchSpdmAttestationEvidence(ctx context.Cont
 	if failed > 0 {
 		list := failureList(results, "node_id=%s: %v")
 		resp.Message += "; failed: " + summarise(list, "; ")
-		m.log.Warn().Int("failed_nodes", failed).Int("total_nodes", len(nodes)).Str("failures", clip(summarise(list, "; "), maxMessage)).
-			Msg("BatchCollectSwitchSpdmAttestationEvidence failed on some switches")
 	}
 	return resp, nil
 }

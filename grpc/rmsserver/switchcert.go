@@ -71,7 +71,7 @@ func (m *rackManager) ConfigureSwitchCertificate(ctx context.Context, req *rmspb
 		}
 		material, err := switchcert.LoadMaterial(cfg.CertRoot, domain)
 		if err != nil {
-			m.log.Warn().Str("operation", "ConfigureSwitchCertificate").Err(loggedErr(err)).Msg("switch certificate material unavailable")
+			m.failed(ctx, "", "", err)
 			return &rmspb.ConfigureSwitchCertificateResponse{Response: refuseSwitchBatch(nodes, t, err)}, nil
 		}
 		hello := req.GetTestHello()

@@ -97,7 +97,7 @@ func (m *rackManager) ListSwitchFirmware(ctx context.Context, req *rmspb.ListSwi
 		return nil, errUnavailable("switch firmware")
 	}
 	fail := func(err error) (*rmspb.ListSwitchFirmwareResponse, error) {
-		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(loggedErr(err)).Msg("ListSwitchFirmware failed")
+		m.failed(ctx, req.GetRackId(), req.GetNodeId(), err)
 		return &rmspb.ListSwitchFirmwareResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, ErrorMessage: clip(err.Error(), maxMessage)}, nil
 	}
 	component, err := switchComponentOf(req.GetComponentType())
@@ -200,7 +200,7 @@ func (m *rackManager) PushSwitchFirmware(ctx context.Context, req *rmspb.PushSwi
 		return nil, errUnavailable("switch firmware")
 	}
 	fail := func(err error) (*rmspb.PushSwitchFirmwareResponse, error) {
-		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(loggedErr(err)).Msg("PushSwitchFirmware failed")
+		m.failed(ctx, req.GetRackId(), req.GetNodeId(), err)
 		return &rmspb.PushSwitchFirmwareResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, ErrorMessage: clip(err.Error(), maxMessage)}, nil
 	}
 	component, err := switchComponentOf(req.GetComponentType())

@@ -71,7 +71,7 @@ func (m *rackManager) ListSwitchSystemImages(ctx context.Context, req *rmspb.Lis
 		return nil, errUnavailable("switch system images")
 	}
 	fail := func(err error) (*rmspb.ListSwitchSystemImagesResponse, error) {
-		m.log.Info().Str("rack_id", req.GetRackId()).Str("node_id", req.GetNodeId()).Err(loggedErr(err)).Msg("ListSwitchSystemImages failed")
+		m.failed(ctx, req.GetRackId(), req.GetNodeId(), err)
 		return &rmspb.ListSwitchSystemImagesResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, ErrorMessage: clip(err.Error(), maxMessage)}, nil
 	}
 	n, err := m.registeredSwitch(req.GetRackId(), req.GetNodeId())

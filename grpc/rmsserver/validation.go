@@ -50,7 +50,7 @@ func (m *rackManagerV2) StartSystemValidation(ctx context.Context, req *rmspbv2.
 	// job type, so they serve this batch too.
 	t := messages.TypeSystemValidation
 	if !m.deps.Validation.Configured() {
-		m.log.Warn().Int("nodes", len(nodes)).Msg("StartSystemValidation refused: [workflows] nvssvt_path is not set")
+		m.failed(ctx, "", "", nvssvt.ErrNotConfigured)
 		return &rmspbv2.StartSystemValidationResponse{Response: refuseSwitchBatch(nodes, t, nvssvt.ErrNotConfigured)}, nil
 	}
 	runner := m.deps.Validation

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -54,15 +56,16 @@ exits 1, as the other commands do.`,
 			rpc := string(md.Name())
 			resp := dynamicpb.NewMessage(md.Output())
 			path := "/" + string(md.Parent().FullName()) + "/" + rpc
+			var trailer metadata.MD
 			if err := a.invoke(cmd.Context(), rpc, func(rctx context.Context, _ rmspb.RackManagerClient) error {
-				return a.conn.Invoke(rctx, path, req, resp)
+				return a.conn.Invoke(rctx, path, req, resp, grpc.Trailer(&trailer))
 			}); err != nil {
 				return err
 			}
 			if err := a.emit(resp, func(w io.Writer) { writeIndented(w, resp) }); err != nil {
 				return err
 			}
-			return replyFailure(rpc, resp)
+			return replyFailure(rpc, resp, trailerReason(trailer))
 		},
 	}
 	cmd.Flags().StringVarP(&data, "data", "d", "{}", "the request as protobuf JSON; @FILE reads a file, @- standard input")
@@ -133,13 +136,14 @@ func writeIndented(w io.Writer, m *dynamicpb.Message) {
 }
 
 // replyFailure is the in-band FAILURE of a reply: its status field, or
-// its response's, is RETURN_CODE_FAILURE.
-func replyFailure(rpc string, m protoreflect.Message) error {
+// its response's, is RETURN_CODE_FAILURE. Its message is the reply's
+// message or error_message, else the reason rmsd sent in the trailer.
+func replyFailure(rpc string, m protoreflect.Message, reason string) error {
 	for range 2 {
 		fields := m.Descriptor().Fields()
 		if st := fields.ByName("status"); st != nil && st.Enum() != nil && st.Enum().FullName() == "rack_manager.ReturnCode" {
 			code := rmspb.ReturnCode(m.Get(st).Enum())
-			msg := ""
+			msg := reason
 			for _, n := range []protoreflect.Name{"message", "error_message"} {
 				if f := fields.ByName(n); f != nil && f.Kind() == protoreflect.StringKind && m.Get(f).String() != "" {
 					msg = m.Get(f).String()

@@ -24,7 +24,7 @@ func (a *app) firmwareInventoryCommand() *cobra.Command {
 		Short: "Firmware inventory of a rack's registered nodes (GetRackFirmwareInventory, or GetNodeFirmwareInventory per node)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				resp, err := call(cmd.Context(), a, "GetRackFirmwareInventory", &rmspb.GetRackFirmwareInventoryRequest{RackId: rack}, rmspb.RackManagerClient.GetRackFirmwareInventory)
+				resp, reason, err := callReason(cmd.Context(), a, "GetRackFirmwareInventory", &rmspb.GetRackFirmwareInventoryRequest{RackId: rack}, rmspb.RackManagerClient.GetRackFirmwareInventory)
 				if err != nil {
 					return err
 				}
@@ -39,11 +39,14 @@ func (a *app) firmwareInventoryCommand() *cobra.Command {
 				}); err != nil {
 					return err
 				}
-				return inBand("GetRackFirmwareInventory", resp.GetStatus(), "rack "+rack+": not every node could be read (see rmsd's log)")
+				return inBand("GetRackFirmwareInventory", resp.GetStatus(), orReason(reason, "rack "+rack+": not every node could be read (see rmsd's log)"))
 			}
+			reasons := map[string]string{}
 			return perNode(a, args, []string{"NODE", "NAME", "VERSION", "TARGET", "UPDATEABLE", "HEALTH"},
 				func(id string) (*rmspb.GetNodeFirmwareInventoryResponse, error) {
-					return call(cmd.Context(), a, "GetNodeFirmwareInventory", &rmspb.GetNodeFirmwareInventoryRequest{RackId: rack, NodeId: id}, rmspb.RackManagerClient.GetNodeFirmwareInventory)
+					resp, reason, err := callReason(cmd.Context(), a, "GetNodeFirmwareInventory", &rmspb.GetNodeFirmwareInventoryRequest{RackId: rack, NodeId: id}, rmspb.RackManagerClient.GetNodeFirmwareInventory)
+					reasons[id] = reason
+					return resp, err
 				},
 				func(id string, r *rmspb.GetNodeFirmwareInventoryResponse) [][]string {
 					var rows [][]string
@@ -53,7 +56,7 @@ func (a *app) firmwareInventoryCommand() *cobra.Command {
 					return rows
 				},
 				func(id string, r *rmspb.GetNodeFirmwareInventoryResponse) error {
-					return inBand("GetNodeFirmwareInventory "+id, r.GetStatus(), "node "+id+" could not be read (see rmsd's log)")
+					return inBand("GetNodeFirmwareInventory "+id, r.GetStatus(), orReason(reasons[id], "node "+id+" could not be read (see rmsd's log)"))
 				})
 		},
 	}

@@ -1,8 +1,10 @@
 package ctl
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +36,11 @@ func (a *app) nodesListCommand() *cobra.Command {
 					}
 				}
 				resp.Nodes = kept
+				if len(kept) == 0 {
+					if err := a.knownRack(cmd.Context(), rack); err != nil {
+						return err
+					}
+				}
 			}
 			return a.emit(resp, func(w io.Writer) {
 				t := newTable(w, "RACK", "NODE", "TYPE", "ADDRESS", "HEALTH")
@@ -119,6 +126,21 @@ func (a *app) nodesDeleteCommand() *cobra.Command {
 	}
 	rackFlag(cmd, &rack)
 	return cmd
+}
+
+// knownRack is nil when rmsd lists rack (ListRacks; a rack stays listed
+// when its last node is deleted, as upstream's rack registry keeps it),
+// else a not-found error: ListNodeInventory has no rack filter, so rmsctl
+// tells an unknown rack from an empty one itself.
+func (a *app) knownRack(ctx context.Context, rack string) error {
+	resp, err := call(ctx, a, "ListRacks", &rmspb.ListRacksRequest{}, rmspb.RackManagerClient.ListRacks)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(resp.GetRackIds(), rack) {
+		return nil
+	}
+	return &exitError{code: ExitNotFound, err: fmt.Errorf("rack %s is unknown to rmsd (see rmsctl racks list)", printable(rack))}
 }
 
 // rackFlag adds the required --rack.

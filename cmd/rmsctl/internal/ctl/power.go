@@ -99,15 +99,18 @@ func (a *app) powerGetCommand() *cobra.Command {
 				}
 				return inBand("BatchGetPowerState", resp.GetResponse().GetStatus(), resp.GetResponse().GetMessage())
 			}
+			reasons := map[string]string{}
 			return perNode(a, args, []string{"NODE", "POWER", "RESULT"},
 				func(id string) (*rmspb.GetPowerStateResponse, error) {
-					return call(cmd.Context(), a, "GetPowerState", &rmspb.GetPowerStateRequest{RackId: sel.rack, NodeId: id}, rmspb.RackManagerClient.GetPowerState)
+					resp, reason, err := callReason(cmd.Context(), a, "GetPowerState", &rmspb.GetPowerStateRequest{RackId: sel.rack, NodeId: id}, rmspb.RackManagerClient.GetPowerState)
+					reasons[id] = reason
+					return resp, err
 				},
 				func(id string, r *rmspb.GetPowerStateResponse) [][]string {
-					return [][]string{{id, r.GetPstate(), code(r.GetStatus())}}
+					return [][]string{{id, r.GetPstate(), resultWithReason(r.GetStatus(), reasons[id])}}
 				},
 				func(id string, r *rmspb.GetPowerStateResponse) error {
-					return inBand("GetPowerState "+id, r.GetStatus(), "power state of "+id+" could not be read")
+					return inBand("GetPowerState "+id, r.GetStatus(), orReason(reasons[id], "power state of "+id+" could not be read"))
 				})
 		},
 	}
@@ -144,14 +147,16 @@ func (a *app) powerSetCommand() *cobra.Command {
 			// after the other.
 			var errs []error
 			for _, id := range args {
-				resp, err := call(cmd.Context(), a, "SetPowerState", &rmspb.SetPowerStateRequest{RackId: sel.rack, NodeId: id, Operation: op}, rmspb.RackManagerClient.SetPowerState)
+				resp, reason, err := callReason(cmd.Context(), a, "SetPowerState", &rmspb.SetPowerStateRequest{RackId: sel.rack, NodeId: id, Operation: op}, rmspb.RackManagerClient.SetPowerState)
 				if err != nil {
 					return firstFailure(append(errs, err))
 				}
-				if err := a.emit(resp, func(w io.Writer) { fmt.Fprintf(w, "%s %s: %s\n", id, state, code(resp.GetStatus())) }); err != nil {
+				if err := a.emit(resp, func(w io.Writer) {
+					fmt.Fprintf(w, "%s %s: %s\n", id, state, resultWithReason(resp.GetStatus(), reason))
+				}); err != nil {
 					return err
 				}
-				errs = append(errs, inBand("SetPowerState "+id, resp.GetStatus(), "power "+state+" of "+id+" failed (see rmsd's log)"))
+				errs = append(errs, inBand("SetPowerState "+id, resp.GetStatus(), orReason(reason, "power "+state+" of "+id+" failed (see rmsd's log)")))
 			}
 			return firstFailure(errs)
 		},
