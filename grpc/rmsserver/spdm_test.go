@@ -189,4 +189,3 @@ func TestSpdmNonSwitchTargetFailsAlone(t *testing.T) {
 		t.Fatalf("compute BMC got %d requests, want none", got)
 	}
 }
-
