@@ -40,11 +40,19 @@ type hardware struct {
 	fabric fabric.Options
 }
 
+// switchIdentity is rmsd's outbound switch identity and the CA that signs
+// the switches.
+type switchIdentity struct {
+	cert tls.Certificate
+	pool *x509.CertPool
+}
+
 // newHardware builds the southbound clients; p paces their device waits
-// (see pace).
-func newHardware(cfg *config.Config, p pace, log logging.Logger) (*hardware, error) {
+// (see pace). A non-nil id is the switch identity to use instead of
+// client_tls_root's files (the simulation's, issued in memory).
+func newHardware(cfg *config.Config, p pace, log logging.Logger, id *switchIdentity) (*hardware, error) {
 	r := cfg.Redfish
-	nv, err := nvueOptions(cfg.Switches)
+	nv, err := nvueOptions(cfg.Switches, id)
 	if err != nil {
 		return nil, err
 	}
@@ -113,15 +121,19 @@ func (h *hardware) Close() {
 // <client_tls_root>/<default_switch_domain>/{client.pem,client.key,ca.pem},
 // with upstream's unverified bootstrap for a switch whose certificate fails
 // verification (a factory self-signed one; see nvue.IsCertificateError).
-func nvueOptions(s config.Switches) (nvue.Options, error) {
-	if s.InsecureSwitch || s.ClientTLSRoot == "" {
+// A non-nil id replaces client_tls_root's files.
+func nvueOptions(s config.Switches, id *switchIdentity) (nvue.Options, error) {
+	if s.InsecureSwitch || (s.ClientTLSRoot == "" && id == nil) {
 		return nvue.Options{TLS: nvue.TLSInsecure, Port: s.NVUEPort}, nil
 	}
-	cert, pool, err := switchClientIdentity(s)
-	if err != nil {
-		return nvue.Options{}, err
+	if id == nil {
+		cert, pool, err := switchClientIdentity(s)
+		if err != nil {
+			return nvue.Options{}, err
+		}
+		id = &switchIdentity{cert: cert, pool: pool}
 	}
-	return nvue.Options{TLS: nvue.TLSVerify, RootCAs: pool, ClientCertificate: &cert, BootstrapFallback: true, Port: s.NVUEPort}, nil
+	return nvue.Options{TLS: nvue.TLSVerify, RootCAs: id.pool, ClientCertificate: &id.cert, BootstrapFallback: true, Port: s.NVUEPort}, nil
 }
 
 // switchClientIdentity loads rmsd's outbound switch identity:

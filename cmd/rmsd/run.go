@@ -120,8 +120,12 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	// The simulation first: it fixes [switches] nvue_port and ssh_port,
 	// which the hardware clients take.
 	var simNodes []hw.Node
+	var simTLS *simSwitchTLS
 	if f.simulate {
 		if d.fleet, simNodes, err = startSimulation(cfg, registry, logger); err != nil {
+			return nil, err
+		}
+		if simTLS, err = simulatedSwitchTLS(cfg, d.fleet); err != nil {
 			return nil, err
 		}
 		if d.release, err = simrack.StartRelease(); err != nil {
@@ -132,7 +136,11 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if err = restoreNodes(ctx, cfg.Storage, d.store, registry, logger.Component("nodes")); err != nil {
 		return nil, err
 	}
-	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger); err != nil {
+	var simIdentity *switchIdentity
+	if simTLS != nil {
+		simIdentity = simTLS.identity
+	}
+	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger, simIdentity); err != nil {
 		return nil, err
 	}
 	validation, err := validationRunner(cfg.Workflows, f.simulate, logger)
@@ -160,7 +168,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	// Only with every listener bound may the nodes file change: a start that
 	// fails (a port in use) must leave a running daemon's file alone.
 	if f.simulate {
-		if err = publishSimulation(cfg.Simulator, simNodes, d.release, logger); err != nil {
+		if err = publishSimulation(cfg.Simulator, simNodes, d.release, simTLS, logger); err != nil {
 			return nil, err
 		}
 	}

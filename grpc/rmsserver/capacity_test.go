@@ -15,6 +15,7 @@ import (
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/grpc/rmspbv2"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/spdm"
 )
 
 // Every RPC that takes a node list refuses more than max_batch_nodes
@@ -49,7 +50,8 @@ func TestNodeListsOverMaxBatchNodesAreRefused(t *testing.T) {
 			return err
 		},
 		"BatchCollectSwitchSpdmAttestationEvidence": func() error {
-			_, err := v1.BatchCollectSwitchSpdmAttestationEvidence(ctx, &rmspb.BatchCollectSwitchSpdmAttestationEvidenceRequest{Targets: set.Nodes})
+			_, err := v1.BatchCollectSwitchSpdmAttestationEvidence(ctx, &rmspb.BatchCollectSwitchSpdmAttestationEvidenceRequest{Targets: set.Nodes,
+				Nonce: make([]byte, spdm.NonceSize)}) // upstream checks the nonce first
 			return err
 		},
 		"StartSystemValidation": func() error {

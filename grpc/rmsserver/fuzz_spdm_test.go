@@ -12,7 +12,8 @@ import (
 
 // FuzzSpdm drives BatchCollectSwitchSpdmAttestationEvidence against the
 // fixture's rack: its switches are at the sink, so discovery fails
-// in-band. The property: status set, a bounded message, SUCCESS only when
+// in-band; a bad nonce, no target or a duplicate target is
+// INVALID_ARGUMENT (upstream's code). The property: status set, a bounded message, SUCCESS only when
 // every target and component succeeded, every failure with a bounded
 // reason, evidence only on components that succeeded.
 

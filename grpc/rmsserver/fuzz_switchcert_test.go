@@ -10,9 +10,10 @@ import (
 )
 
 // FuzzSwitchCert drives the switch mTLS RPCs. The fixture has no
-// switch_cert_root, so a configure request that gets past validation is
-// refused for its material; disable jobs run against the fixture's sink
-// and are cancelled by settle.
+// switch_cert_root, so a configure request with valid services is
+// FAILED_PRECONDITION for its material, and bad services or no node are
+// INVALID_ARGUMENT (upstream's codes); disable jobs run against the
+// fixture's sink and are cancelled by settle.
 func init() {
 	fuzzFamilies = append(fuzzFamilies, fuzzFamily{target: "FuzzSwitchCert", rpcs: []fuzzRPC{
 		rpc(rmspb.RackManager_ConfigureSwitchCertificate_FullMethodName, &rmspb.ConfigureSwitchCertificateRequest{},

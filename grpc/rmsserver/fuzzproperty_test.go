@@ -19,6 +19,7 @@ func answerProblem(method string, reply proto.Message, err error) string {
 		readded := st.Code() == codes.AlreadyExists && method == rmspb.RackManager_AddFirmwareObject_FullMethodName
 		unavailable := st.Code() == codes.FailedPrecondition && (method == rmspb.RackManager_ApplyStoredFirmwareObject_FullMethodName ||
 			method == rmspb.RackManager_ApplyStoredSwitchSystemImage_FullMethodName ||
+			method == rmspb.RackManager_ConfigureSwitchCertificate_FullMethodName ||
 			method == rmspbv2.RackManagerV2_ConfigureScaleUpFabricManager_FullMethodName)
 		switch {
 		case !ok:

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
@@ -18,26 +19,26 @@ import (
 // BatchCollectSwitchSpdmAttestationEvidence is a synchronous read: no job,
 // no lease, nothing kept. Switches are collected from concurrently, the
 // components of one switch serially (hw/spdm), all within one batch
-// deadline. A nonce that is not 32 bytes is refused in-band before any
-// I/O, like every failure that is not a malformed id or enum.
-
-// spdmRefused is the reply of a batch that contacts nothing.
-func spdmRefused(msg string) *rmspb.BatchCollectSwitchSpdmAttestationEvidenceResponse {
-	return &rmspb.BatchCollectSwitchSpdmAttestationEvidenceResponse{Status: rmspb.ReturnCode_RETURN_CODE_FAILURE, Message: msg}
-}
+// deadline. A request that cannot be collected is INVALID_ARGUMENT before
+// any I/O, in upstream's order
+// (handle_batch_collect_switch_spdm_attestation_evidence): a nonce that is
+// not 32 bytes, no target, a node id or a management address named twice.
 
 // BatchCollectSwitchSpdmAttestationEvidence generates and reads fresh SPDM
 // evidence of every caller-supplied switch, bound to the caller's nonce.
 func (m *rackManager) BatchCollectSwitchSpdmAttestationEvidence(ctx context.Context, req *rmspb.BatchCollectSwitchSpdmAttestationEvidenceRequest) (*rmspb.BatchCollectSwitchSpdmAttestationEvidenceResponse, error) {
+	if n := len(req.GetNonce()); n != spdm.NonceSize {
+		return nil, status.Errorf(codes.InvalidArgument, "SPDM attestation nonce must contain exactly %d bytes, got %d", spdm.NonceSize, n)
+	}
 	if len(req.GetTargets()) == 0 {
-		return spdmRefused(noNodesMessage), nil
+		return nil, status.Error(codes.InvalidArgument, "targets is required and must contain at least one switch")
 	}
 	nodes, err := m.deps.nodesFromProto(&rmspb.NodeSet{Nodes: req.GetTargets()})
 	if err != nil {
 		return nil, err
 	}
-	if n := len(req.GetNonce()); n != spdm.NonceSize {
-		return spdmRefused(fmt.Sprintf("nonce must be %d bytes, got %d", spdm.NonceSize, n)), nil
+	if err := duplicateAttestationTarget(nodes); err != nil {
+		return nil, err
 	}
 	if m.deps.Nodes == nil {
 		return nil, errUnavailable("SPDM attestation")
@@ -46,7 +47,7 @@ func (m *rackManager) BatchCollectSwitchSpdmAttestationEvidence(ctx context.Cont
 	bctx, cancel := spdm.BatchContext(ctx, m.deps.SpdmTiming)
 	defer cancel()
 	targets := make([]spdm.Target, len(nodes))
-	results := m.eachNode(bctx, nodes, spdmTargetCheck(nodes), func(ctx context.Context, i int, d platform.Device) error {
+	results := m.eachNode(bctx, nodes, spdmTargetCheck, func(ctx context.Context, i int, d platform.Device) error {
 		sw, ok := d.(platform.SwitchSpdm)
 		if !ok {
 			return fmt.Errorf("%s nodes have no SPDM attestation: %w", nodes[i].Type.Name(), hw.ErrUnsupported)
@@ -74,41 +75,16 @@ func (m *rackManager) BatchCollectSwitchSpdmAttestationEvidence(ctx context.Cont
 	return resp, nil
 }
 
-// spdmTargetCheck refuses, without I/O, a node that is not a switch, has
-// no host endpoint, or shares its host address with another target: the
-// evidence read there could not be told apart, so every target naming
-// that address is refused.
-func spdmTargetCheck(nodes []hw.Node) func(hw.Node) error {
-	owners := map[string]map[hw.Ref]bool{}
-	for _, n := range nodes {
-		if key := spdmAddress(n); key != "" {
-			if owners[key] == nil {
-				owners[key] = map[hw.Ref]bool{}
-			}
-			owners[key][n.Ref()] = true
-		}
+// spdmTargetCheck refuses, without I/O, a node that is not a switch or
+// has no host endpoint; duplicates were refused with the whole request.
+func spdmTargetCheck(n hw.Node) error {
+	if n.Type.Kind() != hw.KindSwitch {
+		return fmt.Errorf("SPDM evidence is collected from switch trays only, not %s nodes: %w", n.Type.Name(), hw.ErrUnsupported)
 	}
-	return func(n hw.Node) error {
-		if n.Type.Kind() != hw.KindSwitch {
-			return fmt.Errorf("SPDM evidence is collected from switch trays only, not %s nodes: %w", n.Type.Name(), hw.ErrUnsupported)
-		}
-		key := spdmAddress(n)
-		if key == "" {
-			return errors.New("host_endpoint is required for SPDM attestation")
-		}
-		if k := len(owners[key]); k > 1 {
-			return fmt.Errorf("duplicate management address %s: %d targets name it", hw.QuoteShort(n.Host.Host()), k)
-		}
-		return nil
+	if spdmAddress(n) == "" {
+		return errors.New("host_endpoint is required for SPDM attestation")
 	}
-}
-
-// spdmAddress is the management address of a switch, lower case, or "".
-func spdmAddress(n hw.Node) string {
-	if n.Host == nil {
-		return ""
-	}
-	return strings.ToLower(n.Host.Host())
+	return nil
 }
 
 // spdmTargetToProto converts one target's outcome; evidence only for the

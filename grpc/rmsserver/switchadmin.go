@@ -42,17 +42,23 @@ func (m *rackManager) switchNodes(set *rmspb.NodeSet, domain, what string) (node
 // UpdateSwitchSystemPassword rotates an NVOS user's password on each switch,
 // one job child per switch (see hw/switchadmin/password.go). The node's
 // host credentials are the current login, the request's password the next.
+// A bad user name or password, no node, or a switch named twice is
+// INVALID_ARGUMENT before any job, in upstream's order
+// (handle_update_switch_system_password), which NICo reads as "rejected
+// before dispatch".
 func (m *rackManager) UpdateSwitchSystemPassword(ctx context.Context, req *rmspb.UpdateSwitchSystemPasswordRequest) (*rmspb.UpdateSwitchSystemPasswordResponse, error) {
-	nodes, resp, err := m.switchNodes(req.GetNodes(), "", "switch password update")
-	if resp != nil || err != nil {
-		return &rmspb.UpdateSwitchSystemPasswordResponse{Response: resp}, err
-	}
-	t := messages.TypeSwitchSystemPasswordUpdate
 	if err := passwordRequestProblem(req.GetUsername(), req.GetPassword()); err != nil {
-		return &rmspb.UpdateSwitchSystemPasswordResponse{Response: refuseSwitchBatch(nodes, t, err)}, nil
+		return nil, invalidArgument(err)
+	}
+	nodes, err := m.switchRequestNodes(req.GetNodes(), "switch password update")
+	if err != nil {
+		return nil, err
+	}
+	if err := duplicateSwitchTarget(nodes); err != nil {
+		return nil, err
 	}
 	user, pw, deps := req.GetUsername(), hw.NewSecret(req.GetPassword()), m.switchAdminDeps()
-	resp, err = m.startSwitchBatch(ctx, switchBatch{operation: "UpdateSwitchSystemPassword", jobType: t, nodes: nodes,
+	resp, err := m.startSwitchBatch(ctx, switchBatch{operation: "UpdateSwitchSystemPassword", jobType: messages.TypeSwitchSystemPasswordUpdate, nodes: nodes,
 		workflow: func(n hw.Node) messages.Workflow {
 			return switchadmin.PasswordPlan{Node: n, User: user, Password: pw}.Workflow(deps)
 		}})
@@ -60,18 +66,19 @@ func (m *rackManager) UpdateSwitchSystemPassword(ctx context.Context, req *rmspb
 }
 
 // passwordRequestProblem refuses a rotation request whose user name is not
-// an NVOS user name or whose password could not be typed at a prompt. The
-// password is never quoted.
+// an NVOS user name or whose password could not be typed at a prompt, in
+// upstream's words where upstream checks too (the lengths and control
+// characters are rmsd's). The password is never quoted.
 func passwordRequestProblem(user, password string) error {
 	switch {
 	case user == "":
-		return errors.New("username is required")
+		return errors.New("username is required and must be non-empty")
 	case len(user) > maxSwitchUser:
 		return fmt.Errorf("username is longer than %d characters", maxSwitchUser)
 	case strings.IndexFunc(user, func(r rune) bool { return !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))) }) >= 0:
-		return errors.New("username must be ASCII letters and digits")
+		return errors.New("username may only contain ASCII letters and digits")
 	case password == "":
-		return errors.New("password is required")
+		return errors.New("password is required and must be non-empty")
 	case len(password) > maxSwitchPassword:
 		return fmt.Errorf("password is longer than %d bytes", maxSwitchPassword)
 	case strings.IndexFunc(password, unicode.IsControl) >= 0:

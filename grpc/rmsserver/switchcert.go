@@ -2,6 +2,7 @@ package rmsserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
@@ -22,17 +23,21 @@ var switchServiceNames = map[rmspb.SwitchService]string{
 }
 
 // switchServices names the requested services once each, in request
-// order; none, UNSPECIFIED or an undefined value is refused.
+// order; none, UNSPECIFIED or an undefined value is refused, in upstream's
+// words (parse_switch_services).
 func switchServices(in []rmspb.SwitchService) ([]string, error) {
 	if len(in) == 0 {
-		return nil, fmt.Errorf("services is required (at least one SwitchService)")
+		return nil, errors.New("services must contain at least one SwitchService")
 	}
 	var out []string
 	seen := map[rmspb.SwitchService]bool{}
 	for _, s := range in {
 		name, ok := switchServiceNames[s]
-		if !ok {
-			return nil, fmt.Errorf("services: %s is not a switch service", clip(s.String(), 64))
+		switch {
+		case s == rmspb.SwitchService_SWITCH_SERVICE_UNSPECIFIED:
+			return nil, errors.New("services must not include SWITCH_SERVICE_UNSPECIFIED")
+		case !ok:
+			return nil, fmt.Errorf("invalid SwitchService value: %d", int32(s))
 		}
 		if !seen[s] {
 			seen[s] = true
@@ -45,41 +50,54 @@ func switchServices(in []rmspb.SwitchService) ([]string, error) {
 // ConfigureSwitchCertificate installs the domain's material from
 // switch_cert_root on each switch and binds the requested services to it;
 // with insecure_switch it moves them back to plain TLS instead. Follow the
-// jobs with GetConfigureSwitchCertificateJobStatus.
+// jobs with GetConfigureSwitchCertificateJobStatus. A request that cannot
+// start is refused before any job, in upstream's order
+// (handle_configure_switch_certificate): the domain (FAILED_PRECONDITION),
+// the services and test_hello (INVALID_ARGUMENT), the material
+// (FAILED_PRECONDITION), then the nodes (INVALID_ARGUMENT).
 func (m *rackManager) ConfigureSwitchCertificate(ctx context.Context, req *rmspb.ConfigureSwitchCertificateRequest) (*rmspb.ConfigureSwitchCertificateResponse, error) {
-	nodes, resp, err := m.switchNodes(req.GetNodes(), req.GetDomain(), "switch certificate install")
-	if resp != nil || err != nil {
-		return &rmspb.ConfigureSwitchCertificateResponse{Response: resp}, err
-	}
-	t := messages.TypeSwitchCertificate
-	services, err := switchServices(req.GetServices())
-	if err != nil {
-		return &rmspb.ConfigureSwitchCertificateResponse{Response: refuseSwitchBatch(nodes, t, err)}, nil
+	if err := checkIDs(idField{"domain", req.GetDomain()}); err != nil {
+		return nil, err
 	}
 	cfg := m.deps.SwitchCert
+	domain := switchcert.EffectiveDomain(req.GetDomain(), cfg.DefaultDomain)
+	if !cfg.Insecure {
+		if err := switchcert.CheckDomain(domain); err != nil {
+			m.log.Warn().Str("operation", "ConfigureSwitchCertificate").Err(loggedErr(err)).Msg("switch certificate domain unresolved")
+			return nil, failedPrecondition(err)
+		}
+	}
+	services, err := switchServicesArg(req.GetServices())
+	if err != nil {
+		return nil, err
+	}
 	deps := cfg.Pacing
 	deps.Nodes, deps.Fabric = m.deps.Nodes, m.deps.Fabric
 	var workflow func(n hw.Node) messages.Workflow
 	if cfg.Insecure {
+		// Upstream ignores test_hello here: the request becomes an unset.
 		workflow = func(n hw.Node) messages.Workflow {
 			return switchcert.DisablePlan{Node: n, Services: services}.Workflow(deps)
 		}
 	} else {
-		domain := req.GetDomain()
-		if domain == "" {
-			domain = cfg.DefaultDomain
+		if err := testHelloProblem(req.GetTestHello(), req.GetServices()); err != nil {
+			return nil, err
 		}
 		material, err := switchcert.LoadMaterial(cfg.CertRoot, domain)
 		if err != nil {
-			m.failed(ctx, "", "", err)
-			return &rmspb.ConfigureSwitchCertificateResponse{Response: refuseSwitchBatch(nodes, t, err)}, nil
+			m.log.Warn().Str("operation", "ConfigureSwitchCertificate").Err(loggedErr(err)).Msg("switch certificate material unavailable")
+			return nil, failedPrecondition(err)
 		}
 		hello := req.GetTestHello()
 		workflow = func(n hw.Node) messages.Workflow {
 			return switchcert.ConfigurePlan{Node: n, Services: services, Material: material, TestHello: hello}.Workflow(deps)
 		}
 	}
-	resp, children, err := m.admitSwitchBatch(ctx, switchBatch{operation: "ConfigureSwitchCertificate", jobType: t,
+	nodes, err := m.switchRequestNodes(req.GetNodes(), "switch certificate install")
+	if err != nil {
+		return nil, err
+	}
+	resp, children, err := m.admitSwitchBatch(ctx, switchBatch{operation: "ConfigureSwitchCertificate", jobType: messages.TypeSwitchCertificate,
 		nodes: nodes, workflow: workflow})
 	if err != nil {
 		return nil, err
@@ -92,20 +110,21 @@ func (m *rackManager) ConfigureSwitchCertificate(ctx context.Context, req *rmspb
 }
 
 // BatchDisableSwitchMtls moves the requested services on each switch back
-// to plain TLS over the NVOS CLI; it needs no material.
+// to plain TLS over the NVOS CLI; it needs no material. Bad services or no
+// node are INVALID_ARGUMENT before any job (upstream's
+// handle_batch_disable_switch_mtls).
 func (m *rackManager) BatchDisableSwitchMtls(ctx context.Context, req *rmspb.BatchDisableSwitchMtlsRequest) (*rmspb.BatchDisableSwitchMtlsResponse, error) {
-	nodes, resp, err := m.switchNodes(req.GetNodes(), "", "switch mTLS disable")
-	if resp != nil || err != nil {
-		return &rmspb.BatchDisableSwitchMtlsResponse{Response: resp}, err
-	}
-	t := messages.TypeSwitchMtlsDisable
-	services, err := switchServices(req.GetServices())
+	services, err := switchServicesArg(req.GetServices())
 	if err != nil {
-		return &rmspb.BatchDisableSwitchMtlsResponse{Response: refuseSwitchBatch(nodes, t, err)}, nil
+		return nil, err
+	}
+	nodes, err := m.switchRequestNodes(req.GetNodes(), "switch mTLS disable")
+	if err != nil {
+		return nil, err
 	}
 	deps := m.deps.SwitchCert.Pacing
 	deps.Nodes = m.deps.Nodes
-	resp, err = m.startSwitchBatch(ctx, switchBatch{operation: "BatchDisableSwitchMtls", jobType: t, nodes: nodes,
+	resp, err := m.startSwitchBatch(ctx, switchBatch{operation: "BatchDisableSwitchMtls", jobType: messages.TypeSwitchMtlsDisable, nodes: nodes,
 		workflow: func(n hw.Node) messages.Workflow {
 			return switchcert.DisablePlan{Node: n, Services: services}.Workflow(deps)
 		}})

@@ -152,29 +152,6 @@ func TestConfigureSwitchCertificate_BindsEachSwitchAndNeverShowsTheKey(t *testin
 	a.assertNeverShown(t, secretKeyLine, states...)
 }
 
-func TestConfigureSwitchCertificate_MissingMaterialStartsNothing(t *testing.T) {
-	a := startCertRack(t, SwitchCertConfig{CertRoot: writeMaterial(t, "site-a"), DefaultDomain: "site-a"})
-	sw := a.ofKind(hw.KindSwitch)
-	resp, err := a.client.ConfigureSwitchCertificate(rpcContext(t), &rmspb.ConfigureSwitchCertificateRequest{
-		Nodes: nodeSet(sw[0], sw[1]), Services: bindServices, Domain: ptr("elsewhere")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := resp.GetResponse()
-	if r.GetJobId() != "" || len(resp.GetJobs()) != 0 || r.GetStats().GetFailedNodes() != 2 ||
-		!strings.Contains(r.GetNodeResults()[0].GetErrorMessage(), "elsewhere/ca.pem") {
-		t.Fatalf("response = %v", resp)
-	}
-	empty, err := a.client.ConfigureSwitchCertificate(rpcContext(t), &rmspb.ConfigureSwitchCertificateRequest{Services: bindServices})
-	if err != nil || empty.GetResponse().GetMessage() != "No nodes specified in request" {
-		t.Fatalf("no nodes: %v, %v", empty, err)
-	}
-	none, err := a.client.ConfigureSwitchCertificate(rpcContext(t), &rmspb.ConfigureSwitchCertificateRequest{Nodes: nodeSet(sw[0])})
-	if err != nil || none.GetResponse().GetJobId() != "" || !strings.Contains(none.GetResponse().GetMessage(), "services is required") {
-		t.Fatalf("no services: %v, %v", none, err)
-	}
-}
-
 func TestConfigureSwitchCertificate_InsecureSwitchUnsetsInstead(t *testing.T) {
 	a := startCertRack(t, SwitchCertConfig{Insecure: true})
 	sw := a.ofKind(hw.KindSwitch)

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"math/big"
 	"net"
@@ -75,4 +76,59 @@ func (a *authority) issue(serial int64, ip string, dnsNames ...string) (tls.Cert
 		return tls.Certificate{}, fmt.Errorf("issue certificate for %s: %w", ip, err)
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: a.leafKey}, nil
+}
+
+// SiteMaterial is PEM material issued by a fleet's CA: the CA certificate,
+// a certificate it signed and that certificate's private key (PKCS #8).
+// The key is a secret: never log it.
+type SiteMaterial struct {
+	CA, Cert, Key []byte
+}
+
+// IssueSiteMaterial issues a certificate for server and client use naming
+// ips and dnsNames, with a new key, signed by the fleet's CA: material a
+// site installs on its switches (switch_cert_root) or gives rmsd as its
+// own identity (client_tls_root). Switches of this fleet trust it only
+// once installed; the CA lives as long as the fleet.
+func (f *Fleet) IssueSiteMaterial(commonName string, ips, dnsNames []string) (SiteMaterial, error) {
+	return f.ca.issueMaterial(commonName, ips, dnsNames)
+}
+
+func (a *authority) issueMaterial(commonName string, ips, dnsNames []string) (SiteMaterial, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return SiteMaterial{}, fmt.Errorf("generate site key: %w", err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	if err != nil {
+		return SiteMaterial{}, fmt.Errorf("site certificate serial: %w", err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: commonName},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		DNSNames:     dnsNames,
+	}
+	for _, ip := range ips {
+		if parsed := net.ParseIP(ip); parsed != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, parsed)
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.caCert, &key.PublicKey, a.caKey)
+	if err != nil {
+		return SiteMaterial{}, fmt.Errorf("issue site certificate %s: %w", commonName, err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return SiteMaterial{}, fmt.Errorf("encode site key: %w", err)
+	}
+	return SiteMaterial{
+		CA:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: a.caCert.Raw}),
+		Cert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		Key:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
+	}, nil
 }

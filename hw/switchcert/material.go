@@ -32,16 +32,35 @@ const maxMaterialFile = 1 << 20
 // ErrNoMaterial reports material that is missing or unusable.
 var ErrNoMaterial = errors.New("switchcert: certificate material unavailable")
 
+// EffectiveDomain is the domain a request's material is read for: the
+// request's, else the configured default (upstream's effective_domain).
+func EffectiveDomain(requested, def string) string {
+	if requested != "" {
+		return requested
+	}
+	return def
+}
+
+// CheckDomain refuses a domain that names no directory under the roots:
+// none at all, or not a single path element.
+func CheckDomain(domain string) error {
+	switch {
+	case domain == "":
+		return fmt.Errorf("%w: no domain in the request and no [switches] default_switch_domain", ErrNoMaterial)
+	case domain == "." || domain == ".." || strings.ContainsAny(domain, `/\`):
+		return fmt.Errorf("%w: domain %q is not a directory name", ErrNoMaterial, domain)
+	}
+	return nil
+}
+
 // LoadMaterial reads root/<domain>/{ca.pem, client.pem, client.key}. The
 // domain must be a single path element. Errors name files, never contents.
 func LoadMaterial(root, domain string) (Material, error) {
-	switch {
-	case root == "":
+	if err := CheckDomain(domain); err != nil {
+		return Material{}, err
+	}
+	if root == "" {
 		return Material{}, fmt.Errorf("%w: [switches] switch_cert_root is not set", ErrNoMaterial)
-	case domain == "":
-		return Material{}, fmt.Errorf("%w: no domain in the request and no [switches] default_switch_domain", ErrNoMaterial)
-	case domain == "." || domain == ".." || strings.ContainsAny(domain, `/\`):
-		return Material{}, fmt.Errorf("%w: domain %q is not a directory name", ErrNoMaterial, domain)
 	}
 	m := Material{Domain: domain}
 	dir := filepath.Join(root, domain)
