@@ -173,6 +173,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		Racks: registry, Nodes: d.hw.runner,
 		Catalog: d.catalog.svc, FirmwareDir: cfg.Workflows.FirmwareDir,
 		FirmwareTiming:    d.hw.firmware,
+		NICFlasher:        d.hw.nic,
 		SwitchAdminTiming: d.hw.switchAdmin,
 		SwitchImageTiming: d.hw.switchImage,
 		DrainWindow:       seconds(cfg.Workflows.DrainTimeoutSeconds),

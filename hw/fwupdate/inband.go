@@ -1,0 +1,114 @@
+package fwupdate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/rmsd/rmsd/hw/nicflash"
+	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/messages"
+)
+
+// ProgressInBand begins the description of the in-band NIC stage.
+const ProgressInBand = "Flashing in-band NIC firmware (Flint) on "
+
+// errNoFlasher refuses in-band targets when rmsd was built without a
+// Flint flasher (Deps.NIC nil).
+var errNoFlasher = errors.New("in-band NIC firmware flashing is not configured in this rmsd")
+
+// splitInBand separates the in-band NIC targets (CX7, CX8, BF3_NIC,
+// flashed with Flint over the host) from the others, keeping order.
+func splitInBand(ts []Target) (inBand, outOfBand []Target) {
+	for _, t := range ts {
+		if _, ok := nicflash.FamilyOf(t.Component); ok {
+			inBand = append(inBand, t)
+		} else {
+			outOfBand = append(outOfBand, t)
+		}
+	}
+	return inBand, outOfBand
+}
+
+// inBand is the Flint stage, run before any out-of-band target as upstream
+// runs a GB200 compute node's update groups (update_firmware_group, then
+// activate_firmware_with and ensure_gb200_host_os_ready): power the host on
+// if it is off and wait for its OS, flash every in-band target over SSH,
+// then, when the plan activates and something was flashed, power cycle
+// the tray, wait for the OS again and check that every device runs its
+// image's version. A failure here leaves the out-of-band targets alone.
+func (r *run) inBand(ctx context.Context, targets []Target) *stepError {
+	first := &targets[0]
+	node := r.plan.Node.ID
+	fail := func(phase, during string, err error) *stepError {
+		return &stepError{phase: phase, during: during, target: first, err: err}
+	}
+	if r.deps.NIC == nil {
+		return fail(phaseValidation, "before flashing in-band NIC firmware", errNoFlasher)
+	}
+	host := r.plan.Node.Host
+	if host == nil || host.Credentials.Username == "" || host.Credentials.Password.IsZero() {
+		return fail(phaseValidation, "before flashing in-band NIC firmware", fmt.Errorf(
+			"%w: node %s: CX7, CX8 and BF3_NIC firmware is flashed with Flint over SSH to the host OS, which needs the node's host_endpoint with a username and password",
+			nicflash.ErrNoHost, node))
+	}
+	images := make([]nicflash.Image, 0, len(targets))
+	for _, t := range targets {
+		fam, _ := nicflash.FamilyOf(t.Component)
+		images = append(images, nicflash.Image{Family: fam, File: t.File})
+	}
+	r.job.Progress(ProgressInBand + node)
+	if err := r.hostOn(ctx); err != nil {
+		return fail(phaseUpdate, "while powering the host on for in-band NIC firmware", err)
+	}
+	if err := r.deps.NIC.WaitReady(ctx, *host); err != nil {
+		return fail(phaseUpdate, "while waiting for the host OS of "+node, err)
+	}
+	out, err := r.deps.NIC.Update(ctx, *host, images, r.plan.Force)
+	if err != nil {
+		return fail(phaseUpdate, "while flashing in-band NIC firmware on "+node, err)
+	}
+	flashed := map[string]bool{}
+	for _, d := range out.Devices {
+		if d.Status == nicflash.StatusFlashed {
+			flashed[d.Component] = true
+		}
+	}
+	for i := range targets {
+		fam, _ := nicflash.FamilyOf(targets[i].Component)
+		status := statusUpToDate
+		if flashed[string(fam)] {
+			status = statusCompleted
+		}
+		r.results = append(r.results, newTargetResult(&targets[i], status, ""))
+	}
+	if !out.Flashed() {
+		return nil
+	}
+	r.pending = true
+	if !r.plan.Activate {
+		return nil
+	}
+	if se := r.activate(ctx, first); se != nil {
+		return se
+	}
+	if err := r.deps.NIC.WaitReady(ctx, *host); err != nil {
+		return fail(phaseVersionCheck, "while waiting for the host OS of "+node+" after activation", err)
+	}
+	if err := r.deps.NIC.Verify(ctx, *host, images); err != nil {
+		return fail(phaseVersionCheck, "during the in-band NIC version check", err)
+	}
+	r.nicVerified = true
+	return nil
+}
+
+// hostOn powers the node's host on unless it is on already.
+func (r *run) hostOn(ctx context.Context) error {
+	return r.deps.Nodes.One(messages.ShieldFromShutdown(ctx), r.plan.Node, func(ctx context.Context, _ int, d platform.Device) error {
+		s, err := d.PowerState(ctx)
+		if err != nil || s == platform.PowerStateOn {
+			return err
+		}
+		return d.SetPower(ctx, platform.PowerOn)
+	})
+}
