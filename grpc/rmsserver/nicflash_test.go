@@ -1,6 +1,7 @@
 package rmsserver
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,10 +13,15 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/firmware/catalog"
+	"github.com/rmsd/rmsd/hw/firmware/download"
 	"github.com/rmsd/rmsd/hw/nicflash"
 	"github.com/rmsd/rmsd/hw/sim"
+	"github.com/rmsd/rmsd/hw/sim/artifactsim"
 	"github.com/rmsd/rmsd/hw/sim/hostsim"
+	"github.com/rmsd/rmsd/hw/sim/simrelease"
 	"github.com/rmsd/rmsd/hw/sshsftp"
+	"github.com/rmsd/rmsd/store/sqlstore"
 )
 
 // nicRack is a simulated rack whose compute trays run a host OS with
@@ -23,7 +29,9 @@ import (
 // endpoints (login ubuntu, a sudoer), served with a Flint flasher.
 type nicRack struct {
 	*simRack
-	dir string // firmware_dir
+	dir     string // firmware_dir
+	art     *artifactsim.Server
+	release simrelease.Release
 }
 
 func startNICRack(t *testing.T) *nicRack {
@@ -40,9 +48,34 @@ func startNICRack(t *testing.T) *nicRack {
 		Timing: sim.Timing{BMCReboot: outage, ShelfReboot: outage, NVOSReboot: outage}})
 	f := &nicRack{simRack: s, dir: t.TempDir()}
 	s.runner = fastRunner(t, s.fleet)
+	art, err := artifactsim.Start(artifactsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(art.Close)
+	f.art = art
+	if f.release, err = simrelease.Publish(art, simrelease.Options{Size: 4 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), catalogWait)
+	defer cancel()
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "rmsd.db"), sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dl := download.New(download.Options{SourceRoot: f.dir, AllowInsecureToken: true, Logger: zerolog.Nop()})
+	cat, err := catalog.Open(ctx, catalog.Options{Store: st, Downloader: dl, Dir: f.dir, Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cat.Close()
+		dl.Close()
+		_ = st.Close()
+	})
 	flasher := &nicflash.Flasher{SSH: sshsftp.Options{HostKey: sshsftp.AcceptAnyHostKey()},
 		ReadyTimeout: firmwareWait, ReadyInterval: 10 * time.Millisecond}
-	ts := startServer(t, Options{Logger: zerolog.Nop(), Deps: Deps{Racks: s.racks, Nodes: s.runner, Jobs: s.engine,
+	ts := startServer(t, Options{Logger: zerolog.Nop(), Deps: Deps{Racks: s.racks, Nodes: s.runner, Jobs: s.engine, Catalog: cat,
 		FirmwareDir: f.dir, FirmwareTiming: fastFirmwareTiming, NICFlasher: flasher}})
 	s.client = rmspb.NewRackManagerClient(dial(t, ts.addr, nil))
 	return f
@@ -176,6 +209,51 @@ func TestUpdateFirmware_RefusesInBandTargetsItCannotFlash(t *testing.T) {
 		if err != nil || resp.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || resp.GetJobId() != "" ||
 			resp.GetErrorCode() != rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE || !strings.Contains(resp.GetMessage(), c.says) {
 			t.Errorf("%s: %v %v, want CLIENT_FAILURE saying %q", c.name, resp, err, c.says)
+		}
+	}
+}
+
+func TestApplyFirmwareObject_FlashesTheOptedInCX7BeforeTheHMC(t *testing.T) {
+	f := startNICRack(t)
+	n := f.ofKind(hw.KindCompute)[0]
+	host := f.device(t, n.ID).ComputeHost()
+	// The release's CX7 entry, given a downloadable image of the trays' PSID.
+	img := f.art.Publish("artifactory/nic/fw-ConnectX7-rel-28_44_1036.bin", hostsim.Image("MT_0000000838", "28.44.1036"))
+	loc, err := json.Marshal(map[string]any{"Location": img.URL, "LocationType": "HTTPS", "FileName": img.Name, "Type": "Firmware", "Sha256": img.Sha256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	null := `{"Location": null, "LocationType": null, "FileName": "fw-ConnectX7-rel-28_44_1036.bin", "Type": "Firmware", "Sha256": null}`
+	if !strings.Contains(f.release.ConfigJSON, null) {
+		t.Fatal("the simulated release has no CX7 entry to fill in")
+	}
+	manifest := strings.Replace(f.release.ConfigJSON, null, string(loc), 1)
+	resp, err := f.client.ApplyFirmwareObject(rpcContext(t), &rmspb.ApplyFirmwareObjectRequest{
+		RackId: n.RackID, ConfigJson: manifest, Nodes: nodeSet(n),
+		ComponentFilters: map[int32]*rmspb.FirmwareObjectComponentFilter{int32(n.Type): {Components: []string{"CX7", "HMC"}}}})
+	if err != nil || resp.GetResponse().GetJobId() == "" || len(resp.GetJobs()) != 1 {
+		t.Fatalf("ApplyFirmwareObject: %v %v", resp, err)
+	}
+	child := f.waitJob(t, resp.GetJobs()[0].GetJobId())
+	if child.GetJobState() != rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_COMPLETED {
+		t.Fatalf("child %v: %s\n%s", child.GetJobState(), child.GetErrorMessage(), child.GetResultJson())
+	}
+	var doc struct {
+		Targets []struct {
+			Component string `json:"component"`
+			Status    string `json:"status"`
+		} `json:"targets"`
+		ActivationCount int `json:"activation_count"`
+	}
+	if err := json.Unmarshal([]byte(child.GetResultJson()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Targets) != 2 || doc.Targets[0].Component != "CX7" || doc.Targets[1].Component != "HMC" || doc.ActivationCount != 2 {
+		t.Errorf("result_json %s: want CX7 flashed and activated first, then HMC", child.GetResultJson())
+	}
+	for _, d := range host.Devices() {
+		if d.Family == hostsim.ConnectX7 && d.Running != "28.44.1036" {
+			t.Errorf("%s runs %s, want 28.44.1036", d.Path, d.Running)
 		}
 	}
 }
