@@ -130,3 +130,19 @@ func TestUpdateNeedsHostCredentials(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestUpdateNeedsSudo(t *testing.T) {
+	h, err := hostsim.New(hostsim.Config{Credentials: hw.UserPass("guest", "host-secret"), NoSudo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start("127.0.0.1", 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	img := []Image{{Family: CX7, File: writeImage(t, "fw.bin", "MT_0000000838", "1")}}
+	_, err = flasher().Update(context.Background(), h.Endpoint(), img, false)
+	if !errors.Is(err, ErrSudo) || !strings.Contains(err.Error(), "sudoers") || strings.Contains(err.Error(), "host-secret") {
+		t.Fatalf("err = %v, want a sudo refusal without the password", err)
+	}
+}

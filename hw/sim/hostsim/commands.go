@@ -140,6 +140,10 @@ func (h *Host) sudo(args []string, stdin *bufio.Reader, stderr io.Writer) ([]str
 		fmt.Fprintln(stderr, "sudo: a password is required")
 		return nil, 1
 	}
+	if h.cfg.NoSudo {
+		fmt.Fprintf(stderr, "%s is not in the sudoers file.  This incident will be reported.\n", h.cfg.Credentials.Username)
+		return nil, 1
+	}
 	pw, err := stdin.ReadString('\n')
 	if (err != nil && pw == "") || strings.TrimRight(pw, "\r\n") != h.cfg.Credentials.Password.Reveal() {
 		fmt.Fprintln(stderr, "Sorry, try again.")

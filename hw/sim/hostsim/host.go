@@ -53,7 +53,9 @@ type Config struct {
 	// answers SSH only then. Nil means always on. It is called without
 	// the host's lock held.
 	SystemOn func() bool
-	Logger   zerolog.Logger
+	// NoSudo makes the login a user that is not in the sudoers file.
+	NoSudo bool
+	Logger zerolog.Logger
 }
 
 // device is one adapter's state.
