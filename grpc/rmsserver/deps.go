@@ -52,6 +52,9 @@ type Deps struct {
 	// NICFlasher flashes in-band NIC firmware (CX7, CX8, BF3_NIC) over a
 	// compute node's host; nil fails such targets in the job.
 	NICFlasher *nicflash.Flasher
+	// FlintProfiles are the flint_devices counts of
+	// [workflows.expected_inventory_profiles], by profile name.
+	FlintProfiles map[string]nicflash.Counts
 	// SwitchAdminTiming tunes the waits of switch password and factory
 	// reset jobs (zero fields take upstream's defaults).
 	SwitchAdminTiming switchadmin.Timing

@@ -76,7 +76,10 @@ func startNICRack(t *testing.T) *nicRack {
 	flasher := &nicflash.Flasher{SSH: sshsftp.Options{HostKey: sshsftp.AcceptAnyHostKey()},
 		ReadyTimeout: firmwareWait, ReadyInterval: 10 * time.Millisecond}
 	ts := startServer(t, Options{Logger: zerolog.Nop(), Deps: Deps{Racks: s.racks, Nodes: s.runner, Jobs: s.engine, Catalog: cat,
-		FirmwareDir: f.dir, FirmwareTiming: fastFirmwareTiming, NICFlasher: flasher}})
+		FirmwareDir: f.dir, FirmwareTiming: fastFirmwareTiming, NICFlasher: flasher,
+		InventoryProfiles: map[string][]string{"two-cx7": nil, "gb200-nics": nil},
+		FlintProfiles: map[string]nicflash.Counts{"two-cx7": {nicflash.CX7: 2},
+			"gb200-nics": {nicflash.CX7: 4, nicflash.CX8: 0, nicflash.BF3NIC: 1}}}})
 	s.client = rmspb.NewRackManagerClient(dial(t, ts.addr, nil))
 	return f
 }
@@ -255,5 +258,28 @@ func TestApplyFirmwareObject_FlashesTheOptedInCX7BeforeTheHMC(t *testing.T) {
 		if d.Family == hostsim.ConnectX7 && d.Running != "28.44.1036" {
 			t.Errorf("%s runs %s, want 28.44.1036", d.Path, d.Running)
 		}
+	}
+}
+
+func TestBatchUpdateFirmware_InBandChecksTheProfilesFlintDeviceCounts(t *testing.T) {
+	f := startNICRack(t)
+	compute := f.ofKind(hw.KindCompute)
+	img := f.stageImage(t, "fw-ConnectX7-rel-28_41_1000.bin", "MT_0000000838", "28.41.1000")
+	resp, err := f.client.BatchUpdateFirmware(rpcContext(t), &rmspb.BatchUpdateFirmwareRequest{Activate: true,
+		Nodes:           &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{withProfile(compute[0], "two-cx7"), withProfile(compute[1], "gb200-nics")}},
+		FirmwareTargets: map[int32]*rmspb.FirmwareTargetList{int32(compute[0].Type): {Targets: []*rmspb.FirmwareTarget{{Target: "CX7", Filename: img}}}}})
+	if err != nil || len(resp.GetJobs()) != 2 {
+		t.Fatalf("BatchUpdateFirmware: %v %v", resp, err)
+	}
+	bad := f.waitJob(t, resp.GetJobs()[0].GetJobId())
+	good := f.waitJob(t, resp.GetJobs()[1].GetJobId())
+	if bad.GetJobState() != rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_FAILED || !strings.Contains(bad.GetErrorMessage(), "CX7 expected 2, found 4") {
+		t.Errorf("tray with more CX7 than its profile: %v %q", bad.GetJobState(), bad.GetErrorMessage())
+	}
+	if burns := f.device(t, compute[0].ID).ComputeHost().Burns(); len(burns) != 0 {
+		t.Errorf("the mismatched tray was burned: %v", burns)
+	}
+	if good.GetJobState() != rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_COMPLETED {
+		t.Errorf("tray matching its profile: %v %s", good.GetJobState(), good.GetErrorMessage())
 	}
 }

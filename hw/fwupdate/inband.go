@@ -64,7 +64,8 @@ func (r *run) inBand(ctx context.Context, targets []Target) *stepError {
 	if err := r.deps.NIC.WaitReady(ctx, *host); err != nil {
 		return fail(phaseUpdate, "while waiting for the host OS of "+node, err)
 	}
-	out, err := r.deps.NIC.Update(ctx, *host, images, r.plan.Force)
+	counts := r.deps.FlintProfiles[r.plan.Node.InventoryProfile]
+	out, err := r.deps.NIC.Update(ctx, *host, images, r.plan.Force, counts)
 	if err != nil {
 		return fail(phaseUpdate, "while flashing in-band NIC firmware on "+node, err)
 	}
@@ -95,7 +96,7 @@ func (r *run) inBand(ctx context.Context, targets []Target) *stepError {
 	if err := r.deps.NIC.WaitReady(ctx, *host); err != nil {
 		return fail(phaseVersionCheck, "while waiting for the host OS of "+node+" after activation", err)
 	}
-	if err := r.deps.NIC.Verify(ctx, *host, images); err != nil {
+	if err := r.deps.NIC.Verify(ctx, *host, images, counts); err != nil {
 		return fail(phaseVersionCheck, "during the in-band NIC version check", err)
 	}
 	r.nicVerified = true

@@ -74,4 +74,7 @@ type Deps struct {
 	// NIC flashes in-band NIC targets (CX7, CX8, BF3_NIC) over the
 	// node's host; nil refuses them.
 	NIC *nicflash.Flasher
+	// FlintProfiles are the flint_devices counts of the inventory
+	// profiles, by profile name: the in-band stage checks the node's.
+	FlintProfiles map[string]nicflash.Counts
 }

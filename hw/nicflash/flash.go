@@ -105,9 +105,14 @@ type staged struct {
 	q      query
 }
 
+// Counts are the physical devices per family an inventory profile expects
+// (flint_devices); a family it leaves out is not checked, 0 means none.
+type Counts map[Family]int
+
 // Update flashes images on host's devices (see the package doc). Devices
-// already running their image's version are left alone unless force.
-func (f *Flasher) Update(ctx context.Context, host hw.Endpoint, images []Image, force bool) (Outcome, error) {
+// already running their image's version are left alone unless force; a
+// host whose devices do not match counts is refused before any burn.
+func (f *Flasher) Update(ctx context.Context, host hw.Endpoint, images []Image, force bool, counts Counts) (Outcome, error) {
 	if err := checkImages(images); err != nil {
 		return Outcome{}, err
 	}
@@ -122,7 +127,7 @@ func (f *Flasher) Update(ctx context.Context, host hw.Endpoint, images []Image, 
 		}
 		return Outcome{}, err
 	}
-	plan, cleanup, err := f.prepare(ctx, s, images)
+	plan, cleanup, err := f.prepare(ctx, s, images, counts)
 	defer cleanup()
 	if err != nil {
 		return Outcome{}, err
@@ -171,8 +176,8 @@ func result(p planned, status string) Device {
 }
 
 // Verify checks that every device of the images' families runs its
-// image's version.
-func (f *Flasher) Verify(ctx context.Context, host hw.Endpoint, images []Image) error {
+// image's version, and the device counts again.
+func (f *Flasher) Verify(ctx context.Context, host hw.Endpoint, images []Image, counts Counts) error {
 	if err := checkImages(images); err != nil {
 		return err
 	}
@@ -181,7 +186,7 @@ func (f *Flasher) Verify(ctx context.Context, host hw.Endpoint, images []Image) 
 		return err
 	}
 	defer s.close()
-	plan, cleanup, err := f.prepare(ctx, s, images)
+	plan, cleanup, err := f.prepare(ctx, s, images, counts)
 	defer cleanup()
 	if err != nil {
 		return err
@@ -239,13 +244,13 @@ func (f *Flasher) probe(ctx context.Context, host hw.Endpoint) error {
 
 // prepare starts MST, discovers the devices, stages the images and pairs
 // them. cleanup removes the staging directory (always safe to call).
-func (f *Flasher) prepare(ctx context.Context, s *session, images []Image) ([]planned, func(), error) {
+func (f *Flasher) prepare(ctx context.Context, s *session, images []Image, counts Counts) ([]planned, func(), error) {
 	noop := func() {}
 	qt := f.queryTimeout()
 	if _, err := s.run(ctx, "mst start", true, qt); err != nil {
 		return nil, noop, fmt.Errorf("mst start: %w", err)
 	}
-	devs, err := f.discover(ctx, s, images)
+	devs, err := f.discover(ctx, s, images, counts)
 	if err != nil {
 		return nil, noop, err
 	}
@@ -284,13 +289,16 @@ func (f *Flasher) prepare(ctx context.Context, s *session, images []Image) ([]pl
 }
 
 // discover lists the requested families' devices and queries each.
-func (f *Flasher) discover(ctx context.Context, s *session, images []Image) ([]planned, error) {
+func (f *Flasher) discover(ctx context.Context, s *session, images []Image, counts Counts) ([]planned, error) {
 	out, err := s.run(ctx, "mst status -v", true, f.queryTimeout())
 	if err != nil {
 		return nil, fmt.Errorf("mst status: %w", err)
 	}
 	all, err := parseMSTStatus(out)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkCounts(counts, all); err != nil {
 		return nil, err
 	}
 	want := map[Family]bool{}
@@ -427,4 +435,24 @@ func (f *Flasher) burnAll(ctx context.Context, s *session, todo []planned) map[s
 	}
 	wg.Wait()
 	return failed
+}
+
+// checkCounts compares the physical devices of every family with what the
+// inventory profile expects (upstream's validate_expected_device_counts).
+func checkCounts(counts Counts, all []mstDevice) error {
+	found := map[Family]int{}
+	for _, d := range all {
+		found[d.family]++
+	}
+	var off []string
+	for _, fam := range []Family{CX7, CX8, BF3NIC} {
+		if want, ok := counts[fam]; ok && found[fam] != want {
+			off = append(off, fmt.Sprintf("%s expected %d, found %d", fam, want, found[fam]))
+		}
+	}
+	if len(off) > 0 {
+		return fmt.Errorf("%w: mst status physical-device counts do not match the expected inventory profile: %s",
+			ErrIncompatible, strings.Join(off, "; "))
+	}
+	return nil
 }

@@ -52,7 +52,7 @@ func TestUpdateBurnsEveryCX7ThroughSudoAndRunsItAfterActivation(t *testing.T) {
 	f := flasher()
 	img := []Image{{Family: CX7, File: writeImage(t, "fw-ConnectX7-rel-28_41_1000.bin", "MT_0000000838", "28.41.1000")}}
 
-	out, err := f.Update(ctx, h.Endpoint(), img, false)
+	out, err := f.Update(ctx, h.Endpoint(), img, false, nil)
 	if err != nil {
 		t.Fatalf("Update: %v", err)
 	}
@@ -75,17 +75,17 @@ func TestUpdateBurnsEveryCX7ThroughSudoAndRunsItAfterActivation(t *testing.T) {
 			t.Fatalf("password on a command line: %q", c)
 		}
 	}
-	if err := f.Verify(ctx, h.Endpoint(), img); !errors.Is(err, ErrVersionMismatch) {
+	if err := f.Verify(ctx, h.Endpoint(), img, nil); !errors.Is(err, ErrVersionMismatch) {
 		t.Fatalf("Verify before the power cycle: %v, want a version mismatch", err)
 	}
 	h.Activate()
 	if err := f.WaitReady(ctx, h.Endpoint()); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Verify(ctx, h.Endpoint(), img); err != nil {
+	if err := f.Verify(ctx, h.Endpoint(), img, nil); err != nil {
 		t.Fatalf("Verify after the power cycle: %v", err)
 	}
-	again, err := f.Update(ctx, h.Endpoint(), img, false)
+	again, err := f.Update(ctx, h.Endpoint(), img, false, nil)
 	if err != nil || again.Flashed() {
 		t.Fatalf("second Update flashed again: %+v, %v", again, err)
 	}
@@ -94,7 +94,7 @@ func TestUpdateBurnsEveryCX7ThroughSudoAndRunsItAfterActivation(t *testing.T) {
 func TestUpdateRefusesAnImageNoDeviceFits(t *testing.T) {
 	h := startHost(t, "root")
 	img := []Image{{Family: BF3NIC, File: writeImage(t, "fw-BlueField-3.bin", "MT_9999999999", "32.41.1000")}}
-	_, err := flasher().Update(context.Background(), h.Endpoint(), img, false)
+	_, err := flasher().Update(context.Background(), h.Endpoint(), img, false, nil)
 	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "PSID MT_0000001093") {
 		t.Fatalf("err = %v, want no image for the BF3 PSID", err)
 	}
@@ -107,12 +107,12 @@ func TestUpdateRetriesAFailedBurnOnce(t *testing.T) {
 	h := startHost(t, "root")
 	h.FailBurns(1)
 	img := []Image{{Family: BF3NIC, File: writeImage(t, "fw-BlueField-3.bin", "MT_0000001093", "32.41.1000")}}
-	if _, err := flasher().Update(context.Background(), h.Endpoint(), img, false); err != nil {
+	if _, err := flasher().Update(context.Background(), h.Endpoint(), img, false, nil); err != nil {
 		t.Fatalf("Update: %v", err)
 	}
 	h.FailBurns(2)
 	img[0].File = writeImage(t, "fw-BlueField-3-b.bin", "MT_0000001093", "32.42.1000")
-	if _, err := flasher().Update(context.Background(), h.Endpoint(), img, false); !errors.Is(err, ErrFlash) {
+	if _, err := flasher().Update(context.Background(), h.Endpoint(), img, false, nil); !errors.Is(err, ErrFlash) {
 		t.Fatalf("err = %v, want a burn failure after the retry", err)
 	}
 }
@@ -122,11 +122,11 @@ func TestUpdateNeedsHostCredentials(t *testing.T) {
 	ep := h.Endpoint()
 	ep.Credentials = hw.Credentials{}
 	img := []Image{{Family: CX7, File: writeImage(t, "fw.bin", "MT_0000000838", "1")}}
-	if _, err := flasher().Update(context.Background(), ep, img, false); !errors.Is(err, ErrNoHost) {
+	if _, err := flasher().Update(context.Background(), ep, img, false, nil); !errors.Is(err, ErrNoHost) {
 		t.Fatalf("err = %v", err)
 	}
 	img[0].File = writeImage(t, "fw.tgz", "MT_0000000838", "1")
-	if _, err := flasher().Update(context.Background(), h.Endpoint(), img, false); !errors.Is(err, ErrImage) {
+	if _, err := flasher().Update(context.Background(), h.Endpoint(), img, false, nil); !errors.Is(err, ErrImage) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -141,8 +141,23 @@ func TestUpdateNeedsSudo(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = h.Close() })
 	img := []Image{{Family: CX7, File: writeImage(t, "fw.bin", "MT_0000000838", "1")}}
-	_, err = flasher().Update(context.Background(), h.Endpoint(), img, false)
+	_, err = flasher().Update(context.Background(), h.Endpoint(), img, false, nil)
 	if !errors.Is(err, ErrSudo) || !strings.Contains(err.Error(), "sudoers") || strings.Contains(err.Error(), "host-secret") {
 		t.Fatalf("err = %v, want a sudo refusal without the password", err)
+	}
+}
+
+func TestUpdateChecksTheProfilesDeviceCounts(t *testing.T) {
+	h := startHost(t, "root")
+	img := []Image{{Family: CX7, File: writeImage(t, "fw.bin", "MT_0000000838", "28.41.1000")}}
+	_, err := flasher().Update(context.Background(), h.Endpoint(), img, false, Counts{CX7: 4, CX8: 0, BF3NIC: 2})
+	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "BF3_NIC expected 2, found 1") || strings.Contains(err.Error(), "CX7") {
+		t.Fatalf("err = %v, want the BF3_NIC count named alone", err)
+	}
+	if len(h.Burns()) != 0 {
+		t.Fatal("a device was burned")
+	}
+	if _, err := flasher().Update(context.Background(), h.Endpoint(), img, false, Counts{CX7: 4, BF3NIC: 1}); err != nil {
+		t.Fatalf("matching counts: %v", err)
 	}
 }
