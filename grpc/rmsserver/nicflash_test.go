@@ -283,3 +283,32 @@ func TestBatchUpdateFirmware_InBandChecksTheProfilesFlintDeviceCounts(t *testing
 		t.Errorf("tray matching its profile: %v %s", good.GetJobState(), good.GetErrorMessage())
 	}
 }
+
+func TestUpdateFirmware_InBandDiscoveryFailureGetsOneRecoveryACCycle(t *testing.T) {
+	f := startNICRack(t)
+	n := f.ofKind(hw.KindCompute)[0]
+	host := f.device(t, n.ID).ComputeHost()
+	host.LoseDevices() // off the bus until the tray's AC cycle
+	img := f.stageImage(t, "fw-ConnectX7-rel-28_41_1000.bin", "MT_0000000838", "28.41.1000")
+	resp, err := f.client.UpdateFirmware(rpcContext(t), &rmspb.UpdateFirmwareRequest{RackId: n.RackID, NodeId: n.ID, Activate: true,
+		Target: "CX7", Filename: img})
+	if err != nil || resp.GetJobId() == "" {
+		t.Fatalf("UpdateFirmware: %v %v", resp, err)
+	}
+	job := f.waitJob(t, resp.GetJobId())
+	if job.GetJobState() != rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_COMPLETED {
+		t.Fatalf("job %v: %s", job.GetJobState(), job.GetErrorMessage())
+	}
+	cycles := 0
+	for _, r := range f.device(t, n.ID).Resets() {
+		if r == "AuxPowerCycle" {
+			cycles++
+		}
+	}
+	if cycles != 2 {
+		t.Errorf("%d aux power cycles, want the recovery one and the activation", cycles)
+	}
+	if burns := host.Burns(); len(burns) != 4 {
+		t.Errorf("burns %v after the recovery, want the four CX7", burns)
+	}
+}

@@ -5,13 +5,18 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nicflash"
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/messages"
 )
 
-// ProgressInBand begins the description of the in-band NIC stage.
-const ProgressInBand = "Flashing in-band NIC firmware (Flint) on "
+// ProgressInBand begins the description of the in-band NIC stage, and
+// ProgressInBandRecovery that of its recovery AC cycle.
+const (
+	ProgressInBand         = "Flashing in-band NIC firmware (Flint) on "
+	ProgressInBandRecovery = "Recovery AC cycle before in-band NIC firmware on "
+)
 
 // errNoFlasher refuses in-band targets when rmsd was built without a
 // Flint flasher (Deps.NIC nil).
@@ -61,11 +66,25 @@ func (r *run) inBand(ctx context.Context, targets []Target) *stepError {
 	if err := r.hostOn(ctx); err != nil {
 		return fail(phaseUpdate, "while powering the host on for in-band NIC firmware", err)
 	}
+	// Upstream's boot gate and discovery retry: an OS that does not come
+	// up, or devices that cannot be read before anything is burned, get
+	// one aux AC cycle of the tray each, then one more try.
 	if err := r.deps.NIC.WaitReady(ctx, *host); err != nil {
-		return fail(phaseUpdate, "while waiting for the host OS of "+node, err)
+		if !errors.Is(err, nicflash.ErrNotReady) {
+			return fail(phaseUpdate, "while waiting for the host OS of "+node, err)
+		}
+		if rerr := r.recoverHost(ctx, *host); rerr != nil {
+			return fail(phaseUpdate, "while recovering the host OS of "+node, fmt.Errorf("%w; after one recovery AC cycle: %w", err, rerr))
+		}
 	}
 	counts := r.deps.FlintProfiles[r.plan.Node.InventoryProfile]
 	out, err := r.deps.NIC.Update(ctx, *host, images, r.plan.Force, counts)
+	if errors.Is(err, nicflash.ErrDiscovery) {
+		if rerr := r.recoverHost(ctx, *host); rerr != nil {
+			return fail(phaseUpdate, "while recovering the host of "+node, fmt.Errorf("%w; recovery AC cycle: %w", err, rerr))
+		}
+		out, err = r.deps.NIC.Update(ctx, *host, images, r.plan.Force, counts)
+	}
 	if err != nil {
 		return fail(phaseUpdate, "while flashing in-band NIC firmware on "+node, err)
 	}
@@ -101,6 +120,23 @@ func (r *run) inBand(ctx context.Context, targets []Target) *stepError {
 	}
 	r.nicVerified = true
 	return nil
+}
+
+// recoverHost is upstream's single pre-flash recovery: an aux AC cycle of
+// the tray (its BMC seen going down and back), the host powered on, its
+// OS awaited.
+func (r *run) recoverHost(ctx context.Context, host hw.Endpoint) error {
+	r.job.Progress(ProgressInBandRecovery + r.plan.Node.ID)
+	err := r.deps.Nodes.One(messages.ShieldFromShutdown(ctx), r.plan.Node, func(ctx context.Context, _ int, d platform.Device) error {
+		if err := d.AuxPowerCycle(ctx); err != nil {
+			return err
+		}
+		return d.SetPower(ctx, platform.PowerOn)
+	})
+	if err != nil {
+		return err
+	}
+	return r.deps.NIC.WaitReady(ctx, host)
 }
 
 // hostOn powers the node's host on unless it is on already.

@@ -247,11 +247,13 @@ func (f *Flasher) probe(ctx context.Context, host hw.Endpoint) error {
 func (f *Flasher) prepare(ctx context.Context, s *session, images []Image, counts Counts) ([]planned, func(), error) {
 	noop := func() {}
 	qt := f.queryTimeout()
-	if _, err := s.run(ctx, "mst start", true, qt); err != nil {
-		return nil, noop, fmt.Errorf("mst start: %w", err)
-	}
 	devs, err := f.discover(ctx, s, images, counts)
 	if err != nil {
+		// Upstream's flint_discovery_recovery_allowed: what a power cycle
+		// may cure, not a login, sudo or a missing tool.
+		if !errors.Is(err, ErrSudo) && !errors.Is(err, sshsftp.ErrAuth) && !errors.Is(err, sshsftp.ErrHostKey) {
+			err = fmt.Errorf("%w: %w", ErrDiscovery, err)
+		}
 		return nil, noop, err
 	}
 	out, err := s.run(ctx, "mktemp -d "+tempPrefix+"XXXXXX", false, qt)
@@ -288,8 +290,12 @@ func (f *Flasher) prepare(ctx context.Context, s *session, images []Image, count
 	return plan, cleanup, err
 }
 
-// discover lists the requested families' devices and queries each.
+// discover starts MST, lists the requested families' devices and queries
+// each.
 func (f *Flasher) discover(ctx context.Context, s *session, images []Image, counts Counts) ([]planned, error) {
+	if _, err := s.run(ctx, "mst start", true, f.queryTimeout()); err != nil {
+		return nil, fmt.Errorf("mst start: %w", err)
+	}
 	out, err := s.run(ctx, "mst status -v", true, f.queryTimeout())
 	if err != nil {
 		return nil, fmt.Errorf("mst status: %w", err)

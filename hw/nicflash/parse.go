@@ -101,6 +101,9 @@ var (
 	ErrFlash = errors.New("nicflash: flint burn failed")
 	// ErrNotReady: the host OS did not become ready in time.
 	ErrNotReady = errors.New("nicflash: host OS not ready")
+	// ErrDiscovery: starting MST or reading the devices failed, before
+	// anything was staged or burned; a power cycle may cure it.
+	ErrDiscovery = errors.New("nicflash: device discovery failed")
 	// ErrVersionMismatch: a device does not run its image's version.
 	ErrVersionMismatch = errors.New("nicflash: version mismatch")
 )

@@ -31,6 +31,9 @@ func (h *Host) mst(cmd []string, root bool, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, "PCI devices:\n------------\n")
 		fmt.Fprintf(stdout, "%-24s%-30s%-16s%-16s%-40s%s\n", "DEVICE_TYPE", "MST", "PCI", "RDMA", "NET", "NUMA")
 		for i, d := range h.devices {
+			if h.lost {
+				break
+			}
 			mst, vf := "NA", "NA"
 			if h.mstLoaded {
 				mst, vf = d.path, d.path+".1"

@@ -82,7 +82,8 @@ type Host struct {
 	nextTemp  int
 	burns     []string
 	commands  []string
-	failBurns int // burns that fail before one succeeds again
+	failBurns int  // burns that fail before one succeeds again
+	lost      bool // the adapters are off the PCIe bus until the next power cycle
 
 	ln     net.Listener
 	ip     string
@@ -184,7 +185,16 @@ func (h *Host) Activate() {
 	for _, d := range h.devices {
 		d.running = d.flash
 	}
-	h.mstLoaded = false
+	h.mstLoaded, h.lost = false, false
+}
+
+// LoseDevices takes every adapter off the PCIe bus until the next power
+// cycle (Activate): mst status lists none, as after a failed link
+// training that only an AC cycle clears.
+func (h *Host) LoseDevices() {
+	h.mu.Lock()
+	h.lost = true
+	h.mu.Unlock()
 }
 
 // DeviceState is one adapter as a test observes it.
