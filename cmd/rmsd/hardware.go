@@ -13,6 +13,7 @@ import (
 	"github.com/rmsd/rmsd/hw/fabric"
 	"github.com/rmsd/rmsd/hw/fwupdate"
 	"github.com/rmsd/rmsd/hw/gnmicap"
+	"github.com/rmsd/rmsd/hw/nicflash"
 	"github.com/rmsd/rmsd/hw/nmxc"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/nvue"
@@ -38,6 +39,10 @@ type hardware struct {
 	switchImage switchimage.Timing
 	// fabric is how the scale-up fabric RPCs reach switches.
 	fabric fabric.Options
+	// nic flashes in-band NIC firmware over compute hosts, with the
+	// switches' SSH policy (host key, SFTP timeouts) on each host
+	// endpoint's own port.
+	nic *nicflash.Flasher
 }
 
 // switchIdentity is rmsd's outbound switch identity and the CA that signs
@@ -81,7 +86,8 @@ func newHardware(cfg *config.Config, p pace, log logging.Logger, id *switchIdent
 		firmware:    p.firmwareTiming(seconds(r.TaskPollIntervalSeconds), seconds(r.TaskTimeoutSeconds)),
 		switchAdmin: p.switchAdmin(),
 		switchImage: p.switchImageTiming(),
-		fabric:      fab}, nil
+		fabric:      fab,
+		nic:         &nicflash.Flasher{SSH: ssh, ReadyInterval: p.of(nicflash.DefaultReadyInterval)}}, nil
 }
 
 // fabricOptions builds the scale-up fabric policy (NVUE pool and SSH are

@@ -19,6 +19,7 @@ import (
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/nicflash"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/hw/sim"
 	"github.com/rmsd/rmsd/store"
@@ -181,6 +182,8 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		Racks: registry, Nodes: d.hw.runner,
 		Catalog: d.catalog.svc, FirmwareDir: cfg.Workflows.FirmwareDir,
 		FirmwareTiming:    d.hw.firmware,
+		NICFlasher:        d.hw.nic,
+		FlintProfiles:     flintProfiles(cfg.Workflows.ExpectedInventoryProfiles),
 		SwitchAdminTiming: d.hw.switchAdmin,
 		SwitchImageTiming: d.hw.switchImage,
 		DrainWindow:       seconds(cfg.Workflows.DrainTimeoutSeconds),
@@ -257,6 +260,25 @@ func profileAPs(profiles map[string]config.InventoryProfile) map[string][]string
 	out := make(map[string][]string, len(profiles))
 	for name, p := range profiles {
 		out[name] = p.APNames
+	}
+	return out
+}
+
+// flintProfiles keeps the flint_devices counts of the inventory profiles
+// that have them, keyed by the RMS family (cx7 is CX7, bf3_nic BF3_NIC).
+func flintProfiles(profiles map[string]config.InventoryProfile) map[string]nicflash.Counts {
+	out := map[string]nicflash.Counts{}
+	for name, p := range profiles {
+		if len(p.FlintDevices) == 0 {
+			continue
+		}
+		c := nicflash.Counts{}
+		for key, n := range p.FlintDevices {
+			if fam, ok := nicflash.FamilyOf(key); ok {
+				c[fam] = n
+			}
+		}
+		out[name] = c
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
 	"github.com/rmsd/rmsd/hw/fwupdate"
+	"github.com/rmsd/rmsd/hw/nicflash"
 	"github.com/rmsd/rmsd/hw/nodeops"
 	"github.com/rmsd/rmsd/hw/nvssvt"
 	"github.com/rmsd/rmsd/hw/racks"
@@ -48,6 +49,12 @@ type Deps struct {
 	// FirmwareTiming tunes the waits of firmware update jobs (zero fields
 	// take upstream's defaults).
 	FirmwareTiming fwupdate.Timing
+	// NICFlasher flashes in-band NIC firmware (CX7, CX8, BF3_NIC) over a
+	// compute node's host; nil fails such targets in the job.
+	NICFlasher *nicflash.Flasher
+	// FlintProfiles are the flint_devices counts of
+	// [workflows.expected_inventory_profiles], by profile name.
+	FlintProfiles map[string]nicflash.Counts
 	// SwitchAdminTiming tunes the waits of switch password and factory
 	// reset jobs (zero fields take upstream's defaults).
 	SwitchAdminTiming switchadmin.Timing

@@ -88,7 +88,8 @@ func firmwareBatchMessage(operation string, started int) batchMessage {
 
 // firmwareDeps are the dependencies of every firmware update workflow.
 func (m *rackManager) firmwareDeps() fwupdate.Deps {
-	return fwupdate.Deps{Nodes: m.deps.Nodes, Timing: m.deps.FirmwareTiming}
+	return fwupdate.Deps{Nodes: m.deps.Nodes, Timing: m.deps.FirmwareTiming, NIC: m.deps.NICFlasher,
+		FlintProfiles: m.deps.FlintProfiles}
 }
 
 // expectedAPs resolves a node's inventory profile to the firmware

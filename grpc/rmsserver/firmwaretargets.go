@@ -50,7 +50,8 @@ var switchComponent = regexp.MustCompile(`^(?i:bmc|fpga|erot|cpld[0-9]*|bios|tra
 
 // directTargets resolves a direct update's targets for nodes of kind k:
 // each file confined to firmwareDir and present, each target valid for the
-// kind. In-band NIC targets (Flint over the host) are refused.
+// kind. In-band NIC targets (CX7, CX8, BF3_NIC: Flint over the host) are
+// taken for compute nodes only; directPlan checks the node's type.
 func directTargets(firmwareDir string, k hw.Kind, list []*rmspb.FirmwareTarget) ([]fwupdate.Target, error) {
 	if len(list) == 0 {
 		return nil, targetErrorf(rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE,
@@ -67,8 +68,9 @@ func directTargets(firmwareDir string, k hw.Kind, list []*rmspb.FirmwareTarget) 
 			return nil, targetErrorf(rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE, "%s: filename is required", where)
 		}
 		target := strings.TrimSpace(t.GetTarget())
-		if selector.IsInBandNIC(target) {
-			return nil, targetErrorf(rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE, "%s: %v", where, selector.ErrInBandNIC)
+		if selector.IsInBandNIC(target) && k != hw.KindCompute {
+			return nil, targetErrorf(rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE,
+				"%s: %s is in-band NIC firmware of compute nodes", where, hw.QuoteShort(target))
 		}
 		switch k {
 		case hw.KindSwitch:
@@ -125,6 +127,9 @@ func (m *rackManager) directPlan(n hw.Node, list []*rmspb.FirmwareTarget, activa
 	if err != nil {
 		return fwupdate.Plan{}, err
 	}
+	if err := checkInBandTargets(n, targets); err != nil {
+		return fwupdate.Plan{}, err
+	}
 	if err := selector.CheckSupermicroActivation(n.Type, targets, activate); err != nil {
 		return fwupdate.Plan{}, targetErrorf(rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE, "%v", err)
 	}
@@ -133,4 +138,33 @@ func (m *rackManager) directPlan(n hw.Node, list []*rmspb.FirmwareTarget, activa
 		return fwupdate.Plan{}, targetErrorf(rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE, "%v", err)
 	}
 	return fwupdate.Plan{Node: n, Targets: targets, Activate: activate, Force: force, ExpectedAPs: aps}, nil
+}
+
+// checkInBandTargets admits a direct update's in-band NIC targets: only on
+// a node type flashed with Flint, never mixed with out-of-band targets (as
+// upstream's update_firmware_group refuses), and only for a node whose
+// host_endpoint has the SSH login Flint needs (upstream:
+// flint_host_target_config).
+func checkInBandTargets(n hw.Node, targets []fwupdate.Target) error {
+	inBand := 0
+	for _, t := range targets {
+		if !selector.IsInBandNIC(t.Component) {
+			continue
+		}
+		inBand++
+		if err := selector.CheckInBand(t.Component, n.Type); err != nil {
+			return targetErrorf(rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE, "%v", err)
+		}
+	}
+	switch {
+	case inBand == 0:
+		return nil
+	case inBand != len(targets):
+		return targetErrorf(rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE,
+			"in-band (CX7, CX8, BF3_NIC) and out-of-band firmware targets cannot be updated in one request")
+	case n.Host == nil || n.Host.Host() == "" || n.Host.Credentials.Username == "" || n.Host.Credentials.Password.IsZero():
+		return targetErrorf(rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE,
+			"node %s: in-band NIC firmware is flashed with Flint over SSH to the host OS, which needs the node's host_endpoint with a username and password", n.ID)
+	}
+	return nil
 }

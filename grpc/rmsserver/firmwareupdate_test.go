@@ -76,7 +76,7 @@ func TestUpdateFirmware_RefusesInBandWithoutStartingAJob(t *testing.T) {
 		{"symlink out", &rmspb.UpdateFirmwareRequest{RackId: n.RackID, NodeId: n.ID, Filename: "link.fwpkg"},
 			rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_FILE_NOT_FOUND, "not inside firmware_dir"},
 		{"in-band NIC", &rmspb.UpdateFirmwareRequest{RackId: n.RackID, NodeId: n.ID, Filename: pkg, Target: "CX7"},
-			rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE, "Flint"},
+			rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE, "host_endpoint"},
 		{"switch target", &rmspb.UpdateFirmwareRequest{RackId: sw.RackID, NodeId: sw.ID, Filename: pkg, Target: "/redfish/v1/x"},
 			rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_TARGET_NOT_FOUND, "switch target"},
 	}

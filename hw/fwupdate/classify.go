@@ -5,7 +5,9 @@ import (
 	"os"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/nicflash"
 	"github.com/rmsd/rmsd/hw/redfish"
+	"github.com/rmsd/rmsd/hw/sshsftp"
 	"github.com/rmsd/rmsd/messages"
 )
 
@@ -16,6 +18,15 @@ func classify(err error) messages.JobError {
 		return messages.ErrorInvalidArgument
 	case errors.Is(err, errInventoryMismatch), errors.Is(err, redfish.ErrPrecondition):
 		return messages.ErrorFailedPrecondition
+	case errors.Is(err, errNoFlasher), errors.Is(err, nicflash.ErrNoHost), errors.Is(err, nicflash.ErrIncompatible),
+		errors.Is(err, nicflash.ErrHostTool), errors.Is(err, nicflash.ErrSudo), errors.Is(err, nicflash.ErrImage):
+		return messages.ErrorFailedPrecondition
+	case errors.Is(err, sshsftp.ErrAuth):
+		return messages.ErrorUnauthenticated
+	case errors.Is(err, nicflash.ErrNotReady), errors.Is(err, sshsftp.ErrTimeout):
+		return messages.ErrorTimeout
+	case errors.Is(err, sshsftp.ErrConnect), errors.Is(err, sshsftp.ErrHostKey):
+		return messages.ErrorClientError
 	case errors.Is(err, os.ErrNotExist):
 		return messages.ErrorFileNotFound
 	case errors.Is(err, errTaskTimeout), errors.Is(err, redfish.ErrTimeout):

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/nicflash"
 	"github.com/rmsd/rmsd/hw/nodeops"
 )
 
@@ -70,4 +71,10 @@ type Timing struct {
 type Deps struct {
 	Nodes  *nodeops.Runner
 	Timing Timing
+	// NIC flashes in-band NIC targets (CX7, CX8, BF3_NIC) over the
+	// node's host; nil refuses them.
+	NIC *nicflash.Flasher
+	// FlintProfiles are the flint_devices counts of the inventory
+	// profiles, by profile name: the in-band stage checks the node's.
+	FlintProfiles map[string]nicflash.Counts
 }

@@ -53,6 +53,8 @@ type run struct {
 	// pending is set when a target was flashed since the last activation.
 	pending     bool
 	activations int
+	// nicVerified is set once the in-band NIC stage checked its versions.
+	nicVerified bool
 }
 
 // stepError is why an update stopped.
@@ -71,8 +73,15 @@ func (r *run) execute(ctx context.Context) {
 		r.fail(ctx, &stepError{phase: phaseValidation, during: "before starting", err: errNoTargets})
 		return
 	}
-	for i := range r.plan.Targets {
-		t := &r.plan.Targets[i]
+	inBand, outOfBand := splitInBand(r.plan.Targets)
+	if len(inBand) > 0 {
+		if se := r.inBand(ctx, inBand); se != nil {
+			r.fail(ctx, se)
+			return
+		}
+	}
+	for i := range outOfBand {
+		t := &outOfBand[i]
 		if err := ctx.Err(); err != nil {
 			r.fail(ctx, &stepError{phase: phaseUpdate, during: "before starting the next target", target: t, err: err})
 			return

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/sim/hostsim"
 	"github.com/rmsd/rmsd/hw/sim/overlap"
 	"github.com/rs/zerolog"
 )
@@ -76,7 +77,8 @@ type Device struct {
 	wp       bool   // chassis hardware write protection
 	bgCopy   string // chassis background copy status
 	state    deviceState
-	host     SwitchHost // NVOS side of a switch tray, if any
+	host     SwitchHost    // NVOS side of a switch tray, if any
+	nic      *hostsim.Host // host OS of a compute tray (Options.ComputeHosts), if any
 	// topology overrides MNNVLinkTopology keys (compute); empty: key left out.
 	topology map[string]json.RawMessage
 
@@ -255,11 +257,14 @@ func (d *Device) close() {
 	}
 	d.stopLocked()
 	d.unsilenceLocked()
-	host := d.host
+	host, nic := d.host, d.nic
 	d.mu.Unlock()
 	d.wg.Wait()
 	if host != nil {
 		_ = host.Close()
+	}
+	if nic != nil {
+		_ = nic.Close()
 	}
 }
 

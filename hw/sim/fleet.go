@@ -75,7 +75,8 @@ type Node struct {
 	Type   hw.NodeType
 	// BMC is the Redfish endpoint with the credentials it accepts now.
 	BMC hw.Endpoint
-	// Host is the NVOS (NVUE/SSH) endpoint of a switch tray; zero when the
+	// Host is the NVOS (NVUE/SSH) endpoint of a switch tray, or the host
+	// OS (SSH) of a compute tray with Options.ComputeHosts; zero when the
 	// node has no host.
 	Host hw.Endpoint
 	// Device is the simulated BMC, for fault knobs and observations.
@@ -225,6 +226,11 @@ func (f *Fleet) startRack(ctx context.Context, r int, mux *http.ServeMux) (*Rack
 			return rack, err
 		}
 	}
+	if o.ComputeHosts {
+		if err := f.startComputeHosts(rack, r); err != nil {
+			return rack, err
+		}
+	}
 	if o.SwitchHosts == nil {
 		return rack, nil
 	}
@@ -292,13 +298,10 @@ func (f *Fleet) Device(id string) (*Device, bool) {
 func (f *Fleet) Nodes() []Node {
 	var out []Node
 	for _, d := range f.Devices() {
-		n := Node{ID: d.id, RackID: d.rackID, Type: d.typ, BMC: d.Endpoint(), Device: d}
+		n := Node{ID: d.id, RackID: d.rackID, Type: d.typ, BMC: d.Endpoint(), Device: d, Host: d.hostEndpoint()}
 		d.mu.Lock()
 		n.Switch = d.host
 		d.mu.Unlock()
-		if n.Switch != nil {
-			n.Host = n.Switch.Endpoint()
-		}
 		out = append(out, n)
 	}
 	return out

@@ -107,6 +107,12 @@ type Options struct {
 	SwitchHosts SwitchHostFactory
 	// NoSwitchHosts starts switch trays with their BMC only.
 	NoSwitchHosts bool
+	// ComputeHosts starts the host OS of every compute tray: SSH with the
+	// Mellanox tools, for in-band NIC firmware (hw/sim/hostsim).
+	ComputeHosts bool
+	// HostCredentials is the compute hosts' login (default
+	// DefaultHostUser / DefaultHostPassword).
+	HostCredentials hw.Credentials
 	// FactorySwitchCertificates has every NVOS host serve NVUE, NMX-C and
 	// gNMI with a self-signed certificate of its own, as a switch fresh
 	// from the factory does, instead of one issued by the fleet CA (until
@@ -160,6 +166,13 @@ func (o Options) withDefaults() (Options, error) {
 	if o.NoSwitchHosts {
 		o.SwitchHosts = nil
 	}
+	if o.HostCredentials.IsZero() {
+		o.HostCredentials = hw.UserPass(DefaultHostUser, DefaultHostPassword)
+	}
+	hosts := 0
+	if o.ComputeHosts {
+		hosts = o.Layout.Compute
+	}
 	if o.Network == 0 {
 		o.Network = 77
 	}
@@ -170,7 +183,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("sim options: time scale %g: %w", o.TimeScale, ErrInvalidOptions)
 	case o.Layout.Compute < 0 || o.Layout.Switches < 0 || o.Layout.Shelves < 0:
 		return o, fmt.Errorf("sim options: negative layout: %w", ErrInvalidOptions)
-	case o.Layout.Compute+2*o.Layout.Switches+o.Layout.Shelves > 254:
+	case o.Layout.Compute+2*o.Layout.Switches+o.Layout.Shelves+hosts > 254:
 		return o, fmt.Errorf("sim options: more than 254 addresses per rack: %w", ErrInvalidOptions)
 	case o.Network < 1 || o.Network+(o.Racks-1)/256 > 255:
 		return o, fmt.Errorf("sim options: network %d with %d racks leaves 127/8: %w", o.Network, o.Racks, ErrInvalidOptions)

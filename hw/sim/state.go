@@ -89,6 +89,9 @@ func (d *Device) activateLocked(ids []string) {
 	s := &d.state
 	if ids == nil {
 		ids = s.order
+		if d.nic != nil { // the whole tray cycled: its adapters load their flash
+			d.nic.Activate()
+		}
 	}
 	for _, id := range ids {
 		if c := s.components[id]; c != nil && c.staged != "" {

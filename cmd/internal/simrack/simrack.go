@@ -25,7 +25,10 @@ func Start(ctx context.Context, cfg config.Simulator, log zerolog.Logger) (*sim.
 		SSHPort:   cfg.SSHPort,
 		NMXPort:   cfg.NMXPort,
 		GNMIPort:  cfg.GNMIPort,
-		Logger:    log,
+		// Every compute tray's host OS answers SSH with the Mellanox
+		// tools, so in-band NIC firmware (CX7, CX8, BF3_NIC) runs too.
+		ComputeHosts: true,
+		Logger:       log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start rack simulator: %w", err)
@@ -34,8 +37,8 @@ func Start(ctx context.Context, cfg config.Simulator, log zerolog.Logger) (*sim.
 }
 
 // Nodes returns the simulated nodes as a caller registers them: id, rack,
-// type, BMC endpoint and, for switches, the NVOS host endpoint, with the
-// credentials the devices accept.
+// type, BMC endpoint and the host endpoint (a switch's NVOS, a compute
+// tray's host OS over SSH), with the credentials the devices accept.
 func Nodes(f *sim.Fleet) []hw.Node {
 	simNodes := f.Nodes()
 	out := make([]hw.Node, 0, len(simNodes))

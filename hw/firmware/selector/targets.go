@@ -10,10 +10,6 @@ import (
 	"github.com/rmsd/rmsd/hw/fwupdate"
 )
 
-// ErrInBandNIC is returned for a selection that needs in-band (Flint) NIC
-// flashing, which rmsd does not perform.
-var ErrInBandNIC = fmt.Errorf("in-band NIC firmware (CX7, CX8, BF3 via Flint over the host) is not supported by rmsd; leave these components out of the filters")
-
 // Targets turns the selected components of node type t into update
 // targets whose files lie in dir (the object's cache). Components with no
 // package of the channel are dropped; a selection left empty is a
@@ -25,8 +21,8 @@ func Targets(objectID string, md manifest.Metadata, t hw.NodeType, f Filters, ch
 	}
 	var out []fwupdate.Target
 	for _, c := range comps {
-		if IsInBandNIC(c.Name) && len(c.Artifacts) > 0 {
-			return nil, fmt.Errorf("component %s: %w", c.Name, ErrInBandNIC)
+		if err := CheckInBand(c.Name, t); err != nil && len(c.Artifacts) > 0 {
+			return nil, err
 		}
 		for _, a := range c.Artifacts {
 			out = append(out, fwupdate.Target{Component: c.Name, Target: a.Target, File: filepath.Join(dir, a.FileName), Version: ExpectedVersion(c)})
