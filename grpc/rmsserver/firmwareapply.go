@@ -3,7 +3,6 @@ package rmsserver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
@@ -199,21 +198,6 @@ func packagesOf(b firmwareBatch) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// failAll answers a batch none of whose nodes can start: each fails with
-// its own reason, or err.
-func failAll(b firmwareBatch, err error) *rmspb.NodeBatchResponse {
-	results := make([]nodeResult, len(b.nodes))
-	for i, nu := range b.nodes {
-		results[i] = nodeResult{nodeID: nu.node.ID, err: nu.err}
-		if results[i].err == nil && !nu.unselected {
-			results[i].err = err
-		}
-	}
-	return batchResponse(results, func(results []nodeResult, st *rmspb.NodeOperationStats) string {
-		return clip(fmt.Sprintf("%s: no firmware update started: %v", b.operation, err), maxMessage)
-	})
 }
 
 // nodeIDs lists the nodes' ids, in order.
