@@ -118,9 +118,9 @@ type FirmwareCatalog interface {
 	RecordApply(ctx context.Context, r store.ApplyRecord) error
 	// Parse validates an inline manifest without storing it.
 	Parse(configJSON string) (*manifest.Manifest, error)
-	// Stage downloads artifacts of an inline manifest into a temporary
-	// cache and returns its directory.
-	Stage(ctx context.Context, m *manifest.Manifest, names []string, token hw.Secret) (string, error)
+	// Prepare makes the temporary cache of an inline apply, without
+	// downloading anything: its jobs await their artifacts there.
+	Prepare(m *manifest.Manifest, names []string, token hw.Secret) (*catalog.Staging, error)
 }
 
 // JobEngine is what the handlers ask of the job engine (*actors.Engine

@@ -3,18 +3,13 @@ package rmsserver
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
-	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
 	"github.com/rmsd/rmsd/hw/firmware/selector"
 	"github.com/rmsd/rmsd/hw/fwupdate"
-	"github.com/rmsd/rmsd/messages"
 	"github.com/rmsd/rmsd/store"
 )
 
@@ -24,10 +19,9 @@ import (
 // GB300 order), always activated; a node of a type the filters leave out
 // is not updated. ApplyStoredFirmwareObject uses an available catalog
 // object's cached packages and records a fully admitted apply in the
-// history;
-// ApplyFirmwareObject downloads the packages it needs into a temporary
-// cache that the parent's cleanup plan removes once every child is
-// terminal, and records nothing.
+// history; ApplyFirmwareObject's children download the packages they need
+// into a temporary cache that the parent's cleanup plan removes once every
+// child is terminal, and it records nothing.
 
 // objectApply is what both RPCs share.
 type objectApply struct {
@@ -129,12 +123,14 @@ func (m *rackManager) recordApply(ctx context.Context, r store.ApplyRecord) {
 	}
 }
 
-// ApplyFirmwareObject applies a manifest given inline: it downloads the
-// packages the selected nodes need (and only those) into a temporary
-// cache, then starts the updates as ApplyStoredFirmwareObject does. Nothing
-// is stored; the cache is removed when the parent job ends. An invalid
-// manifest is INVALID_ARGUMENT; a failed download fails every node in
-// band, naming the artifacts.
+// ApplyFirmwareObject applies a manifest given inline. It answers before
+// downloading anything: the parent and one child per node are admitted at
+// once, and each child first awaits the packages its node needs (and only
+// those), downloaded once per apply into a temporary cache
+// (applydownload.go), then updates its node as ApplyStoredFirmwareObject's
+// children do. Nothing is stored; the cache is removed when the parent job
+// ends. An invalid manifest is INVALID_ARGUMENT; a failed download fails
+// the children that need the artifact, naming it.
 func (m *rackManager) ApplyFirmwareObject(ctx context.Context, req *rmspb.ApplyFirmwareObjectRequest) (*rmspb.ApplyFirmwareObjectResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}); err != nil {
 		return nil, err
@@ -168,26 +164,14 @@ func (m *rackManager) ApplyFirmwareObject(ctx context.Context, req *rmspb.ApplyF
 		}
 		return &rmspb.ApplyFirmwareObjectResponse{Response: res.response, ObjectId: man.ID, Jobs: res.jobs}, nil
 	}
-	dir, err := m.deps.Catalog.Stage(ctx, man, names, hw.NewSecret(req.GetAccessToken()))
-	switch {
-	case errors.Is(err, catalog.ErrInvalid), errors.Is(err, catalog.ErrClosed), ctx.Err() != nil:
+	staging, err := m.deps.Catalog.Prepare(man, names, hw.NewSecret(req.GetAccessToken()))
+	if err != nil {
 		return nil, catalogStatus(err)
-	case err != nil:
-		m.log.Warn().Str("object_id", man.ID).Err(loggedErr(err)).Msg("ApplyFirmwareObject: download failed")
-		return &rmspb.ApplyFirmwareObjectResponse{Response: failAll(b, fmt.Errorf("firmware not downloaded: %w", err)), ObjectId: man.ID}, nil
 	}
-	for i := range b.nodes {
-		for j := range b.nodes[i].plan.Targets {
-			t := &b.nodes[i].plan.Targets[j]
-			t.File = filepath.Join(dir, t.File)
-		}
-	}
-	b.cleanup = &messages.CleanupPlan{Dir: dir}
+	stageFirmwareBatch(&b, staging)
 	res, err := m.startFirmwareBatch(ctx, b)
 	if err != nil || res.parentID == "" {
-		if rmErr := os.RemoveAll(dir); rmErr != nil {
-			m.log.Warn().Str("path", dir).Err(rmErr).Msg("temporary firmware cache not removed")
-		}
+		m.dropStaging(staging)
 	}
 	if err != nil {
 		return nil, err
@@ -213,21 +197,6 @@ func packagesOf(b firmwareBatch) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// failAll answers a batch none of whose nodes can start: each fails with
-// its own reason, or err.
-func failAll(b firmwareBatch, err error) *rmspb.NodeBatchResponse {
-	results := make([]nodeResult, len(b.nodes))
-	for i, nu := range b.nodes {
-		results[i] = nodeResult{nodeID: nu.node.ID, err: nu.err}
-		if results[i].err == nil && !nu.unselected {
-			results[i].err = err
-		}
-	}
-	return batchResponse(results, func(results []nodeResult, st *rmspb.NodeOperationStats) string {
-		return clip(fmt.Sprintf("%s: no firmware update started: %v", b.operation, err), maxMessage)
-	})
 }
 
 // nodeIDs lists the nodes' ids, in order.

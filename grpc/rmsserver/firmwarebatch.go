@@ -38,6 +38,8 @@ type firmwareBatch struct {
 	nodes     []nodeUpdate
 	// cleanup, optional, runs once the parent is sealed.
 	cleanup *messages.CleanupPlan
+	// gate, optional, wraps node i's workflow (stageFirmwareBatch).
+	gate func(i int, wf messages.Workflow) messages.Workflow
 }
 
 // firmwareBatchResult is what the RPC answers.
@@ -59,6 +61,9 @@ func (m *rackManager) startFirmwareBatch(ctx context.Context, b firmwareBatch) (
 		nodes[i] = batchNode{node: nu.node, err: nu.err, skip: nu.unselected}
 		if nu.err == nil && !nu.unselected {
 			nodes[i].wf = nu.plan.Workflow(m.firmwareDeps())
+			if b.gate != nil {
+				nodes[i].wf = b.gate(i, nodes[i].wf)
+			}
 		}
 	}
 	a, err := m.admitBatch(ctx, b.operation, messages.TypeFirmwareUpdate, b.rackID, nodes, b.cleanup)

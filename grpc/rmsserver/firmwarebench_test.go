@@ -33,9 +33,9 @@ import (
 // settle_ms of trays-1000 / settle_ms of trays-1 is what 999 more trays
 // cost.
 //
-// Reported per apply: admit_ms (the RPC: manifest, download of the two
-// packages, planning, admission of 1,001 jobs), settle_ms (request to a
-// terminal parent), and the peak goroutines and heap sampled while it runs.
+// Reported per apply: admit_ms (the RPC: manifest, planning, admission of
+// 1,001 jobs; the two packages are downloaded in the children's stage 0),
+// settle_ms (request to a terminal parent), and the peak goroutines and heap sampled while it runs.
 //
 //	go test -run '^$' -bench ApplyFirmware1000 -benchtime 3x ./grpc/rmsserver
 func BenchmarkApplyFirmware1000(b *testing.B) {

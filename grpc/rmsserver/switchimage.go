@@ -15,7 +15,6 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw"
-	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
 	"github.com/rmsd/rmsd/hw/firmware/selector"
 	"github.com/rmsd/rmsd/hw/nvue"
@@ -56,6 +55,8 @@ type imageBatch struct {
 	onie      bool
 	nodes     []imageNode
 	cleanup   *messages.CleanupPlan
+	// gate, optional, wraps each child's workflow (stageImageBatch).
+	gate func(wf messages.Workflow) messages.Workflow
 }
 
 // imageBatchResult is what the RPC answers.
@@ -117,6 +118,9 @@ func (m *rackManager) startImageBatch(ctx context.Context, b imageBatch) (imageB
 		if in.err == nil {
 			p := switchimage.Plan{Node: in.node, File: b.image.path, ImageName: b.image.name, Target: b.image.target, AllowONIERecovery: b.onie}
 			nodes[i].wf = p.Workflow(deps)
+			if b.gate != nil {
+				nodes[i].wf = b.gate(nodes[i].wf)
+			}
 		}
 	}
 	a, err := m.admitBatch(ctx, b.operation, messages.TypeSwitchSystemImageUpdate, b.rackID, nodes, b.cleanup)
@@ -322,9 +326,12 @@ func (m *rackManager) ApplyStoredSwitchSystemImage(ctx context.Context, req *rms
 }
 
 // ApplySwitchSystemImage installs the NVOS image of a manifest given
-// inline: it downloads that image only, verified, into a temporary cache
-// the parent's cleanup removes once every child is terminal, then starts
-// the updates as ApplyStoredSwitchSystemImage does. Nothing is stored.
+// inline. It answers before downloading anything: the parent and one
+// child per switch are admitted at once, and each child first awaits that
+// image only, downloaded once and verified into a temporary cache
+// (applydownload.go), then updates its switch as
+// ApplyStoredSwitchSystemImage's children do. The parent's cleanup removes
+// the cache once every child is terminal. Nothing is stored.
 func (m *rackManager) ApplySwitchSystemImage(ctx context.Context, req *rmspb.ApplySwitchSystemImageRequest) (*rmspb.ApplySwitchSystemImageResponse, error) {
 	if err := checkIDs(idField{"rack_id", req.GetRackId()}); err != nil {
 		return nil, err
@@ -360,32 +367,16 @@ func (m *rackManager) ApplySwitchSystemImage(ctx context.Context, req *rmspb.App
 		reply.Response = failImageBatch(b, errors.New("no switch to update"))
 		return reply, nil
 	}
-	dir, err := m.deps.Catalog.Stage(ctx, man, []string{img.ImageFileName}, hw.NewSecret(req.GetAccessToken()))
-	switch {
-	case errors.Is(err, catalog.ErrInvalid), errors.Is(err, catalog.ErrClosed), ctx.Err() != nil:
+	staging, err := m.deps.Catalog.Prepare(man, []string{img.ImageFileName}, hw.NewSecret(req.GetAccessToken()))
+	if err != nil {
 		return nil, catalogStatus(err)
-	case err != nil:
-		m.log.Warn().Str("object_id", man.ID).Err(loggedErr(err)).Msg("ApplySwitchSystemImage: download failed")
-		reply.Response = failImageBatch(b, fmt.Errorf("NVOS image not downloaded: %w", err))
-		return reply, nil
 	}
-	b.image.path = filepath.Join(dir, img.ImageFileName)
-	b.cleanup = &messages.CleanupPlan{Dir: dir}
-	var res imageBatchResult
-	if err = checkImageFile(b.image.path); err != nil {
-		reply.Response = failImageBatch(b, err)
-	} else {
-		res, err = m.startImageBatch(ctx, b)
-	}
+	stageImageBatch(&b, staging)
+	res, err := m.startImageBatch(ctx, b)
 	if err != nil || res.parentID == "" {
-		if rmErr := os.RemoveAll(dir); rmErr != nil {
-			m.log.Warn().Str("path", dir).Err(rmErr).Msg("temporary NVOS image cache not removed")
-		}
+		m.dropStaging(staging)
 	}
-	switch {
-	case errors.Is(err, errImage):
-		return reply, nil
-	case err != nil:
+	if err != nil {
 		return nil, err
 	}
 	reply.Response, reply.Jobs = res.response, res.jobs

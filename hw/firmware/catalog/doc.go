@@ -15,6 +15,12 @@
 // ApplyStored* work, which reads available objects and their cached files
 // from here and writes the apply history).
 //
+// It also owns the temporary caches of the inline applies
+// (ApplyFirmwareObject, ApplySwitchSystemImage), <firmware_dir>/ephemeral/
+// (Staging): Prepare makes one without any network I/O, and the apply's
+// child jobs download into it on their own goroutines (Await), each
+// artifact once per apply. Open removes every one a restart left behind.
+//
 // Why here: the catalog composes the firmware packages beside it
 // (manifest, download, confine) with the store, and it imports no actor or
 // gRPC package, as every hw/ package. It is not the gRPC edge, whose
