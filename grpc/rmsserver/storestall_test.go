@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ const stallWait = 20 * time.Second
 // stalledStoreServer is a server whose catalog and node registry write to
 // PostgreSQL through a proxy the test stalls, the store bounded by a 1 s
 // timeout; the registry's observer writes each node as rmsd's does (its
-// rack, then its record), gated by gate when the test sets one.
+// rack, then its record), its next write held by gate when the test sets one.
 type stalledStoreServer struct {
 	client rmspb.RackManagerClient
 	reg    *racks.Registry
@@ -41,7 +42,8 @@ type stalledStoreServer struct {
 	rel    simrelease.Release
 	// writes counts the node writes the observer was asked for.
 	writes atomic.Int32
-	// gate, when set, is told of each node write and holds it until closed.
+	// gate, when set, is told of the next node write and holds it until
+	// release is closed.
 	gate atomic.Pointer[nodeGate]
 }
 
@@ -97,7 +99,7 @@ func startStalledStoreServer(t *testing.T) *stalledStoreServer {
 // own: the store's bounds it.
 func (s *stalledStoreServer) observe(ref hw.Ref, n *hw.Node) error {
 	s.writes.Add(1)
-	if g := s.gate.Load(); g != nil {
+	if g := s.gate.Swap(nil); g != nil {
 		g.entered <- ref
 		<-g.release
 	}
@@ -174,6 +176,8 @@ func TestAStalledStoreAnswersWritesUnavailableAndReadsFromMemory(t *testing.T) {
 	// A node write held in the store: the registry's reads answer meanwhile.
 	g := &nodeGate{entered: make(chan hw.Ref, 1), release: make(chan struct{})}
 	s.gate.Store(g)
+	releaseGate := sync.OnceFunc(func() { close(g.release) })
+	t.Cleanup(releaseGate) // a failed test must not leave the write held
 	created := make(chan error, 1)
 	go func() {
 		_, err := s.client.CreateNodes(stallContext(t), &rmspb.CreateNodesRequest{Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{
@@ -194,9 +198,8 @@ func TestAStalledStoreAnswersWritesUnavailableAndReadsFromMemory(t *testing.T) {
 	if err != nil || len(inv.GetNodes()) != 1 || inv.GetNodes()[0].GetNodeId() != "compute-1" {
 		t.Errorf("ListNodeInventory during a node write to a stalled store = %v, %v; want compute-1 only", inv.GetNodes(), err)
 	}
-	close(g.release)
+	releaseGate()
 	wantStoreUnavailable(t, "CreateNodes held in the store", <-created)
-	s.gate.Store(nil)
 
 	s.proxy.Restore()
 	inv, err = s.client.ListNodeInventory(ctx, &rmspb.ListNodeInventoryRequest{})
