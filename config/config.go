@@ -165,11 +165,13 @@ type Storage struct {
 	// nodes are not persisted.
 	EncryptionKeyFile string `koanf:"encryption_key_file"`
 	// TimeoutSeconds bounds the store calls callers wait on, SQLite or
-	// PostgreSQL: one commit of the job journal and one read of the
-	// catalog, history, nodes or journal. A store that has not answered by then counts as
+	// PostgreSQL: one commit of the job journal, one read of the catalog,
+	// history, nodes or journal, and one write of the catalog, history or
+	// a node change. A store that has not answered by then counts as
 	// unavailable: admissions are refused with UNAVAILABLE and no job id,
-	// reads of the store answer UNAVAILABLE, job status answers from
-	// memory. Keep it below the deadlines gRPC clients set.
+	// reads and writes of the store answer UNAVAILABLE (nothing written),
+	// job status answers from memory. Keep it below the deadlines gRPC
+	// clients set.
 	TimeoutSeconds int `koanf:"timeout_seconds"`
 }
 

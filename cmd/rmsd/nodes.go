@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -14,6 +15,7 @@ import (
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/keyring"
+	"github.com/rmsd/rmsd/store/sqlstore"
 )
 
 // Registered nodes (CreateNodes, UpdateNode, DeleteNode) persist in the
@@ -23,8 +25,9 @@ import (
 // registered again before rmsd serves, and every later change is written
 // before the RPC that made it returns.
 
-// nodeWriteTimeout bounds writing one node change to the store.
-const nodeWriteTimeout = 10 * time.Second
+// defaultNodeWriteTimeout bounds writing one node change to the store when
+// [storage] timeout_seconds is not set (tests that build a bare config).
+const defaultNodeWriteTimeout = sqlstore.DefaultReadTimeout
 
 // nodeDoc is a node's settings as sealed in the store (version 1).
 type nodeDoc struct {
@@ -71,8 +74,13 @@ type nodeStore struct {
 	st   store.Nodes
 	keys *keyring.Keyring
 	log  zerolog.Logger
-	// racks are the racks the store has recorded (a rack is written once;
-	// the registry's lock serialises the observer that reads it).
+	// timeout bounds writing one node change ([storage] timeout_seconds):
+	// a store that has not taken it by then refuses it as unavailable.
+	timeout time.Duration
+	// racks are the racks the store has recorded (a rack is written once).
+	// The registry calls its observer without its own lock, for several
+	// nodes at once, so mu guards racks.
+	mu    sync.Mutex
 	racks map[string]bool
 }
 
@@ -116,7 +124,7 @@ func (s *nodeStore) open(rec store.NodeRecord) (hw.Node, error) {
 // (racks.Observer): a change the store did not take is refused, so what a
 // caller was told is registered is what a restart brings back.
 func (s *nodeStore) observe(ref hw.Ref, n *hw.Node) error {
-	ctx, cancel := context.WithTimeout(context.Background(), nodeWriteTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	var err error
 	if n == nil {
@@ -125,6 +133,10 @@ func (s *nodeStore) observe(ref hw.Ref, n *hw.Node) error {
 		}
 	} else {
 		err = s.put(ctx, *n)
+	}
+	if err != nil && !errors.Is(err, store.ErrUnavailable) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The change's own deadline ran out between its two writes.
+		err = fmt.Errorf("no answer from the database within %s, retry once it answers: %w: %w", s.timeout, store.ErrUnavailable, err)
 	}
 	if err != nil {
 		s.log.Error().Err(err).Str("rack_id", ref.RackID).Str("node_id", ref.NodeID).
@@ -138,15 +150,27 @@ func (s *nodeStore) observe(ref hw.Ref, n *hw.Node) error {
 // recorded, so a rack emptied by DeleteNode comes back after a restart).
 func (s *nodeStore) put(ctx context.Context, n hw.Node) error {
 	rec, err := s.seal(n)
-	if err == nil && !s.racks[n.RackID] {
+	if err == nil && !s.rackRecorded(n.RackID) {
 		if err = s.st.PutRack(ctx, store.RackRecord{RackID: n.RackID, Family: string(n.Type.Family())}); err == nil {
-			s.racks[n.RackID] = true
+			s.recordRack(n.RackID)
 		}
 	}
 	if err == nil {
 		_, err = s.st.PutNode(ctx, rec)
 	}
 	return err
+}
+
+func (s *nodeStore) rackRecorded(rackID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.racks[rackID]
+}
+
+func (s *nodeStore) recordRack(rackID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.racks[rackID] = true
 }
 
 // restoreNodes registers the persisted nodes again and persists every
@@ -164,7 +188,10 @@ func restoreNodes(ctx context.Context, cfg config.Storage, st store.Nodes, reg *
 	if err != nil {
 		return fmt.Errorf("[storage] encryption_key_file: %w", err)
 	}
-	s := &nodeStore{st: st, keys: keys, log: log, racks: map[string]bool{}}
+	s := &nodeStore{st: st, keys: keys, log: log, timeout: defaultNodeWriteTimeout, racks: map[string]bool{}}
+	if cfg.TimeoutSeconds > 0 {
+		s.timeout = time.Duration(cfg.TimeoutSeconds) * time.Second
+	}
 	recs, err := st.ListNodes(ctx)
 	if err != nil {
 		return fmt.Errorf("read registered nodes: %w", err)
@@ -214,14 +241,14 @@ func (s *nodeStore) restoreRacks(ctx context.Context, reg *racks.Registry, nodes
 		return 0, fmt.Errorf("read registered racks: %w", err)
 	}
 	for _, r := range recs {
-		s.racks[r.RackID] = true
+		s.recordRack(r.RackID)
 	}
 	for _, n := range nodes {
-		if !s.racks[n.RackID] {
+		if !s.rackRecorded(n.RackID) {
 			if err := s.st.PutRack(ctx, store.RackRecord{RackID: n.RackID, Family: string(n.Type.Family())}); err != nil {
 				return 0, fmt.Errorf("record rack %s: %w", n.RackID, err)
 			}
-			s.racks[n.RackID] = true
+			s.recordRack(n.RackID)
 		}
 	}
 	present := map[string]bool{}

@@ -36,10 +36,13 @@ func openStore(ctx context.Context, cfg *config.Config, environ []string, log ze
 		setting = "[storage] sqlite_path"
 	)
 	// The daemon owns its store for its whole life: a second one on the
-	// same database is refused, naming this one (see owner.go).
+	// same database is refused, naming this one (see owner.go). One
+	// setting bounds its reads and its writes but the job journal's (the
+	// job engine bounds those with the same setting).
 	opts := sqlstore.Options{
-		Owner:       &sqlstore.Ownership{Wait: storeLockWait, OnChange: ownershipLogger(log)},
-		ReadTimeout: time.Duration(cfg.Storage.TimeoutSeconds) * time.Second,
+		Owner:        &sqlstore.Ownership{Wait: storeLockWait, OnChange: ownershipLogger(log)},
+		ReadTimeout:  time.Duration(cfg.Storage.TimeoutSeconds) * time.Second,
+		WriteTimeout: time.Duration(cfg.Storage.TimeoutSeconds) * time.Second,
 	}
 	if dbURL := cfg.Postgres.DBURL; dbURL != "" {
 		setting = databaseURLSetting(environ)

@@ -21,7 +21,8 @@ func operation(err error, okMessage string) *rmspb.OperationResponse {
 // CreateNodes registers nodes for the server's lifetime. It succeeds only if
 // every node was registered (re-adding a node with the same settings
 // counts); the message has one line per node that was not, `{node_id}:
-// {reason}` (the first few), then `{n} added, {m} failed`, as upstream.
+// {reason}` (the first few), then `{n} added, {m} failed`, as upstream. A
+// node the store did not take answers UNAVAILABLE instead (nodestore.go).
 func (m *rackManager) CreateNodes(_ context.Context, req *rmspb.CreateNodesRequest) (*rmspb.CreateNodesResponse, error) {
 	if len(req.GetNodes().GetNodes()) == 0 {
 		return &rmspb.CreateNodesResponse{
@@ -38,13 +39,17 @@ func (m *rackManager) CreateNodes(_ context.Context, req *rmspb.CreateNodesReque
 	}
 	stats := &rmspb.NodeOperationStats{TotalNodes: uint32(len(nodes))}
 	var failures []string
-	for i, err := range m.deps.Racks.Create(nodes) {
+	errs := m.deps.Racks.Create(nodes)
+	for i, err := range errs {
 		if err != nil {
 			stats.FailedNodes++
 			failures = append(failures, fmt.Sprintf("%s: %v", nodes[i].ID, err))
 		} else {
 			stats.SuccessfulNodes++
 		}
+	}
+	if err := createNodesStatus(stats.SuccessfulNodes, failures, errs); err != nil {
+		return nil, err
 	}
 	resp := &rmspb.OperationResponse{
 		Status:  rmspb.ReturnCode_RETURN_CODE_SUCCESS,
@@ -97,6 +102,9 @@ func (m *rackManager) UpdateNode(ctx context.Context, req *rmspb.UpdateNodeReque
 		return &rmspb.UpdateNodeResponse{Response: operation(l.err, "")}, nil
 	}
 	err = m.deps.Racks.Update(req.GetRackId(), req.GetNodeId(), bmc, host)
+	if st := nodeChangeStatus(err); st != nil {
+		return nil, st
+	}
 	return &rmspb.UpdateNodeResponse{Response: operation(err, "node "+req.GetNodeId()+" updated")}, nil
 }
 
@@ -124,6 +132,9 @@ func (m *rackManager) DeleteNode(ctx context.Context, req *rmspb.DeleteNodeReque
 		return &rmspb.DeleteNodeResponse{Response: operation(l.err, "")}, nil
 	}
 	err = m.deps.Racks.Delete(n.RackID, n.ID)
+	if st := nodeChangeStatus(err); st != nil {
+		return nil, st
+	}
 	return &rmspb.DeleteNodeResponse{Response: operation(err, "node "+n.ID+" removed")}, nil
 }
 

@@ -13,12 +13,17 @@ import (
 // bypassed by registering one BMC twice. Keys are resolved before the
 // registry's lock is taken.
 
-// deviceTaken refuses ref's keys when another node has one of them.
+// deviceTaken refuses ref's keys when another node has one of them, or is
+// being registered with one (pending.go).
 func (r *Registry) deviceTaken(ref hw.Ref, keys []string) error {
 	for _, k := range keys {
+		kind, addr, _ := strings.Cut(k, " ")
 		if owner, ok := r.devices[k]; ok && owner != ref {
-			kind, addr, _ := strings.Cut(k, " ")
 			return refuse(ErrConflict, "%s endpoint %s is already registered as node %s of rack %s",
+				kind, addr, owner.NodeID, owner.RackID)
+		}
+		if owner, ok := r.reserved[k]; ok && owner != ref {
+			return refuse(ErrConflict, "%s endpoint %s is being registered as node %s of rack %s (in progress)",
 				kind, addr, owner.NodeID, owner.RackID)
 		}
 	}

@@ -25,14 +25,22 @@ type Registry struct {
 	// the node registered with it; keys lists each node's.
 	devices map[string]hw.Ref
 	keys    map[hw.Ref][]string
+	// pending are the changes being written through the observer, reserved
+	// maps the device keys they take to their nodes, and newRacks the
+	// racks they would register (pending.go).
+	pending  map[hw.Ref]*change
+	reserved map[string]hw.Ref
+	newRacks map[string]*pendingRack
 }
 
 // Observer is told of every change of a node before the registry makes it:
 // the node as it is to be registered, or nil when it is to be deleted. It
-// runs under the registry's lock, so changes reach it in the order they
-// happen; it must not call the registry. When it returns an error (it could
-// not persist the change) the change is not made and the call that asked
-// for it fails with ErrUnavailable.
+// runs without the registry's lock (look-ups go on meanwhile, and see the
+// change only once it is made), possibly for several nodes at once, but
+// never for two changes of one node at once: the changes of a node reach
+// it in the order they are made. It must not change the registry. When it
+// returns an error (it could not persist the change) the change is not
+// made and the call that asked for it fails with ErrUnavailable.
 type Observer func(ref hw.Ref, n *hw.Node) error
 
 // Observe sets the observer (nil: none).
@@ -42,20 +50,27 @@ func (r *Registry) Observe(o Observer) {
 	r.observer = o
 }
 
-// notify tells the observer of a change about to be made; an error means
-// the change must not be made.
-func (r *Registry) notify(ref hw.Ref, n *hw.Node) error {
-	if r.observer == nil {
-		return nil
+// notify tells observe (the observer when the change was reserved) of a
+// change about to be made, without the registry's lock; an error means
+// the change must not be made. It returns the refusal and the observer's
+// own error.
+func notify(observe Observer, ref hw.Ref, n *hw.Node) (refusal, cause error) {
+	if observe == nil {
+		return nil, nil
 	}
-	if err := r.observer(ref, n); err != nil {
-		what := "registered"
-		if n == nil {
-			what = "deleted"
-		}
-		return refuse(ErrUnavailable, "node %s of rack %s not %s: %v", ref.NodeID, ref.RackID, what, err)
+	if err := observe(ref, n); err != nil {
+		return storeRefusal(ref, n, err), err
 	}
-	return nil
+	return nil, nil
+}
+
+// storeRefusal is the refusal of a change the store did not take.
+func storeRefusal(ref hw.Ref, n *hw.Node, cause error) error {
+	what := "registered"
+	if n == nil {
+		what = "deleted"
+	}
+	return refuse(ErrUnavailable, "node %s of rack %s not %s: %v", ref.NodeID, ref.RackID, what, cause)
 }
 
 type rack struct {
@@ -71,16 +86,48 @@ func New(profiles []string) *Registry {
 		known[p] = true
 	}
 	return &Registry{profiles: known, racks: map[string]*rack{}, resolver: net.DefaultResolver,
-		devices: map[string]hw.Ref{}, keys: map[hw.Ref][]string{}}
+		devices: map[string]hw.Ref{}, keys: map[hw.Ref][]string{},
+		pending: map[hw.Ref]*change{}, reserved: map[string]hw.Ref{}, newRacks: map[string]*pendingRack{}}
 }
 
 // Create registers nodes. It returns one error per node, nil where the node
 // was registered (or was already registered identically: Create is safe to
 // repeat). A rack is created only if at least one of its nodes is accepted.
+// The nodes are checked and reserved under the lock, written through the
+// observer without it, then registered (pending.go). Once the observer has
+// refused one node, the rest of the batch is refused at once with the same
+// reason rather than waiting for the store again.
 func (r *Registry) Create(nodes []hw.Node) []error {
 	errs := make([]error, len(nodes))
 	// Resolved before the lock: a look-up may take a while.
 	keys := hw.DeviceKeysOf(context.Background(), r.resolver, nodes)
+	changes, observe := r.reserveCreates(nodes, keys, errs)
+	var cause error
+	for i, c := range changes {
+		switch {
+		case c == nil:
+		case cause != nil:
+			errs[i] = refuse(ErrUnavailable, "node %s of rack %s not registered (not tried: an earlier node of this request was not stored): %v",
+				c.ref.NodeID, c.ref.RackID, cause)
+		default:
+			errs[i], cause = notify(observe, c.ref, c.node)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, c := range changes {
+		if c != nil {
+			r.settle(c, errs[i] == nil)
+		}
+	}
+	return errs
+}
+
+// reserveCreates checks nodes under the lock, sets errs of those refused
+// and reserves the others; it returns their changes (nil where there is
+// nothing to write) and the observer to write them through.
+func (r *Registry) reserveCreates(nodes []hw.Node, keys [][]string, errs []error) ([]*change, Observer) {
+	changes := make([]*change, len(nodes))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seen := map[hw.Ref]bool{}
@@ -94,16 +141,16 @@ func (r *Registry) Create(nodes []hw.Node) []error {
 			continue
 		}
 		seen[n.Ref()] = true
-		rk := r.racks[n.RackID]
-		if rk == nil {
-			rk = &rack{family: n.Type.Family(), nodes: map[string]hw.Node{}}
-		}
-		if rk.family != n.Type.Family() {
+		if family, ok := r.familyOf(n.RackID); ok && family != n.Type.Family() {
 			errs[i] = refuse(ErrInvalidNode, "node %s is a %s node but rack %s is a %s rack",
-				n.ID, n.Type.Family(), n.RackID, rk.family)
+				n.ID, n.Type.Family(), n.RackID, family)
 			continue
 		}
-		if old, exists := rk.nodes[n.ID]; exists {
+		if err := r.inProgress(n.Ref()); err != nil {
+			errs[i] = err
+			continue
+		}
+		if old, err := r.nodeLocked(n.RackID, n.ID); err == nil {
 			if !sameNode(old, n) {
 				errs[i] = refuse(ErrConflict, "node %s already exists in rack %s with other settings; use UpdateNode or DeleteNode first",
 					n.ID, n.RackID)
@@ -114,15 +161,10 @@ func (r *Registry) Create(nodes []hw.Node) []error {
 			errs[i] = err
 			continue
 		}
-		if err := r.notify(n.Ref(), &n); err != nil {
-			errs[i] = err
-			continue
-		}
-		rk.nodes[n.ID] = n
-		r.racks[n.RackID] = rk
-		r.indexDevices(n.Ref(), keys[i])
+		changes[i] = &change{ref: n.Ref(), node: &nodes[i], keys: keys[i], newRack: r.racks[n.RackID] == nil}
+		r.reserve(changes[i])
 	}
-	return errs
+	return changes, r.observer
 }
 
 func (r *Registry) validate(n hw.Node) error {
@@ -204,11 +246,27 @@ func (r *Registry) Update(rackID, nodeID string, bmc, host *hw.Endpoint) error {
 	}
 	ctx := context.Background()
 	bmcKey, hostKey := hw.BMCKey(ctx, r.resolver, bmc), hw.HostKey(ctx, r.resolver, host)
+	c, observe, err := r.reserveUpdate(rackID, nodeID, bmc, host, bmcKey, hostKey)
+	if err != nil {
+		return err
+	}
+	err, _ = notify(observe, c.ref, c.node)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.settle(c, err == nil)
+	return err
+}
+
+// reserveUpdate checks an update under the lock and reserves it.
+func (r *Registry) reserveUpdate(rackID, nodeID string, bmc, host *hw.Endpoint, bmcKey, hostKey string) (*change, Observer, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n, err := r.nodeLocked(rackID, nodeID)
 	if err != nil {
-		return err
+		return nil, nil, err
+	}
+	if err := r.inProgress(n.Ref()); err != nil {
+		return nil, nil, err
 	}
 	if bmc != nil {
 		n.BMC = bmc
@@ -217,18 +275,15 @@ func (r *Registry) Update(rackID, nodeID string, bmc, host *hw.Endpoint) error {
 		n.Host = host
 	}
 	if err := r.validate(n); err != nil {
-		return err
+		return nil, nil, err
 	}
 	keys := r.updatedKeys(n.Ref(), bmc != nil, bmcKey, host != nil, hostKey)
 	if err := r.deviceTaken(n.Ref(), keys); err != nil {
-		return err
+		return nil, nil, err
 	}
-	if err := r.notify(n.Ref(), &n); err != nil {
-		return err
-	}
-	r.racks[rackID].nodes[nodeID] = n
-	r.indexDevices(n.Ref(), keys)
-	return nil
+	c := &change{ref: n.Ref(), node: &n, keys: keys}
+	r.reserve(c)
+	return c, r.observer, nil
 }
 
 // RestoreRack registers a rack without nodes, with its product family, as
@@ -248,17 +303,28 @@ func (r *Registry) RestoreRack(rackID string, family hw.ProductFamily) {
 // refused. Whether a job holds the node is the job engine's to say; the
 // caller asks it first.
 func (r *Registry) Delete(rackID, nodeID string) error {
+	ref := hw.Ref{RackID: rackID, NodeID: nodeID}
+	c := &change{ref: ref}
+	observe, err := func() (Observer, error) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if _, err := r.nodeLocked(rackID, nodeID); err != nil {
+			return nil, err
+		}
+		if err := r.inProgress(ref); err != nil {
+			return nil, err
+		}
+		r.reserve(c)
+		return r.observer, nil
+	}()
+	if err != nil {
+		return err
+	}
+	err, _ = notify(observe, ref, nil)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, err := r.nodeLocked(rackID, nodeID); err != nil {
-		return err
-	}
-	if err := r.notify(hw.Ref{RackID: rackID, NodeID: nodeID}, nil); err != nil {
-		return err
-	}
-	delete(r.racks[rackID].nodes, nodeID)
-	r.indexDevices(hw.Ref{RackID: rackID, NodeID: nodeID}, nil)
-	return nil
+	r.settle(c, err == nil)
+	return err
 }
 
 // Node returns a registered node.

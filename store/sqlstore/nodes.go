@@ -58,12 +58,12 @@ func (t *tx) ListNodes(ctx context.Context) ([]store.NodeRecord, error) {
 
 // PutNode implements store.Nodes.
 func (s *Store) PutNode(ctx context.Context, n store.NodeRecord) (store.NodeRecord, error) {
-	return update(ctx, s, func(t *tx) (store.NodeRecord, error) { return t.PutNode(ctx, n) })
+	return write(ctx, s, func(t *tx) (store.NodeRecord, error) { return t.PutNode(ctx, n) })
 }
 
 // DeleteNode implements store.Nodes.
 func (s *Store) DeleteNode(ctx context.Context, rackID, nodeID string) error {
-	return s.inTx(ctx, s.write, nil, func(t *tx) error { return t.DeleteNode(ctx, rackID, nodeID) })
+	return writeErr(ctx, s, func(t *tx) error { return t.DeleteNode(ctx, rackID, nodeID) })
 }
 
 // ListNodes implements store.Nodes.
@@ -106,7 +106,7 @@ func (t *tx) ListRacks(ctx context.Context) ([]store.RackRecord, error) {
 
 // PutRack implements store.Nodes.
 func (s *Store) PutRack(ctx context.Context, r store.RackRecord) error {
-	return s.inTx(ctx, s.write, nil, func(t *tx) error { return t.PutRack(ctx, r) })
+	return writeErr(ctx, s, func(t *tx) error { return t.PutRack(ctx, r) })
 }
 
 // ListRacks implements store.Nodes.

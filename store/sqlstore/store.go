@@ -23,6 +23,13 @@ type Options struct {
 	// database that has not answered by then fails the read with
 	// store.ErrUnavailable, whatever the caller's own deadline.
 	ReadTimeout time.Duration
+	// WriteTimeout bounds every write but the job journal's (ReadTimeout
+	// when zero): a catalog change, an apply record, a node or rack
+	// registration, an Update. A database that has not committed by then
+	// fails the write with store.ErrUnavailable, whatever the caller's own
+	// deadline. AppendEvents and CompactEvents are left to the caller's
+	// deadline: the job engine bounds each journal commit itself.
+	WriteTimeout time.Duration
 }
 
 // DefaultReadTimeout bounds a read of the catalog, the apply history, the
@@ -40,8 +47,9 @@ type Store struct {
 	now   func() time.Time
 	info  store.Info
 	own   *owner // nil: opened shared
-	// readTimeout bounds every read (view).
-	readTimeout time.Duration
+	// readTimeout bounds every read (view); writeTimeout every write but
+	// the journal's (write).
+	readTimeout, writeTimeout time.Duration
 }
 
 var _ store.Store = (*Store)(nil)
@@ -49,9 +57,12 @@ var _ store.Store = (*Store)(nil)
 // newStore migrates the schema on write and returns the store. On failure
 // it closes both pools.
 func newStore(ctx context.Context, write, read *sql.DB, d *dialect, o Options, location string) (*Store, error) {
-	s := &Store{write: write, read: read, d: d, now: o.Now, readTimeout: o.ReadTimeout}
+	s := &Store{write: write, read: read, d: d, now: o.Now, readTimeout: o.ReadTimeout, writeTimeout: o.WriteTimeout}
 	if s.readTimeout <= 0 {
 		s.readTimeout = DefaultReadTimeout
+	}
+	if s.writeTimeout <= 0 {
+		s.writeTimeout = s.readTimeout
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -99,9 +110,10 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Update implements store.Store.
+// Update implements store.Store, within the store's write deadline.
 func (s *Store) Update(ctx context.Context, fn func(tx store.Tx) error) error {
-	return s.inTx(ctx, s.write, nil, func(t *tx) error { return fn(t) })
+	_, err := write(ctx, s, func(t *tx) (struct{}, error) { return struct{}{}, fn(t) })
+	return err
 }
 
 // inTx runs fn in a transaction on db and commits it when fn returns nil.
@@ -128,7 +140,9 @@ func (s *Store) inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn fu
 			return err
 		}
 	}
-	if err := fn(&tx{q: sqlTx, d: s.d, now: s.clock}); err != nil {
+	t := &tx{q: sqlTx, d: s.d, now: s.clock, bound: ctx}
+	defer t.release()
+	if err := fn(t); err != nil {
 		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
@@ -138,7 +152,8 @@ func (s *Store) inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn fu
 	return nil
 }
 
-// update runs one write in its own transaction.
+// update runs one write in its own transaction, bounded by the caller's
+// context only: the journal's (its caller bounds each commit).
 func update[T any](ctx context.Context, s *Store, fn func(t *tx) (T, error)) (T, error) {
 	var out T
 	err := s.inTx(ctx, s.write, nil, func(t *tx) (err error) {
@@ -165,9 +180,31 @@ func view[T any](ctx context.Context, s *Store, fn func(t *tx) (T, error)) (T, e
 	return out, err
 }
 
+// write runs one write in its own transaction within the store's write
+// deadline: a transaction the database has not committed in time (a
+// stalled begin, statement or commit) is rolled back and fails with
+// store.ErrUnavailable. The caller's own deadline or cancellation is
+// returned as it is.
+func write[T any](ctx context.Context, s *Store, fn func(t *tx) (T, error)) (T, error) {
+	wctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
+	defer cancel()
+	out, err := update(wctx, s, fn)
+	if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
+		return out, fmt.Errorf("sqlstore: write: store unavailable, no answer from the database within %s; nothing is known to have been written, retry once it answers: %w",
+			s.writeTimeout, store.ErrUnavailable)
+	}
+	return out, err
+}
+
+// writeErr is write for a write that returns only an error.
+func writeErr(ctx context.Context, s *Store, fn func(t *tx) error) error {
+	_, err := write(ctx, s, func(t *tx) (struct{}, error) { return struct{}{}, fn(t) })
+	return err
+}
+
 // CreateFirmwareObject implements store.Catalog.
 func (s *Store) CreateFirmwareObject(ctx context.Context, obj store.FirmwareObject) (store.FirmwareObject, error) {
-	return update(ctx, s, func(t *tx) (store.FirmwareObject, error) { return t.CreateFirmwareObject(ctx, obj) })
+	return write(ctx, s, func(t *tx) (store.FirmwareObject, error) { return t.CreateFirmwareObject(ctx, obj) })
 }
 
 // GetFirmwareObject implements store.Catalog.
@@ -182,12 +219,12 @@ func (s *Store) ListFirmwareObjects(ctx context.Context, f store.ObjectFilter) (
 
 // DeleteFirmwareObject implements store.Catalog.
 func (s *Store) DeleteFirmwareObject(ctx context.Context, id string) (store.FirmwareObject, error) {
-	return update(ctx, s, func(t *tx) (store.FirmwareObject, error) { return t.DeleteFirmwareObject(ctx, id) })
+	return write(ctx, s, func(t *tx) (store.FirmwareObject, error) { return t.DeleteFirmwareObject(ctx, id) })
 }
 
 // SetDefaultFirmwareObject implements store.Catalog.
 func (s *Store) SetDefaultFirmwareObject(ctx context.Context, id string) (store.FirmwareObject, error) {
-	return update(ctx, s, func(t *tx) (store.FirmwareObject, error) { return t.SetDefaultFirmwareObject(ctx, id) })
+	return write(ctx, s, func(t *tx) (store.FirmwareObject, error) { return t.SetDefaultFirmwareObject(ctx, id) })
 }
 
 // DefaultFirmwareObject implements store.Catalog.
@@ -197,17 +234,17 @@ func (s *Store) DefaultFirmwareObject(ctx context.Context, hardwareType string) 
 
 // SetObjectAvailability implements store.Catalog.
 func (s *Store) SetObjectAvailability(ctx context.Context, id string, available bool, reason string) error {
-	return s.inTx(ctx, s.write, nil, func(t *tx) error { return t.SetObjectAvailability(ctx, id, available, reason) })
+	return writeErr(ctx, s, func(t *tx) error { return t.SetObjectAvailability(ctx, id, available, reason) })
 }
 
 // SetArtifactStatus implements store.Catalog.
 func (s *Store) SetArtifactStatus(ctx context.Context, objectID, name string, status store.ArtifactStatus) error {
-	return s.inTx(ctx, s.write, nil, func(t *tx) error { return t.SetArtifactStatus(ctx, objectID, name, status) })
+	return writeErr(ctx, s, func(t *tx) error { return t.SetArtifactStatus(ctx, objectID, name, status) })
 }
 
 // RecordApply implements store.Catalog.
 func (s *Store) RecordApply(ctx context.Context, r store.ApplyRecord) (store.ApplyRecord, error) {
-	return update(ctx, s, func(t *tx) (store.ApplyRecord, error) { return t.RecordApply(ctx, r) })
+	return write(ctx, s, func(t *tx) (store.ApplyRecord, error) { return t.RecordApply(ctx, r) })
 }
 
 // ListApplyHistory implements store.Catalog.
