@@ -31,7 +31,7 @@ func TestSimulateConfiguresSwitchCertificatesOnTheDefault(t *testing.T) {
 	readJSON(t, nodesFile, &nodes)
 	switches := &rmspb.NodeSet{}
 	for _, n := range nodes.GetNodes() {
-		if n.GetHostEndpoint() != nil && len(switches.Nodes) < 2 {
+		if strings.Contains(n.GetNodeId(), "switch") && len(switches.Nodes) < 2 {
 			switches.Nodes = append(switches.Nodes, n)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -69,8 +70,15 @@ nodes_file = %q
 	}
 	for _, j := range resp.GetJobs() {
 		st, err := client.GetSwitchSystemImageJobStatus(ctx, &rmspb.GetSwitchSystemImageJobStatusRequest{JobId: j.GetJobId()})
-		if err != nil || !strings.Contains(st.GetResultJson(), `"current_build":"nvos-25.11.1042","next_build":"nvos-25.11.1042"`) {
-			t.Errorf("%s: %v %v", j.GetNodeId(), st.GetResultJson(), err)
+		var result struct {
+			CurrentBuild string `json:"current_build"`
+			NextBuild    string `json:"next_build"`
+		}
+		if err == nil {
+			err = json.Unmarshal([]byte(st.GetResultJson()), &result)
+		}
+		if err != nil || result.CurrentBuild != "nvos-25.11.1042" || result.NextBuild != "nvos-25.11.1042" {
+			t.Errorf("%s: current %q, next %q, want nvos-25.11.1042 on both (%v)", j.GetNodeId(), result.CurrentBuild, result.NextBuild, err)
 		}
 	}
 }

@@ -151,6 +151,9 @@ func thousandTrays(t *testing.T, dir string, prefix string) *rmspb.BatchUpdateFi
 		n := proto.Clone(trays[i%len(trays)]).(*rmspb.NodeInfo)
 		n.NodeId, n.RackId = fmt.Sprintf("%s-%04d", prefix, i), "e2e-rack"
 		n.BmcEndpoint.Interface.IpAddress = unusedAddr(n.GetBmcEndpoint().GetInterface().GetIpAddress(), i)
+		// A simulated tray's host OS (in-band NIC firmware) is one device:
+		// these BMC-only copies leave it out, or they would share it.
+		n.HostEndpoint = nil
 		set.Nodes = append(set.Nodes, n)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "firmware", "bmc.fwpkg"), make([]byte, 4096), 0o600); err != nil {
