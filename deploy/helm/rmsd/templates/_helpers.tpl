@@ -24,6 +24,11 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
+{{/* The Service's name: service.name, else the full name. */}}
+{{- define "rmsd.serviceName" -}}
+{{- .Values.service.name | default (include "rmsd.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{/* The Secret with tls.crt, tls.key and ca.crt, or "" under tls.insecure. */}}
 {{- define "rmsd.tlsSecret" -}}
 {{- if not .Values.tls.insecure }}
@@ -59,8 +64,27 @@ The configuration: .Values.config with the keys the chart owns set over it.
 {{- $storage := get $cfg "storage" | default dict }}
 {{- $_ = set $storage "sqlite_path" "/var/lib/rms/rmsd.db" }}
 {{- $_ = set $cfg "storage" $storage }}
+{{- if .Values.secrets.encryptionKey.secretName }}
+{{- $_ = set $storage "encryption_key_file" "/etc/rms/store-key/store-keys" }}
+{{- end }}
+{{- $switches := get $cfg "switches" | default dict }}
+{{- if .Values.secrets.switchCertDomains }}
+{{- $_ = set $switches "switch_cert_root" "/etc/rms/switch-certs" }}
+{{- end }}
+{{- if .Values.secrets.clientTLSDomains }}
+{{- $_ = set $switches "client_tls_root" "/etc/rms/client-tls" }}
+{{- end }}
+{{- if $switches }}
+{{- $_ = set $cfg "switches" $switches }}
+{{- end }}
 {{- $workflows := get $cfg "workflows" | default dict }}
 {{- $_ = set $workflows "firmware_dir" "/var/lib/rms/firmware" }}
+{{- if .Values.secrets.nvssvt.secretName }}
+{{- $_ = set $workflows "nvssvt_path" "/opt/nvssvt/bin/nvssvt" }}
+{{- end }}
+{{- if not (hasKey $workflows "nvssvt_log_dir") }}
+{{- $_ = set $workflows "nvssvt_log_dir" "/var/lib/rms/nvssvt" }}
+{{- end }}
 {{- $_ = set $cfg "workflows" $workflows }}
 {{- include "rmsd.toml" (dict "table" $cfg "prefix" "") }}
 {{- end }}
