@@ -11,11 +11,20 @@ import (
 	"github.com/rmsd/rmsd/config"
 )
 
-const unitPath = "systemd/rmsd.service"
+const (
+	unitPath   = "systemd/rmsd.service"
+	dropInPath = "systemd/rmsd.service.d/credentials.conf"
+)
 
 // readUnit returns the unit's directives by section, every value of a
 // repeated key in order.
 func readUnit(t *testing.T) map[string]map[string][]string {
+	t.Helper()
+	return readUnitFile(t, unitPath)
+}
+
+// readUnitFile reads a unit file or drop-in like readUnit.
+func readUnitFile(t *testing.T, unitPath string) map[string]map[string][]string {
 	t.Helper()
 	data, err := os.ReadFile(unitPath)
 	if err != nil {
@@ -118,8 +127,9 @@ func TestSystemdUnitStateOverrides(t *testing.T) {
 	}
 }
 
-// TestSystemdAnalyzeVerify runs systemd-analyze verify on the unit, with
-// ExecStart pointed at an executable that exists here (the test binary).
+// TestSystemdAnalyzeVerify runs systemd-analyze verify on the unit and its
+// credentials drop-in, with ExecStart pointed at an executable that exists
+// here (the test binary).
 func TestSystemdAnalyzeVerify(t *testing.T) {
 	analyze, err := exec.LookPath("systemd-analyze")
 	if err != nil {
@@ -136,6 +146,17 @@ func TestSystemdAnalyzeVerify(t *testing.T) {
 	unit := filepath.Join(t.TempDir(), "rmsd.service")
 	text := strings.ReplaceAll(string(data), "ExecStart=/usr/local/bin/rmsd", "ExecStart="+self)
 	if err := os.WriteFile(unit, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dropIn, err := os.ReadFile(dropInPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(filepath.Dir(unit), "rmsd.service.d")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, filepath.Base(dropInPath)), dropIn, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(analyze, "verify", unit).CombinedOutput()
