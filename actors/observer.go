@@ -32,7 +32,12 @@ func (r *registry) observe(rec *record, state messages.JobState, code messages.J
 			t = p.snap.Type
 		}
 	}
-	fn(messages.JobObservation{Type: t, Leaf: rec.leaf, State: state, Code: code})
+	o := messages.JobObservation{Type: t, Leaf: rec.leaf, State: state, Code: code}
+	if state.IsTerminal() && !rec.snap.CreatedAt.IsZero() && rec.snap.UpdatedAt.After(rec.snap.CreatedAt) {
+		// The seal has just stamped UpdatedAt.
+		o.Duration = rec.snap.UpdatedAt.Sub(rec.snap.CreatedAt)
+	}
+	fn(o)
 }
 
 // publishLoad records the sizes of the registry's index after a turn, for

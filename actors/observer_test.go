@@ -1,9 +1,11 @@
 package actors
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rmsd/rmsd/messages"
 )
@@ -117,6 +119,32 @@ func TestObserver_ReservationsAreNotReportedAndLoadCountsHolds(t *testing.T) {
 	want := []messages.JobObservation{
 		{Type: cold, Leaf: true, State: messages.StateQueued},
 		{Type: cold, Leaf: true, State: messages.StateCompleted},
+	}
+	if got := obs.list(); !slices.Equal(got, want) {
+		t.Fatalf("observations\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestObserver_SealedJobCarriesItsDuration: the outcome's observation holds
+// the job's time from creation to seal on the engine's clock; the
+// admission's holds none.
+func TestObserver_SealedJobCarriesItsDuration(t *testing.T) {
+	obs := &observations{}
+	e, clk := newEngine(t, Options{OnJob: obs.add})
+	release := make(chan struct{})
+	job := mustCreate(t, e, messages.JobSpec{Type: messages.TypeFirmwareUpdate, RackID: "r", NodeID: "a"},
+		messages.WorkflowFunc(func(_ context.Context, job messages.Reporter) {
+			<-release
+			_ = job.Complete("done", "{}")
+		}))
+	clk.Advance(90 * time.Second)
+	close(release)
+	waitTerminal(t, e, job.ID)
+
+	fw := messages.TypeFirmwareUpdate
+	want := []messages.JobObservation{
+		{Type: fw, Leaf: true, State: messages.StateQueued},
+		{Type: fw, Leaf: true, State: messages.StateCompleted, Duration: 90 * time.Second},
 	}
 	if got := obs.list(); !slices.Equal(got, want) {
 		t.Fatalf("observations\n got %+v\nwant %+v", got, want)

@@ -272,7 +272,9 @@ type Logging struct {
 	// LogLevel is a filter directive: a level ("info"), optionally followed
 	// by per-component overrides ("info,protoactor=warn,grpc=error").
 	LogLevel string `koanf:"log_level"`
-	// EnableTimestamps adds a timestamp to every log line.
+	// EnableTimestamps adds a timestamp to every log line. rmsd's default
+	// is true (upstream's is false): a log shipper should not have to add
+	// the time of a line it reads late.
 	EnableTimestamps bool `koanf:"enable_timestamps"`
 	// Format is "json" (one JSON object per line on stdout) or "console"
 	// (for humans) (rmsd's own key).
@@ -380,7 +382,7 @@ func Default() *Config {
 			MinDownloadBytesPerSecond: 64 << 10,
 			DownloadRateWindowSeconds: 60,
 		},
-		Logging: Logging{LogLevel: "info", Format: "json"},
+		Logging: Logging{LogLevel: "info", Format: "json", EnableTimestamps: true},
 		Redfish: Redfish{
 			ConnectTimeoutSeconds:    10,
 			RequestTimeoutSeconds:    30,

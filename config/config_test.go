@@ -56,7 +56,7 @@ func TestDefaultsMatchUpstream(t *testing.T) {
 		{"workflows.terminal_job_ttl_seconds", cfg.Workflows.TerminalJobTTLSeconds, 86400},
 		{"workflows.max_artifact_bytes", cfg.Workflows.MaxArtifactBytes, int64(8 << 30)},
 		{"workflows.quarantine_after_seconds", cfg.Workflows.QuarantineAfterSeconds, 60},
-		{"logging.enable_timestamps", cfg.Logging.EnableTimestamps, false},
+		{"logging.enable_timestamps", cfg.Logging.EnableTimestamps, true},
 		{"logging.format", cfg.Logging.Format, "json"},
 		{"switches.ssh_port", cfg.Switches.SSHPort, 22},
 		{"switches.nvue_port", cfg.Switches.NVUEPort, 443},
@@ -130,7 +130,7 @@ func TestEnvironmentOverridesFile(t *testing.T) {
 		"RMS_WORKFLOWS__MAX_TRACKED_JOBS=42",
 		"RMS_WORKFLOWS__MAX_ARTIFACT_BYTES=17179869184",
 		"RMS_SWITCHES__NVUE_PORT=8443",
-		"RMS_LOGGING__ENABLE_TIMESTAMPS=true",
+		"RMS_LOGGING__ENABLE_TIMESTAMPS=false",
 		"RMS_SIMULATOR__TIME_SCALE=0.5",
 		"RMS_STORAGE__SQLITE_PATH=/var/lib/rmsd/state.db",
 		"DATABASE_URL=postgres://rms@db/rms",
@@ -153,7 +153,7 @@ func TestEnvironmentOverridesFile(t *testing.T) {
 	if cfg.Workflows.MaxArtifactBytes != 16<<30 {
 		t.Errorf("max_artifact_bytes = %d", cfg.Workflows.MaxArtifactBytes)
 	}
-	if !cfg.Logging.EnableTimestamps || cfg.Simulator.TimeScale != 0.5 {
+	if cfg.Logging.EnableTimestamps || cfg.Simulator.TimeScale != 0.5 {
 		t.Errorf("bool/float env values not applied: %+v %+v", cfg.Logging, cfg.Simulator)
 	}
 	if cfg.Postgres.DBURL != "postgres://rms@db/rms" {

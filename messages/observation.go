@@ -1,5 +1,7 @@
 package messages
 
+import "time"
+
 // JobObservation is what the job engine tells its observer (the metrics)
 // when a job is admitted and when it is sealed. It names no job, rack or
 // node: an observer only aggregates.
@@ -15,4 +17,7 @@ type JobObservation struct {
 	State JobState
 	// Code is the error code of a failed job, ErrorUnspecified otherwise.
 	Code JobError
+	// Duration is a sealed job's time from its creation to its seal (zero
+	// on admission).
+	Duration time.Duration
 }

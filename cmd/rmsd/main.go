@@ -6,12 +6,14 @@
 //
 //	rmsd [--config /etc/rms/config.toml] [--simulate]
 //	rmsd --help
+//	rmsd --version
 //	rmsd nvssvt-sim ...   (the NVSSVT stand-in, see hw/sim/nvssvtsim)
 //
 // SIGINT or SIGTERM starts a graceful shutdown: health NOT_SERVING for
 // [server] drain_delay_seconds while connections are still accepted, then
-// the drain. The exit code is 0 after a clean shutdown and after --help, and
-// 1 when start-up fails.
+// the drain. The exit code is 0 after a clean shutdown and after --help or
+// --version, 1 when start-up fails, and 2 for a command line rmsd cannot
+// run (an unknown flag, a positional argument).
 package main
 
 import (

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 )
@@ -77,8 +80,10 @@ func labelNames(families map[string]*dto.MetricFamily, family string) string {
 
 // TestMetricsOfARunningDaemon runs `rmsd --simulate` with [metrics] port 0,
 // makes RPCs and a switch password job, and reads every family back from
-// /metrics: the info gauges, the RPC histogram, the workflow counters and
-// gauges, and rmsd's own gauges. After shutdown the port is closed.
+// /metrics: the info gauges, the build info, the RPC histogram, the
+// workflow counters, gauges and duration histogram, rmsd's own gauges and
+// the process_* and go_* collectors. After shutdown the port is closed.
+// Its JSON log lines carry timestamps, and health checks are not at info.
 func TestMetricsOfARunningDaemon(t *testing.T) {
 	nodesFile := filepath.Join(t.TempDir(), "nodes.json")
 	d := startRun(t, nil, "--config", simulateConfig(t, 91, 0, nodesFile), "--simulate")
@@ -90,6 +95,9 @@ func TestMetricsOfARunningDaemon(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if _, err := client.GetVersion(ctx, &rmspb.GetVersionRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := healthpb.NewHealthClient(d.conn).Check(ctx, &healthpb.HealthCheckRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	var nodes rmspb.NodeSet
@@ -138,6 +146,12 @@ func TestMetricsOfARunningDaemon(t *testing.T) {
 		"rmsd_firmware_download_bytes_total": "",
 		"rmsd_registry_mailbox_depth":        "",
 		"rmsd_simulator_overlaps_total":      "",
+		"rmsd_build_info":                    "commit,goversion,version",
+		"rmsd_job_duration_seconds":          "is_leaf,outcome,workflow_type",
+		"process_cpu_seconds_total":          "",
+		"process_resident_memory_bytes":      "",
+		"go_goroutines":                      "",
+		"go_memstats_heap_alloc_bytes":       "",
 	} {
 		if m[family] == nil {
 			t.Errorf("no %s family", family)
@@ -166,8 +180,11 @@ func TestMetricsOfARunningDaemon(t *testing.T) {
 	for _, b := range sample(m, "rms_grpc_server_handling_seconds", map[string]string{"method": "GetVersion"}).GetHistogram().GetBucket() {
 		bounds = append(bounds, b.GetUpperBound())
 	}
-	if want := []float64{0.01, 0.05, 0.1, 0.5, 1, 5, 10, math.Inf(1)}; !slices.Equal(bounds, want) {
-		t.Errorf("buckets %v, want upstream's %v", bounds, want)
+	if want := []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, math.Inf(1)}; !slices.Equal(bounds, want) {
+		t.Errorf("buckets %v, want %v (sub-millisecond to ten minutes)", bounds, want)
+	}
+	if v := sample(m, "rmsd_build_info", nil); v.GetGauge().GetValue() != 1 || labelValue(v, "goversion") != runtime.Version() {
+		t.Errorf("rmsd_build_info = %v", v)
 	}
 	const pw = "switch_system_password_update"
 	for _, c := range []struct {
@@ -182,6 +199,9 @@ func TestMetricsOfARunningDaemon(t *testing.T) {
 		}
 	}
 	for _, leaf := range []string{"true", "false"} {
+		if v := sample(m, "rmsd_job_duration_seconds", map[string]string{"workflow_type": pw, "is_leaf": leaf, "outcome": "completed"}); v.GetHistogram().GetSampleCount() != 1 {
+			t.Errorf("rmsd_job_duration_seconds{is_leaf=%s, completed} = %v, want one observation", leaf, v)
+		}
 		if v := sample(m, "rms_workflows_in_flight", map[string]string{"workflow_type": pw, "is_leaf": leaf}); v == nil || v.GetGauge().GetValue() != 0 {
 			t.Errorf("rms_workflows_in_flight{is_leaf=%s} = %v, want 0", leaf, v)
 		}
@@ -194,6 +214,19 @@ func TestMetricsOfARunningDaemon(t *testing.T) {
 	}
 	if v := sample(m, "rmsd_simulator_overlaps_total", nil).GetCounter().GetValue(); v != 0 {
 		t.Errorf("rmsd_simulator_overlaps_total = %v, want 0", v)
+	}
+
+	logLine(t, d.stdout.String(), "rmsd serving") // every line is JSON
+	for _, line := range strings.Split(strings.TrimSpace(d.stdout.String()), "\n") {
+		var m map[string]any
+		_ = json.Unmarshal([]byte(line), &m)
+		if _, ok := m["time"]; !ok {
+			t.Errorf("log line without a timestamp: %s", line)
+			break
+		}
+		if m["rpc"] == healthpb.Health_Check_FullMethodName {
+			t.Errorf("health check logged at %v, want debug (hidden at info): %s", m["level"], line)
+		}
 	}
 
 	stopRun(t, d)

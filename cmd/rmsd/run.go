@@ -43,8 +43,11 @@ type runOptions struct {
 // gracefully. It returns the process exit code.
 func run(ctx context.Context, opts runOptions) int {
 	d, err := start(ctx, opts)
-	if errors.Is(err, flag.ErrHelp) {
+	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errVersion) {
 		return 0
+	}
+	if errors.As(err, new(usageError)) {
+		return 2 // parseFlags has explained it on stderr
 	}
 	if err != nil {
 		fmt.Fprintf(opts.Stderr, "rmsd: %v\n", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
@@ -33,7 +34,8 @@ func recoverUnary(log zerolog.Logger) grpc.UnaryServerInterceptor {
 	}
 }
 
-// statusPolls are the RPCs callers repeat while they wait for a job. Their
+// statusPolls are the RPCs callers repeat while they wait for a job, and
+// the health check, which probes repeat all the time. Their
 // lines are at debug, so that polling does not bury the info log; a poll
 // that fails on the server side is still a warning.
 var statusPolls = map[string]bool{
@@ -41,11 +43,13 @@ var statusPolls = map[string]bool{
 	rmspb.RackManager_GetFirmwareJobStatus_FullMethodName:                   true,
 	rmspb.RackManager_GetSwitchSystemImageJobStatus_FullMethodName:          true,
 	rmspb.RackManager_GetConfigureSwitchCertificateJobStatus_FullMethodName: true,
+	// Probes (kubelet, load balancers, rmsprobe) ask every few seconds.
+	healthpb.Health_Check_FullMethodName: true,
 }
 
 // logUnary logs one line per RPC: method, gRPC code, duration in
 // milliseconds and peer. Failures other than client mistakes log at warn,
-// status polls at debug, the rest at info.
+// status polls and health checks at debug, the rest at info.
 func logUnary(log zerolog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		start := time.Now()

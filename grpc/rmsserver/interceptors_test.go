@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
@@ -82,13 +83,17 @@ func TestRPCDurationIsLoggedInMilliseconds(t *testing.T) {
 }
 
 // TestStatusPollsAreLoggedAtDebug: the four job-status RPCs, which callers
-// repeat while they wait, log at debug; other RPCs at info; a poll the
-// server fails is still a warning.
+// repeat while they wait, and the health check, which probes repeat, log at
+// debug; other RPCs at info; a poll the server fails is still a warning.
 func TestStatusPollsAreLoggedAtDebug(t *testing.T) {
 	var buf syncBuffer
 	ts := startServer(t, Options{Logger: zerolog.New(&buf).Level(zerolog.DebugLevel), Deps: Deps{Version: "v1", Jobs: newTestEngine(t)}})
-	client := rmspb.NewRackManagerClient(dial(t, ts.addr, nil))
+	conn := dial(t, ts.addr, nil)
+	client := rmspb.NewRackManagerClient(conn)
 	ctx := rpcContext(t)
+	if _, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{}); err != nil {
+		t.Fatal(err)
+	}
 	_, _ = client.GetJobStatus(ctx, &rmspb.GetJobStatusRequest{JobId: "j1"})
 	_, _ = client.GetFirmwareJobStatus(ctx, &rmspb.GetFirmwareJobStatusRequest{JobId: "j1"})
 	_, _ = client.GetSwitchSystemImageJobStatus(ctx, &rmspb.GetSwitchSystemImageJobStatusRequest{JobId: "j1"})
@@ -107,6 +112,7 @@ func TestStatusPollsAreLoggedAtDebug(t *testing.T) {
 		rmspb.RackManager_GetFirmwareJobStatus_FullMethodName,
 		rmspb.RackManager_GetSwitchSystemImageJobStatus_FullMethodName,
 		rmspb.RackManager_GetConfigureSwitchCertificateJobStatus_FullMethodName,
+		healthpb.Health_Check_FullMethodName,
 	} {
 		if l := lines[method]; l == nil || l["level"] != "debug" {
 			t.Errorf("%s logged as %v, want a debug line", method, l)

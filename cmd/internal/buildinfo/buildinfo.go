@@ -4,6 +4,7 @@
 package buildinfo
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -87,4 +88,11 @@ func Read() Build {
 		}
 	}
 	return b
+}
+
+// Describe is what `PROGRAM --version` prints: the version, the full commit,
+// its time and the Go toolchain, one per line.
+func Describe(program string) string {
+	b := Read()
+	return fmt.Sprintf("%s %s\ncommit: %s\nbuilt:  %s\ngo:     %s\n", program, b.Version, b.Revision, b.Date, b.GoVersion)
 }

@@ -1,7 +1,8 @@
 // Package metrics is rmsd's Prometheus instrumentation: upstream RMS's
 // rms_* families (build and configuration info, per-RPC latency histograms,
 // workflow counters and in-flight gauges) and rmsd's own rmsd_* gauges
-// (the job registry's index, BMC operations, firmware download bytes), on
+// (the job registry's index, BMC operations, firmware download bytes), the
+// build, job durations, and the standard process_* and go_* collectors, on
 // one registry served at /metrics.
 //
 // It only observes: the job engine, the gRPC server and the hardware

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc/codes"
 )
@@ -21,8 +22,16 @@ type Info struct {
 	FirmwareDir     string
 }
 
-// rpcBuckets are upstream's histogram buckets, in seconds.
-var rpcBuckets = []float64{0.01, 0.05, 0.1, 0.5, 1, 5, 10}
+// rpcBuckets, in seconds, reach from a sub-millisecond read (GetVersion, a
+// status poll) to a multi-minute synchronous call (a power change waiting
+// for a whole rack's BMCs). Upstream's seven (0.01 .. 10 s) put every read
+// in the first bucket and every long call in +Inf.
+var rpcBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+	1, 2.5, 5, 10, 30, 60, 120, 300, 600}
+
+// jobBuckets, in seconds, reach from a simulated job's fraction of a second
+// to a firmware update of several hours.
+var jobBuckets = []float64{0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400}
 
 // Metrics owns the registry and the families rmsd updates.
 type Metrics struct {
@@ -30,6 +39,7 @@ type Metrics struct {
 	rpc       *prometheus.HistogramVec
 	workflows *prometheus.CounterVec
 	inFlight  *prometheus.GaugeVec
+	jobs      *prometheus.HistogramVec
 }
 
 // New registers the info families and the families the engine and the
@@ -50,6 +60,11 @@ func New(info Info) *Metrics {
 			Name: "rms_workflows_in_flight",
 			Help: "Workflows created and not yet completed or failed.",
 		}, []string{"workflow_type", "is_leaf"}),
+		jobs: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "rmsd_job_duration_seconds",
+			Help:    "Time from a job's creation to its end, by workflow type and outcome (completed or failed).",
+			Buckets: jobBuckets,
+		}, []string{"workflow_type", "is_leaf", "outcome"}),
 	}
 	version := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "rms_api_version",
@@ -65,7 +80,15 @@ func New(info Info) *Metrics {
 			"grpc_port": strconv.Itoa(info.GRPCPort), "firmware_dir": info.FirmwareDir},
 	})
 	config.Set(1)
-	m.reg.MustRegister(version, config, m.rpc, m.workflows, m.inFlight)
+	build := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "rmsd_build_info",
+		Help: "The running rmsd's version, commit and Go version (always 1).",
+		ConstLabels: prometheus.Labels{"version": info.BuildVersion, "commit": info.GitSHA,
+			"goversion": info.GoVersion},
+	})
+	build.Set(1)
+	m.reg.MustRegister(version, config, build, m.rpc, m.workflows, m.inFlight, m.jobs,
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
 	return m
 }
 

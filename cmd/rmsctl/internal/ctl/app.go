@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
 
+	"github.com/rmsd/rmsd/cmd/internal/buildinfo"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 )
 
@@ -66,7 +67,12 @@ The target comes from the global flags, else from the config file
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		PersistentPreRunE: a.prepare,
+		// --version prints rmsctl's own build without dialling rmsd;
+		// the version command adds rmsd's.
+		Version: buildinfo.Version(),
 	}
+	root.SetVersionTemplate(buildinfo.Describe("rmsctl"))
+	root.Flags().Bool("version", false, "print rmsctl's version, commit and Go version, and exit")
 	root.CompletionOptions.DisableDefaultCmd = true
 	f := root.PersistentFlags()
 	a.target.Timeout = duration(defaultTimeout)
