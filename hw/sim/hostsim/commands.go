@@ -2,11 +2,12 @@ package hostsim
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"path"
 	"strings"
+
+	"github.com/rmsd/rmsd/hw/sim/simssh"
 )
 
 // run interprets one command line (commands joined by &&, an optional
@@ -16,7 +17,7 @@ func (h *Host) run(line string, stdin *bufio.Reader, stdout, stderr io.Writer) i
 	h.mu.Lock()
 	h.commands = append(h.commands, line)
 	h.mu.Unlock()
-	words, err := splitWords(line)
+	words, err := simssh.SplitWords(line)
 	if err != nil {
 		fmt.Fprintf(stderr, "bash: syntax error: %v\n", err)
 		return 2
@@ -33,47 +34,6 @@ func (h *Host) run(line string, stdin *bufio.Reader, stdout, stderr io.Writer) i
 		cmd = nil
 	}
 	return 0
-}
-
-// splitWords tokenises a POSIX command line: ' and " quoting, backslash
-// escapes and a bare && as its own word.
-func splitWords(line string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case c == '\'' || c == '"':
-			end := strings.IndexByte(line[i+1:], c)
-			if end < 0 {
-				return nil, errors.New("unterminated quote")
-			}
-			cur.WriteString(line[i+1 : i+1+end])
-			i += end + 1
-			inWord = true
-		case c == '\\' && i+1 < len(line):
-			cur.WriteByte(line[i+1])
-			i++
-			inWord = true
-		case c == ' ' || c == '\t':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '&' && i+1 < len(line) && line[i+1] == '&' && !inWord:
-			words = append(words, "&&")
-			i++
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }
 
 // runOne runs one command. root is a login as root or a command run

@@ -2,10 +2,11 @@ package hostsim
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"net"
 	"time"
+
+	"github.com/rmsd/rmsd/hw/sim/simssh"
 
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
@@ -101,16 +102,14 @@ func (h *Host) serveSession(ch ssh.Channel, reqs <-chan *ssh.Request) {
 		case "pty-req", "env":
 			_ = req.Reply(true, nil)
 		case "exec":
-			cmd := parseString(req.Payload)
+			cmd := simssh.PayloadString(req.Payload)
 			_ = req.Reply(true, nil)
 			code := h.run(cmd, bufio.NewReader(ch), ch, ch.Stderr())
 			h.log.Debug().Str("cmd", cmd).Int("exit", code).Msg("host ssh exec")
-			var b [4]byte
-			binary.BigEndian.PutUint32(b[:], uint32(code))
-			_, _ = ch.SendRequest("exit-status", false, b[:])
+			simssh.SendExitStatus(ch, code)
 			return
 		case "subsystem":
-			if parseString(req.Payload) != "sftp" {
+			if simssh.PayloadString(req.Payload) != "sftp" {
 				_ = req.Reply(false, nil)
 				continue
 			}
@@ -125,15 +124,4 @@ func (h *Host) serveSession(ch ssh.Channel, reqs <-chan *ssh.Request) {
 			}
 		}
 	}
-}
-
-func parseString(payload []byte) string {
-	if len(payload) < 4 {
-		return ""
-	}
-	n := binary.BigEndian.Uint32(payload)
-	if int(n) > len(payload)-4 {
-		return ""
-	}
-	return string(payload[4 : 4+n])
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/rmsd/rmsd/hw/sim/simssh"
 )
 
 // ONIEVersion is what the simulated ONIE reports (onie-sysinfo -v).
@@ -48,7 +50,7 @@ func (s *Switch) checkONIELoginLocked(name, password string) authResult {
 // runONIE runs one command line of the ONIE shell; stdin is the session's
 // input (for cat > FILE).
 func (s *Switch) runONIE(line string, stdin io.Reader, stdout, stderr io.Writer) int {
-	words, err := splitWords(line)
+	words, err := simssh.SplitWords(line)
 	if err != nil || len(words) == 0 {
 		fmt.Fprintln(stderr, "sh: syntax error")
 		return 2

@@ -8,13 +8,15 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/rmsd/rmsd/hw/sim/simssh"
 )
 
 // runCommand interprets the small shell subset RMS sends to an NVOS host:
 // commands joined by "&&", words quoted with ' or ". It returns the exit
 // status of the last command run.
 func (s *Switch) runCommand(line string, stdout, stderr io.Writer) int {
-	words, err := splitWords(line)
+	words, err := simssh.SplitWords(line)
 	if err != nil {
 		fmt.Fprintf(stderr, "sh: syntax error: %v\n", err)
 		return 2
@@ -36,46 +38,6 @@ func (s *Switch) runCommand(line string, stdout, stderr io.Writer) int {
 		cmd = nil
 	}
 	return code
-}
-
-// splitWords tokenises a command line; a bare && is its own word.
-func splitWords(line string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case c == '\'' || c == '"':
-			end := strings.IndexByte(line[i+1:], c)
-			if end < 0 {
-				return nil, errors.New("unterminated quote")
-			}
-			cur.WriteString(line[i+1 : i+1+end])
-			i += end + 1
-			inWord = true
-		case c == '\\' && i+1 < len(line):
-			cur.WriteByte(line[i+1])
-			i++
-			inWord = true
-		case c == ' ' || c == '\t':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '&' && i+1 < len(line) && line[i+1] == '&' && !inWord:
-			words = append(words, "&&")
-			i++
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }
 
 // runOne runs one simple command against the switch state.

@@ -1,12 +1,13 @@
 package nvossim
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 	"net"
 	"strings"
 	"time"
+
+	"github.com/rmsd/rmsd/hw/sim/simssh"
 
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
@@ -139,7 +140,7 @@ func (s *Switch) serveSession(ch ssh.Channel, reqs <-chan *ssh.Request, sess ses
 		case "pty-req", "env", "window-change":
 			_ = req.Reply(true, nil)
 		case "exec":
-			cmd := parseString(req.Payload)
+			cmd := simssh.PayloadString(req.Payload)
 			if s.isDown() {
 				sess.drop() // rebooting: the connection goes away
 				return
@@ -155,18 +156,18 @@ func (s *Switch) serveSession(ch ssh.Channel, reqs <-chan *ssh.Request, sess ses
 				code = s.runCommand(cmd, ch, ch.Stderr())
 			}
 			s.log.Debug().Str("user", sess.user).Str("cmd", cmd).Int("exit", code).Msg("ssh exec")
-			sendExit(ch, code)
+			simssh.SendExitStatus(ch, code)
 			return
 		case "shell":
 			_ = req.Reply(true, nil)
 			if sess.expired {
-				sendExit(ch, s.forcePasswordChange(ch, sess.user))
+				simssh.SendExitStatus(ch, s.forcePasswordChange(ch, sess.user))
 			} else {
-				sendExit(ch, s.interactiveShell(ch))
+				simssh.SendExitStatus(ch, s.interactiveShell(ch))
 			}
 			return
 		case "subsystem":
-			if parseString(req.Payload) != "sftp" || sess.expired || s.InONIE() { // ONIE has no SFTP server
+			if simssh.PayloadString(req.Payload) != "sftp" || sess.expired || s.InONIE() { // ONIE has no SFTP server
 				_ = req.Reply(false, nil)
 				continue
 			}
@@ -181,23 +182,6 @@ func (s *Switch) serveSession(ch ssh.Channel, reqs <-chan *ssh.Request, sess ses
 			}
 		}
 	}
-}
-
-func parseString(payload []byte) string {
-	if len(payload) < 4 {
-		return ""
-	}
-	n := binary.BigEndian.Uint32(payload)
-	if int(n) > len(payload)-4 {
-		return ""
-	}
-	return string(payload[4 : 4+n])
-}
-
-func sendExit(ch ssh.Channel, code int) {
-	var b [4]byte
-	binary.BigEndian.PutUint32(b[:], uint32(code))
-	_, _ = ch.SendRequest("exit-status", false, b[:])
 }
 
 // readLine reads one line typed on a PTY (terminated by CR or LF).
