@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/pkg/sftp"
+
+	"github.com/rmsd/rmsd/hw/sim/simssh"
 )
 
 // fs serves the host's in-memory files to pkg/sftp: enough for an upload
@@ -67,13 +69,13 @@ func (f fs) Filelist(r *sftp.Request) (sftp.ListerAt, error) {
 	case r.Method != "Stat" && r.Method != "Lstat":
 		return nil, sftp.ErrSSHFxOpUnsupported
 	case f.h.dirs[p]:
-		return lister{info{name: path.Base(p), dir: true}}, nil
+		return simssh.FileList{info{name: path.Base(p), dir: true}}, nil
 	}
 	b, ok := f.h.files[p]
 	if !ok {
 		return nil, sftp.ErrSSHFxNoSuchFile
 	}
-	return lister{info{name: path.Base(p), size: int64(len(b))}}, nil
+	return simssh.FileList{info{name: path.Base(p), size: int64(len(b))}}, nil
 }
 
 type writer struct {
@@ -92,20 +94,6 @@ func (w writer) WriteAt(p []byte, off int64) (int, error) {
 	copy(b[off:], p)
 	w.h.files[w.path] = b
 	return len(p), nil
-}
-
-type lister []os.FileInfo
-
-// ListAt copies entries from offset.
-func (l lister) ListAt(ls []os.FileInfo, offset int64) (int, error) {
-	if offset >= int64(len(l)) {
-		return 0, io.EOF
-	}
-	n := copy(ls, l[offset:])
-	if n < len(ls) {
-		return n, io.EOF
-	}
-	return n, nil
 }
 
 type info struct {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path"
 
+	"github.com/rmsd/rmsd/hw/sim/simssh"
+
 	"github.com/pkg/sftp"
 )
 
@@ -108,29 +110,15 @@ func (h sftpFS) Filelist(r *sftp.Request) (sftp.ListerAt, error) {
 		if !h.sw.fs.isDir(p) {
 			return nil, sftp.ErrSSHFxNoSuchFile
 		}
-		return listerAt(h.sw.fs.list(p)), nil
+		return simssh.FileList(h.sw.fs.list(p)), nil
 	case "Stat", "Lstat":
 		fi, err := h.sw.fs.stat(p)
 		if err != nil {
 			return nil, sftpErr(err)
 		}
-		return listerAt{fi}, nil
+		return simssh.FileList{fi}, nil
 	}
 	return nil, sftp.ErrSSHFxOpUnsupported
-}
-
-type listerAt []os.FileInfo
-
-// ListAt copies entries starting at offset into ls.
-func (l listerAt) ListAt(ls []os.FileInfo, offset int64) (int, error) {
-	if offset >= int64(len(l)) {
-		return 0, io.EOF
-	}
-	n := copy(ls, l[offset:])
-	if n < len(ls) {
-		return n, io.EOF
-	}
-	return n, nil
 }
 
 // sftpWriter writes into one memFile, honouring the stall fault.
