@@ -11,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -54,6 +55,23 @@ func NewCA(t testing.TB, name string) *CA {
 // returns their paths.
 func (ca *CA) Issue(t testing.TB, dir, name, dnsName string, usage x509.ExtKeyUsage) (certFile, keyFile string) {
 	t.Helper()
+	return ca.IssueIdentity(t, dir, name, Identity{Subject: pkix.Name{CommonName: name}, DNSNames: []string{dnsName}}, usage)
+}
+
+// Identity is what a leaf certificate names: its subject and its DNS and
+// URI subject alternative names.
+type Identity struct {
+	Subject  pkix.Name
+	DNSNames []string
+	URIs     []*url.URL
+}
+
+// IssueIdentity writes a leaf certificate for usage naming id, and its
+// PKCS#8 key, into dir as name.crt and name.key, and returns their paths:
+// a client certificate whose subject and SANs an authorization rule
+// matches.
+func (ca *CA) IssueIdentity(t testing.TB, dir, name string, id Identity, usage x509.ExtKeyUsage) (certFile, keyFile string) {
+	t.Helper()
 	key := newKey(t)
 	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
 	if err != nil {
@@ -61,8 +79,9 @@ func (ca *CA) Issue(t testing.TB, dir, name, dnsName string, usage x509.ExtKeyUs
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: name},
-		DNSNames:     []string{dnsName},
+		Subject:      id.Subject,
+		DNSNames:     id.DNSNames,
+		URIs:         id.URIs,
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
