@@ -24,6 +24,25 @@ type Config struct {
 	Redfish   Redfish   `koanf:"redfish"`
 	Simulator Simulator `koanf:"simulator"`
 	Admin     Admin     `koanf:"admin"`
+	Authz     Authz     `koanf:"authz"`
+}
+
+// Authz turns on authorization of the gRPC API by client certificate
+// (rmsd's own section; docs/authz.md). Without a role everything is
+// allowed, as upstream; with one, each RPC needs a permission group that a
+// role bound to the caller's verified client certificate grants, on every
+// rack the request names.
+type Authz struct {
+	// Roles are the roles by name, each an [authz.roles.<name>] table:
+	// permissions = [groups: read, power, firmware, switch-admin, fabric,
+	// destructive, admin] and, optionally, racks = [rack ids or globs] it is
+	// limited to.
+	Roles map[string]AuthzRole `koanf:"roles"`
+	// Bindings grant roles to client certificates, each an
+	// [[authz.bindings]] entry: roles = [names] and one or more of cn, ou,
+	// dns, uri, each an exact value or a path.Match glob, all of which must
+	// match.
+	Bindings []AuthzBinding `koanf:"bindings"`
 }
 
 // Admin configures the admin service (rmsd_admin.Admin): listing and

@@ -87,7 +87,17 @@ func (d *decoder) decodeValue(path string, val any, field reflect.Value) {
 			d.addf("%s: expected a table, got %s", d.where(path), describe(val))
 			return
 		}
+		if field.Type() == reflect.TypeOf(map[string]AuthzRole(nil)) {
+			field.Set(reflect.ValueOf(d.decodeRoles(path, sub)))
+			return
+		}
 		field.Set(reflect.ValueOf(d.decodeProfiles(path, sub)))
+	case reflect.Slice:
+		if field.Type() != reflect.TypeOf([]AuthzBinding(nil)) {
+			d.addf("%s: unsupported configuration field type %s", path, field.Type())
+			return
+		}
+		field.Set(reflect.ValueOf(d.decodeBindings(path, val)))
 	case reflect.String:
 		s, ok := val.(string)
 		if !ok {

@@ -103,6 +103,9 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if serverOpts.Authorizer, err = authorizer(cfg.Authz, serverOpts.TLS != nil, logger); err != nil {
+		return nil, err
+	}
 	registry := racks.New(profileNames(cfg.Workflows.ExpectedInventoryProfiles))
 
 	d := &daemon{cfg: cfg, log: logger.Logger, after: opts.After, served: make(chan error, 1)}

@@ -14,6 +14,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/rmsd/rmsd/grpc/authz"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/grpc/rmspbv2"
 )
@@ -29,6 +30,10 @@ type Options struct {
 	// ObserveRPC, when set, is told of every finished RPC (the metrics);
 	// nil observes nothing.
 	ObserveRPC RPCObserver
+	// Authorizer, when set, refuses the calls its [authz] roles do not
+	// allow (PERMISSION_DENIED, logged at warn) before any handler runs;
+	// nil allows every call.
+	Authorizer *authz.Policy
 }
 
 // Server serves both RMS services, health and reflection on one listener.
@@ -56,12 +61,20 @@ func New(opts Options) *Server {
 	// Recovery runs innermost so the log line (and the observer, outermost)
 	// records the INTERNAL it produces; the reasons of in-band failures are
 	// logged and sent as a trailer from the reply the handler answered.
-	unary := []grpc.UnaryServerInterceptor{logUnary(opts.Logger), reasonUnary(opts.Logger), recoverUnary(opts.Logger)}
+	// Authorization runs inside the log line, which records its refusals'
+	// PERMISSION_DENIED, and before anything a handler does.
+	unary := []grpc.UnaryServerInterceptor{logUnary(opts.Logger)}
+	var stream []grpc.StreamServerInterceptor
+	if opts.Authorizer != nil {
+		unary = append(unary, authorizeUnary(opts.Authorizer, opts.Deps, opts.Logger))
+		stream = append(stream, authorizeStream(opts.Authorizer, opts.Logger))
+	}
+	unary = append(unary, reasonUnary(opts.Logger), recoverUnary(opts.Logger))
 	if opts.ObserveRPC != nil {
 		unary = append([]grpc.UnaryServerInterceptor{observeUnary(opts.ObserveRPC)}, unary...)
-		serverOpts = append(serverOpts, grpc.ChainStreamInterceptor(observeStream(opts.ObserveRPC)))
+		stream = append([]grpc.StreamServerInterceptor{observeStream(opts.ObserveRPC)}, stream...)
 	}
-	serverOpts = append(serverOpts, grpc.ChainUnaryInterceptor(unary...))
+	serverOpts = append(serverOpts, grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
 	if opts.TLS != nil {
 		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(opts.TLS)))
 	}

@@ -186,6 +186,15 @@ func (s *source) key(typeName, section string, f reflect.StructField, def reflec
 			return Key{}, fmt.Errorf("%s.%s: a non-empty default table cannot be rendered", typeName, f.Name)
 		}
 		return k, nil // tables have no environment override
+	case reflect.Slice:
+		if f.Type.Elem().Kind() != reflect.Struct {
+			return Key{}, fmt.Errorf("%s.%s: only arrays of tables are supported", typeName, f.Name)
+		}
+		k.Type, k.Default = "array of tables", "empty"
+		if def.Len() > 0 {
+			return Key{}, fmt.Errorf("%s.%s: a non-empty default array cannot be rendered", typeName, f.Name)
+		}
+		return k, nil
 	default:
 		return Key{}, fmt.Errorf("%s.%s: unsupported kind %s", typeName, f.Name, f.Type.Kind())
 	}

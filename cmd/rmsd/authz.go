@@ -1,0 +1,32 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rmsd/rmsd/cmd/internal/logging"
+	"github.com/rmsd/rmsd/config"
+	"github.com/rmsd/rmsd/grpc/authz"
+)
+
+// errAuthzNeedsMTLS refuses [authz] roles on a plaintext listener: no
+// caller would carry a verified certificate, so every RPC would be denied.
+var errAuthzNeedsMTLS = errors.New("[authz] defines roles, but the gRPC listener is not mTLS ([tls] cert, key and ca): every caller would be denied; configure mTLS or remove the roles")
+
+// authorizer compiles [authz] for the gRPC server: nil (allow everything)
+// without roles. mtls tells whether callers present verified certificates.
+func authorizer(cfg config.Authz, mtls bool, log logging.Logger) (*authz.Policy, error) {
+	policy, err := authz.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	if policy == nil {
+		return nil, nil
+	}
+	if !mtls {
+		return nil, errAuthzNeedsMTLS
+	}
+	log.Info().Int("roles", len(cfg.Roles)).Int("bindings", len(cfg.Bindings)).
+		Msg("authorization on: RPCs need a permission a role bound to the client certificate grants")
+	return policy, nil
+}
