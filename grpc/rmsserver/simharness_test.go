@@ -59,6 +59,20 @@ func startSimRackDeps(t *testing.T, opts sim.Options, tune func(*Deps)) *simRack
 // started fleet (its ports).
 func startSimRackFleetDeps(t *testing.T, opts sim.Options, tune func(*sim.Fleet, *Deps)) *simRack {
 	t.Helper()
+	s, deps := newSimRack(t, opts)
+	if tune != nil {
+		tune(s.fleet, &deps)
+	}
+	s.conn = startTestServer(t, deps)
+	s.client = rmspb.NewRackManagerClient(s.conn)
+	return s
+}
+
+// newSimRack starts one simulated rack, its node registry and a real job
+// engine, and returns the server dependencies wired to them; the caller
+// starts the server.
+func newSimRack(t *testing.T, opts sim.Options) (*simRack, Deps) {
+	t.Helper()
 	fleet, err := sim.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -91,13 +105,7 @@ func startSimRackFleetDeps(t *testing.T, opts sim.Options, tune func(*sim.Fleet,
 		}
 	}
 	s.engine = newTestEngine(t) // closed before the fleet, after the server
-	deps := Deps{Racks: reg, Nodes: runner, Jobs: s.engine}
-	if tune != nil {
-		tune(fleet, &deps)
-	}
-	s.conn = startTestServer(t, deps)
-	s.client = rmspb.NewRackManagerClient(s.conn)
-	return s
+	return s, Deps{Racks: reg, Nodes: runner, Jobs: s.engine}
 }
 
 // ofKind returns the rack's nodes of one kind.
