@@ -26,6 +26,9 @@ const (
 	// ExitRefused: rmsd refused the request with another gRPC error
 	// (INVALID_ARGUMENT, ALREADY_EXISTS, FAILED_PRECONDITION, ...).
 	ExitRefused = 5
+	// ExitDenied: rmsd's [authz] does not grant the client certificate
+	// the RPC's permission (gRPC PERMISSION_DENIED).
+	ExitDenied = 6
 	// ExitInterrupted: SIGINT or SIGTERM stopped rmsctl while it waited.
 	ExitInterrupted = 130
 )
@@ -61,6 +64,8 @@ func rpcError(a *app, rpc string, err error) error {
 			err: fmt.Errorf("%s: rmsd at %s unreachable (%s): %s", rpc, a.target.Addr, st.Code(), st.Message())}
 	case codes.NotFound:
 		return &exitError{code: ExitNotFound, err: fmt.Errorf("%s: %s", rpc, st.Message())}
+	case codes.PermissionDenied:
+		return &exitError{code: ExitDenied, err: fmt.Errorf("%s: permission denied: %s", rpc, st.Message())}
 	default:
 		return &exitError{code: ExitRefused, err: fmt.Errorf("%s: %s: %s", rpc, st.Code(), st.Message())}
 	}
