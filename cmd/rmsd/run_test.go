@@ -222,6 +222,10 @@ func TestRunRefusesToStart(t *testing.T) {
 		{"neither mTLS nor insecure", "port = 0\n", nil, "refusing to start gRPC server without mTLS"},
 		{"invalid configuration", "port = \"x\"\nbogus = 1\n", nil, `unknown key "bogus"`},
 		{"TOML syntax error", "port = 0\n[tls\n", nil, "(1 problem): "},
+		{"authz on plaintext", insecureLoopback + "[authz.roles.ro]\npermissions = [\"read\"]\n", []string{"RMS_ALLOW_INSECURE=1"},
+			"[authz] defines roles, but the gRPC listener is not mTLS"},
+		{"invalid authz", insecureLoopback + "[authz.roles.ro]\npermissions = [\"reboot\"]\n[[authz.bindings]]\nroles = [\"rw\"]\ncn = \"x\"\n",
+			[]string{"RMS_ALLOW_INSECURE=1"}, `authz.bindings[0].roles: unknown role "rw"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
