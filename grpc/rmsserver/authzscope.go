@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -75,7 +76,7 @@ func (c *scopeCollector) walk(m protoreflect.Message, depth int) {
 	}
 	for i := range fields.Len() {
 		f := fields.Get(i)
-		if f.Message() == nil || f.IsMap() || !m.Has(f) {
+		if f.Message() == nil || f.IsMap() || !namesRacks(f.Message()) || !m.Has(f) {
 			continue
 		}
 		if f.IsList() {
@@ -96,10 +97,7 @@ func (c *scopeCollector) place(deps Deps) {
 		c.siteWide = true
 		return
 	}
-	byID := map[string][]string{}
-	for _, n := range deps.Racks.Nodes() {
-		byID[n.ID] = append(byID[n.ID], n.RackID)
-	}
+	byID := deps.Racks.RacksOf(c.unplaced)
 	for _, id := range c.unplaced {
 		racks, ok := byID[id]
 		if !ok {
@@ -132,4 +130,38 @@ func jobScope(ctx context.Context, deps Deps, id string) (authz.Scope, error) {
 	s.Racks = slices.Compact(s.Racks)
 	s.SiteWide = len(s.Racks) == 0
 	return s, nil
+}
+
+// rackNaming memoizes namesRacks by message name.
+var rackNaming sync.Map // protoreflect.FullName -> bool
+
+// namesRacks reports whether messages of md can hold a rack_id, rack_ids
+// or node_id field, themselves or in the messages they nest (not through
+// maps): walk skips the others (endpoints, credentials, filters).
+func namesRacks(md protoreflect.MessageDescriptor) bool {
+	if v, ok := rackNaming.Load(md.FullName()); ok {
+		return v.(bool)
+	}
+	found := searchRacks(md, map[protoreflect.FullName]bool{}, 0)
+	rackNaming.Store(md.FullName(), found)
+	return found
+}
+
+func searchRacks(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool, depth int) bool {
+	if seen[md.FullName()] || depth > maxScopeDepth {
+		return false
+	}
+	seen[md.FullName()] = true
+	fields := md.Fields()
+	for _, name := range []protoreflect.Name{"rack_id", "rack_ids", "node_id"} {
+		if f := fields.ByName(name); f != nil && f.Kind() == protoreflect.StringKind {
+			return true
+		}
+	}
+	for i := range fields.Len() {
+		if f := fields.Get(i); f.Message() != nil && !f.IsMap() && searchRacks(f.Message(), seen, depth+1) {
+			return true
+		}
+	}
+	return false
 }

@@ -396,3 +396,21 @@ func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Ad
 	}
 	return nil, errors.New("no such host")
 }
+
+// TestRacksOf places node ids in the racks that register them.
+func TestRacksOf(t *testing.T) {
+	r := New(nil)
+	c := hw.ComputeGB200Nvidia
+	for _, err := range r.Create([]hw.Node{node("r2", "n1", c), node("r1", "n1", c), node("r1", "n2", c)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := r.RacksOf([]string{"n1", "n2", "n3", "n1"})
+	if len(got) != 2 || strings.Join(got["n1"], ",") != "r1,r2" || strings.Join(got["n2"], ",") != "r1" {
+		t.Fatalf("RacksOf = %v", got)
+	}
+	if _, ok := got["n3"]; ok {
+		t.Fatal("an unregistered node id was placed")
+	}
+}
