@@ -49,8 +49,15 @@ type scopeCollector struct {
 	siteWide bool
 }
 
+// walk collects from m, at depth below the request. It is only called on
+// messages that can name a rack (namesRacks); one nested deeper than
+// maxScopeDepth is not read, and makes the request site-wide.
 func (c *scopeCollector) walk(m protoreflect.Message, depth int) {
-	if !m.IsValid() || depth > maxScopeDepth {
+	if !m.IsValid() {
+		return
+	}
+	if depth > maxScopeDepth {
+		c.siteWide = true
 		return
 	}
 	fields := m.Descriptor().Fields()
