@@ -34,7 +34,7 @@ type barsView struct {
 	out      *os.File
 	progress *mpb.Progress
 	parent   *jobBar
-	staged   bool
+	runbook  bool
 	children map[string]*jobBar
 }
 
@@ -120,12 +120,11 @@ func (v *barsView) update(states []*rmspb.JobStatus) error {
 	if v.parent == nil {
 		v.parent = v.newBar("job " + shortID(job.GetJobId()))
 	}
-	_, staged := stageOfJob(job)
-	v.staged = v.staged || staged
-	v.parent.set(parentFraction(job, children), parentText(job, children, v.staged))
+	v.runbook = v.runbook || isRunbook(job)
+	v.parent.set(parentFraction(job, children), parentText(job, children, v.runbook))
 	for _, c := range children {
 		b := v.children[c.GetJobId()]
-		if b == nil && v.staged && c.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
+		if b == nil && v.runbook && c.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
 			continue // a runbook's hold on a node: its stage is the parent's
 		}
 		if b == nil {
@@ -166,8 +165,8 @@ func (v *barsView) finish(final []*rmspb.JobStatus) {
 
 // parentText is the text beside the parent's bar (and in its line): its
 // stage when it names one, else its description, with how many children
-// finished unless they are a runbook's holds (staged).
-func parentText(job *rmspb.JobStatus, children []*rmspb.JobStatus, staged bool) string {
+// finished unless they are a runbook's holds.
+func parentText(job *rmspb.JobStatus, children []*rmspb.JobStatus, runbook bool) string {
 	state := jobState(job.GetExecutionState())
 	if terminal(job.GetExecutionState()) {
 		return state + ": " + job.GetStateDescription()
@@ -175,7 +174,7 @@ func parentText(job *rmspb.JobStatus, children []*rmspb.JobStatus, staged bool) 
 	if st, ok := stageOfJob(job); ok {
 		return state + ": " + st.String()
 	}
-	if len(children) > 0 && !staged {
+	if len(children) > 0 && !runbook {
 		return fmt.Sprintf("%s, %d/%d children finished: %s", state, finishedChildren(children), len(children), job.GetStateDescription())
 	}
 	return state + ": " + job.GetStateDescription()

@@ -66,7 +66,7 @@ func parentFraction(parent *rmspb.JobStatus, children []*rmspb.JobStatus) float6
 	if terminal(parent.GetExecutionState()) {
 		return 1
 	}
-	if _, staged := stageOfJob(parent); staged || len(children) == 0 {
+	if isRunbook(parent) || len(children) == 0 {
 		return leafFraction(parent)
 	}
 	return float64(finishedChildren(children)) / float64(len(children))

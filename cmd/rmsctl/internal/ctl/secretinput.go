@@ -62,15 +62,15 @@ func (s secretSource) read(streams Streams, what string) (string, error) {
 	return first, nil
 }
 
-// prompt asks on out and reads one line from the terminal in without echo.
+// prompt asks on out and reads one line from the terminal in, which does
+// not echo it: echo is off before the prompt shows (hiddenLine).
 func prompt(in *os.File, out io.Writer, text string) (string, error) {
-	fmt.Fprint(out, text)
-	b, err := term.ReadPassword(int(in.Fd()))
+	line, err := hiddenLine(in, func() { fmt.Fprint(out, text) })
 	fmt.Fprintln(out)
 	if err != nil {
 		return "", usageError("read from the terminal: %w", err)
 	}
-	return string(b), nil
+	return line, nil
 }
 
 // firstLine is the first line of r without its line ending; empty is an

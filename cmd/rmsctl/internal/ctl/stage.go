@@ -98,3 +98,23 @@ func coldRebootStage(desc string) (runbookStage, bool) {
 	}
 	return runbookStage{n: i + 1, total: len(coldRebootStages), what: what + " (runbook step " + step + ")"}, true
 }
+
+// runbookSentinels are the suffixes of the rack-wide node ids a runbook
+// job runs on ("rack-001:cold-reboot"; hw/coldreboot.SentinelNode and
+// hw/fabricsync.SentinelNode, which a test holds them to).
+var runbookSentinels = []string{":cold-reboot", ":scale-up-fabric"}
+
+// isRunbook says whether j is a runbook job: it names its stage, or it
+// runs on a rack's runbook sentinel. Its children only hold the nodes it
+// drives, from the first poll on (before the first stage is reported).
+func isRunbook(j *rmspb.JobStatus) bool {
+	if _, ok := stageOfJob(j); ok {
+		return true
+	}
+	for _, s := range runbookSentinels {
+		if j.GetRackId() != "" && j.GetNodeId() == j.GetRackId()+s {
+			return true
+		}
+	}
+	return false
+}

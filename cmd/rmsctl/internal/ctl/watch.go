@@ -106,27 +106,26 @@ func label(j *rmspb.JobStatus) string {
 // A runbook job's line names its stage; its children, which only hold the
 // nodes it drives, get lines of their own only when one fails.
 type linesView struct {
-	out    io.Writer
-	seen   map[string]string
-	staged bool
+	out     io.Writer
+	seen    map[string]string
+	runbook bool
 }
 
 func (v *linesView) update(states []*rmspb.JobStatus) error {
 	job, children := states[0], states[1:]
-	_, staged := stageOfJob(job)
-	v.staged = v.staged || staged
+	v.runbook = v.runbook || isRunbook(job)
 	for i, j := range states {
 		key := changeKey(j)
 		if v.seen[j.GetJobId()] == key {
 			continue
 		}
-		if i > 0 && v.staged && j.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
+		if i > 0 && v.runbook && j.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
 			continue
 		}
 		v.seen[j.GetJobId()] = key
 		role, text := "child ", jobState(j.GetExecutionState())+": "+j.GetStateDescription()
 		if i == 0 {
-			role, text = "job ", parentText(job, children, v.staged)
+			role, text = "job ", parentText(job, children, v.runbook)
 		}
 		line := fmt.Sprintf("%s %s%s %s %s", time.Now().UTC().Format("15:04:05"), role, j.GetJobId(), label(j), text)
 		if j.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
