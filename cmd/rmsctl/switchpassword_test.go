@@ -122,6 +122,20 @@ func TestSwitchPasswordPromptsWithoutEcho(t *testing.T) {
 		t.Error("the switch does not accept the password typed at the prompt")
 	}
 
+	// Ctrl-C at the prompt ends rmsctl, nothing sent.
+	signalled := false
+	out, code = inTerminal(t, &pty.Winsize{Rows: 40, Cols: 120}, func(shown string, cmd *exec.Cmd, _ *os.File) {
+		if !signalled && strings.Contains(shown, "New password: ") {
+			signalled = true
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Error(err)
+			}
+		}
+	}, "switch", "password", "--rack", rack, "--user", "ops", passwordSwitch)
+	if code != 130 || !strings.Contains(out, "interrupted: nothing was sent") {
+		t.Errorf("Ctrl-C at the prompt: exit %d:\n%q", code, out)
+	}
+
 	r := rmsctlWithInput(t, "", "switch", "password", "--rack", rack, "--user", "ops", passwordSwitch)
 	if r.code != 2 || !strings.Contains(r.stderr, "--password-file FILE or --password-stdin") {
 		t.Errorf("no password source and no terminal: exit %d, %q; want 2 naming the flags", r.code, r.stderr)

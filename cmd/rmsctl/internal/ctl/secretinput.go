@@ -2,6 +2,7 @@ package ctl
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +28,7 @@ type secretSource struct {
 // terminal, what is typed at two no-echo prompts on stderr, which must
 // agree. what names the secret in prompts and errors; the secret itself is
 // never part of an error.
-func (s secretSource) read(streams Streams, what string) (string, error) {
+func (s secretSource) read(ctx context.Context, streams Streams, what string) (string, error) {
 	switch {
 	case s.file != "" && s.stdin:
 		return "", usageError("name one of --%s-file and --%s-stdin", what, what)
@@ -45,11 +46,11 @@ func (s secretSource) read(streams Streams, what string) (string, error) {
 	if !ok || !term.IsTerminal(int(in.Fd())) {
 		return "", usageError("give the new %s with --%s-file FILE or --%s-stdin (standard input is not a terminal to prompt on)", what, what, what)
 	}
-	first, err := prompt(in, streams.Err, "New "+what+": ")
+	first, err := prompt(ctx, in, streams.Err, "New "+what+": ")
 	if err != nil {
 		return "", err
 	}
-	again, err := prompt(in, streams.Err, "Retype new "+what+": ")
+	again, err := prompt(ctx, in, streams.Err, "Retype new "+what+": ")
 	if err != nil {
 		return "", err
 	}
@@ -63,10 +64,14 @@ func (s secretSource) read(streams Streams, what string) (string, error) {
 }
 
 // prompt asks on out and reads one line from the terminal in, which does
-// not echo it: echo is off before the prompt shows (hiddenLine).
-func prompt(in *os.File, out io.Writer, text string) (string, error) {
-	line, err := hiddenLine(in, func() { fmt.Fprint(out, text) })
+// not echo it: echo is off before the prompt shows (hiddenLine). The end
+// of ctx (Ctrl-C) ends the wait: interrupted, nothing sent.
+func prompt(ctx context.Context, in *os.File, out io.Writer, text string) (string, error) {
+	line, err := hiddenLine(ctx, in, func() { fmt.Fprint(out, text) })
 	fmt.Fprintln(out)
+	if ctx.Err() != nil {
+		return "", &exitError{code: ExitInterrupted, err: errors.New("the prompt was interrupted: nothing was sent")}
+	}
 	if err != nil {
 		return "", usageError("read from the terminal: %w", err)
 	}

@@ -1,6 +1,7 @@
 package ctl
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -139,7 +140,7 @@ func TestFirstLine(t *testing.T) {
 			t.Errorf("firstLine of %d bytes: %v, want a usage error", len(in), err)
 		}
 	}
-	_, err := secretSource{}.read(Streams{In: strings.NewReader("pw\n")}, "password")
+	_, err := secretSource{}.read(context.Background(), Streams{In: strings.NewReader("pw\n")}, "password")
 	if exitCode(err) != ExitUsage || !strings.Contains(err.Error(), "--password-file FILE or --password-stdin") {
 		t.Errorf("no source and no terminal: %v", err)
 	}

@@ -34,7 +34,7 @@ With --watch, follow the parent as "rmsctl jobs watch" does.`,
 			if err != nil {
 				return err
 			}
-			password, err := secret.read(a.streams, "password")
+			password, err := secret.read(cmd.Context(), a.streams, "password")
 			if err != nil {
 				return err
 			}
