@@ -210,11 +210,34 @@ func watchInTerminal(t *testing.T, job string) (string, int) {
 // empty, sends SIGINT once the terminal shows it.
 func watchInTerminalUntil(t *testing.T, job, interruptOn string) (string, int) {
 	t.Helper()
+	interrupted := interruptOn == ""
+	out, code := inTerminal(t, &pty.Winsize{Rows: 60, Cols: 160}, func(shown string, cmd *exec.Cmd, _ *os.File) {
+		if !interrupted && strings.Contains(shown, interruptOn) {
+			interrupted = true
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Error(err)
+			}
+		}
+	}, "jobs", "watch", job, "--interval", "100ms")
+	if !interrupted {
+		t.Errorf("the terminal never showed %q", interruptOn)
+	}
+	return out, code
+}
+
+// inTerminal runs rmsctl with args in the daemon's directory on a
+// pseudo-terminal of size (nil: one that reports no size) and returns
+// everything it drew, until it exited, and its exit code. react, when not
+// nil, sees everything drawn so far after each read, with the process and
+// the terminal to type on.
+func inTerminal(t *testing.T, size *pty.Winsize, react func(shown string, cmd *exec.Cmd, tty *os.File), args ...string) (string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, rmsctlBinary, "--addr", daemonAddr, "jobs", "watch", job, "--interval", "100ms")
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "TERM=xterm")
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 60, Cols: 160})
+	cmd := exec.CommandContext(ctx, rmsctlBinary, append([]string{"--addr", daemonAddr}, args...)...)
+	cmd.Dir = daemonDir
+	cmd.Env = append(environWithout("COLUMNS", "LINES"), "XDG_CONFIG_HOME="+t.TempDir(), "TERM=xterm")
+	tty, err := pty.StartWithSize(cmd, size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,24 +259,17 @@ func watchInTerminalUntil(t *testing.T, job, interruptOn string) (string, int) {
 		}
 	}()
 	var out bytes.Buffer
-	interrupted := interruptOn == ""
 	// Everything the process draws, until it exits and the terminal reads EIO.
 	for chunk := range chunks {
 		out.Write(chunk)
-		if !interrupted && strings.Contains(out.String(), interruptOn) {
-			interrupted = true
-			if err := cmd.Process.Signal(os.Interrupt); err != nil {
-				t.Fatal(err)
-			}
+		if react != nil {
+			react(out.String(), cmd, tty)
 		}
 	}
 	if err := <-readErr; !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "input/output error") {
 		t.Errorf("reading the terminal: %v", err)
 	}
 	werr := cmd.Wait()
-	if !interrupted {
-		t.Errorf("the terminal never showed %q", interruptOn)
-	}
 	code := 0
 	var exit *exec.ExitError
 	if errors.As(werr, &exit) {

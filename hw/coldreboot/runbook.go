@@ -99,7 +99,7 @@ func (r *run) execute(ctx context.Context, job messages.Reporter) {
 	for i, s := range stages {
 		if s.name == shieldedFrom {
 			if ctx.Err() != nil { // stopped before the shelves go off: nothing to restore
-				job.Progress(fmt.Sprintf("Rack reboot step %s: %s", s.step, s.message))
+				job.Progress(s.description())
 				tl.Begin(i, s.message)
 				r.cancelled(ctx, job, tl, i, nil)
 				return
@@ -107,7 +107,7 @@ func (r *run) execute(ctx context.Context, job messages.Reporter) {
 			g = newGuard(ctx, r.deps.DrainWindow, r.t.restoreTimeout())
 			stageCtx = g.ctx
 		}
-		job.Progress(fmt.Sprintf("Rack reboot step %s: %s", s.step, s.message))
+		job.Progress(s.description())
 		tl.Begin(i, s.message)
 		details, err := s.run(r, stageCtx)
 		if err == nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mattn/go-runewidth"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
@@ -17,19 +18,23 @@ import (
 // barScale is a bar's total: progress in thousandths.
 const barScale = 1000
 
-// maxStatus is the most runes of state and description beside a bar.
-const maxStatus = 64
+// minBarWidth is the narrowest a bar gets before the text beside it is
+// cut to the terminal's width.
+const minBarWidth = 10
 
 // isTerminal says whether f is a terminal.
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
-// barsView draws the live terminal view: the job's bar on top (children
-// finished out of all), one bar per child below it, each with the job's
-// state and description.
+// barsView draws the live terminal view: the job's bar on top, one bar
+// per child below it, each with the job's state and description. The
+// parent's bar is its runbook stage when it reports one (a cold reboot, a
+// fabric reconcile: its children only hold nodes and get no bars unless
+// one fails), else its children finished out of all.
 type barsView struct {
 	out      *os.File
 	progress *mpb.Progress
 	parent   *jobBar
+	runbook  bool
 	children map[string]*jobBar
 }
 
@@ -43,18 +48,31 @@ type jobBar struct {
 	at   int64
 }
 
-func (b *jobBar) status(decor.Statistics) string {
+// status is the text beside the bar after a space, whole when the
+// terminal is wide enough, else cut so that a bar of minBarWidth still fits
+// on the line: stat.AvailableWidth is what the line has left after the
+// name and the percentage, and the bar's two margins, this leading space
+// and the decorator's trailing one come off it too.
+func (b *jobBar) status(stat decor.Statistics) string {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	return printable(b.text)
+	text := printable(b.text)
+	b.mu.Unlock()
+	return " " + fitWidth(text, stat.AvailableWidth-minBarWidth-4)
 }
 
-// set moves the bar to fraction (never backwards) and its text, cut to
-// maxStatus runes so the bar keeps its room on the line.
-func (b *jobBar) set(fraction float64, text string) {
-	if r := []rune(text); len(r) > maxStatus {
-		text = string(r[:maxStatus-1]) + "…"
+// fitWidth is text cut to width terminal columns, ending in "…" when cut.
+func fitWidth(text string, width int) string {
+	if runewidth.StringWidth(text) <= width {
+		return text
 	}
+	if width < 1 {
+		return ""
+	}
+	return runewidth.Truncate(text, width, "…")
+}
+
+// set moves the bar to fraction (never backwards) and its text.
+func (b *jobBar) set(fraction float64, text string) {
 	b.mu.Lock()
 	b.text = text
 	cur := int64(fraction * barScale)
@@ -81,7 +99,7 @@ func (b *jobBar) end(completed bool) {
 func newBarsView(ctx context.Context, out *os.File) *barsView {
 	return &barsView{
 		out:      out,
-		progress: mpb.NewWithContext(ctx, mpb.WithOutput(out), mpb.WithRefreshRate(100*time.Millisecond)),
+		progress: mpb.NewWithContext(ctx, mpb.WithConsoleWriter(newSizedTerminal(out)), mpb.WithRefreshRate(100*time.Millisecond)),
 		children: map[string]*jobBar{},
 	}
 }
@@ -92,7 +110,7 @@ func (v *barsView) newBar(name string) *jobBar {
 		mpb.BarStyle().Lbound("[").Filler("=").Tip(">").Padding("-").Rbound("]"),
 		mpb.PrependDecorators(decor.Name(printable(name), decor.WC{C: decor.DindentRight | decor.DextraSpace | decor.DSyncWidth})),
 		mpb.AppendDecorators(decor.Percentage(decor.WC{W: 5, C: decor.DextraSpace}),
-			decor.Any(jb.status, decor.WC{C: decor.DindentRight | decor.DextraSpace | decor.DSyncWidth})),
+			decor.Any(jb.status, decor.WC{C: decor.DindentRight | decor.DextraSpace})),
 	)
 	return jb
 }
@@ -102,14 +120,13 @@ func (v *barsView) update(states []*rmspb.JobStatus) error {
 	if v.parent == nil {
 		v.parent = v.newBar("job " + shortID(job.GetJobId()))
 	}
-	text := jobState(job.GetExecutionState()) + ": " + job.GetStateDescription()
-	if len(children) > 0 {
-		text = fmt.Sprintf("%s, %d/%d children finished: %s", jobState(job.GetExecutionState()),
-			finishedChildren(children), len(children), job.GetStateDescription())
-	}
-	v.parent.set(parentFraction(job, children), text)
+	v.runbook = v.runbook || isRunbook(job)
+	v.parent.set(parentFraction(job, children), parentText(job, children, v.runbook))
 	for _, c := range children {
 		b := v.children[c.GetJobId()]
+		if b == nil && v.runbook && c.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
+			continue // a runbook's hold on a node: its stage is the parent's
+		}
 		if b == nil {
 			b = v.newBar(label(c))
 			v.children[c.GetJobId()] = b
@@ -144,6 +161,23 @@ func (v *barsView) finish(final []*rmspb.JobStatus) {
 		j := final[0]
 		fmt.Fprintf(safeWriter{v.out}, "job %s %s: %s\n", j.GetJobId(), jobState(j.GetExecutionState()), j.GetStateDescription())
 	}
+}
+
+// parentText is the text beside the parent's bar (and in its line): its
+// stage when it names one, else its description, with how many children
+// finished unless they are a runbook's holds.
+func parentText(job *rmspb.JobStatus, children []*rmspb.JobStatus, runbook bool) string {
+	state := jobState(job.GetExecutionState())
+	if terminal(job.GetExecutionState()) {
+		return state + ": " + job.GetStateDescription()
+	}
+	if st, ok := stageOfJob(job); ok {
+		return state + ": " + st.String()
+	}
+	if len(children) > 0 && !runbook {
+		return fmt.Sprintf("%s, %d/%d children finished: %s", state, finishedChildren(children), len(children), job.GetStateDescription())
+	}
+	return state + ": " + job.GetStateDescription()
 }
 
 // shortID keeps a bar's label narrow.

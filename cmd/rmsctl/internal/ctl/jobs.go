@@ -74,9 +74,16 @@ func (a *app) jobsWatchCommand() *cobra.Command {
 		Use:   "watch JOB_ID",
 		Short: "Follow a job and its children until it ends; exit 0 when it completed, 1 when it failed",
 		Long: `Poll GetJobStatus (with include_child_job_states) until the job ends. On a
-terminal, draw one progress bar per child and one for the parent (children
-finished out of all); otherwise print one line per change of a job's state or
-description. With -o json, print the reply as one JSON line per change.
+terminal, draw one progress bar for the parent and one per child; otherwise
+print one line per change of a job's state or description, as it comes. With
+-o json, print the reply as one JSON line per change.
+
+The parent's bar counts its finished children, except for a runbook job (a cold
+reboot, a scale-up fabric reconcile), whose children only hold the nodes it
+drives: its bar is the stage it reports ("stage 4/9: waiting for trays to
+discharge"), and its children are shown only when one fails. Text beside a bar
+is cut only where the terminal's width ends (80 columns when the terminal
+reports no size and $COLUMNS is unset).
 Exit 0 when the job completed, 1 when it failed, 3 when rmsd cannot be
 reached, 4 when it does not know the job.`,
 		Args: cobra.ExactArgs(1),

@@ -1,8 +1,6 @@
 package ctl
 
 import (
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
@@ -11,10 +9,6 @@ import (
 // JobStatus has no percentage: how far a job is comes from its state, its
 // children and the stage its description names. The estimates below only
 // ever feed a progress bar, which never moves backwards (see bar).
-
-// stageOf matches the "stage N/M" of switch image and similar
-// descriptions ("Switch system image update stage 3/6: ...").
-var stageOf = regexp.MustCompile(`(?i)\bstage (\d+)\s*/\s*(\d+)`)
 
 // firmwarePhases are the descriptions a firmware child moves through
 // (hw/fwupdate's Progress* prefixes, which a test holds these to; rmsctl
@@ -42,14 +36,10 @@ func leafFraction(j *rmspb.JobStatus) float64 {
 	default:
 		return 0
 	}
-	desc := j.GetStateDescription()
-	if m := stageOf.FindStringSubmatch(desc); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		total, _ := strconv.Atoi(m[2])
-		if total > 0 && n >= 1 && n <= total {
-			return float64(n-1) / float64(total)
-		}
+	if st, ok := stageOfJob(j); ok {
+		return st.fraction()
 	}
+	desc := j.GetStateDescription()
 	for _, p := range firmwarePhases {
 		if strings.HasPrefix(desc, p.prefix) {
 			return p.fraction
@@ -69,13 +59,14 @@ func finishedChildren(children []*rmspb.JobStatus) int {
 	return n
 }
 
-// parentFraction is the share of finished children, or the parent's own
-// estimate when it has none.
+// parentFraction is the parent's own estimate when it has no children or
+// names its stage (a runbook job, whose children only hold nodes), else
+// the share of finished children.
 func parentFraction(parent *rmspb.JobStatus, children []*rmspb.JobStatus) float64 {
 	if terminal(parent.GetExecutionState()) {
 		return 1
 	}
-	if len(children) == 0 {
+	if isRunbook(parent) || len(children) == 0 {
 		return leafFraction(parent)
 	}
 	return float64(finishedChildren(children)) / float64(len(children))

@@ -14,10 +14,10 @@ import (
 )
 
 func (a *app) switchCommand() *cobra.Command {
-	sw := &cobra.Command{Use: "switch", Short: "NVLink switch trays"}
+	sw := &cobra.Command{Use: "switch", Short: "NVLink switch trays: NVOS images and passwords"}
 	images := &cobra.Command{Use: "images", Short: "NVOS system images of switches"}
 	images.AddCommand(a.switchImagesListCommand(), a.switchImagesApplyCommand())
-	sw.AddCommand(images)
+	sw.AddCommand(images, a.switchPasswordCommand())
 	return sw
 }
 

@@ -103,29 +103,33 @@ func label(j *rmspb.JobStatus) string {
 }
 
 // linesView prints one line per change of any job's state or description.
+// A runbook job's line names its stage; its children, which only hold the
+// nodes it drives, get lines of their own only when one fails.
 type linesView struct {
-	out  io.Writer
-	seen map[string]string
+	out     io.Writer
+	seen    map[string]string
+	runbook bool
 }
 
 func (v *linesView) update(states []*rmspb.JobStatus) error {
+	job, children := states[0], states[1:]
+	v.runbook = v.runbook || isRunbook(job)
 	for i, j := range states {
 		key := changeKey(j)
 		if v.seen[j.GetJobId()] == key {
 			continue
 		}
-		v.seen[j.GetJobId()] = key
-		role := "child "
-		if i == 0 {
-			role = "job "
+		if i > 0 && v.runbook && j.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
+			continue
 		}
-		line := fmt.Sprintf("%s %s%s %s %s: %s", time.Now().UTC().Format("15:04:05"), role, j.GetJobId(), label(j),
-			jobState(j.GetExecutionState()), j.GetStateDescription())
+		v.seen[j.GetJobId()] = key
+		role, text := "child ", jobState(j.GetExecutionState())+": "+j.GetStateDescription()
+		if i == 0 {
+			role, text = "job ", parentText(job, children, v.runbook)
+		}
+		line := fmt.Sprintf("%s %s%s %s %s", time.Now().UTC().Format("15:04:05"), role, j.GetJobId(), label(j), text)
 		if j.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
 			line += " (" + failureText(j) + ")"
-		}
-		if i == 0 && len(states) > 1 {
-			line += fmt.Sprintf(" [%d/%d children finished]", finishedChildren(states[1:]), len(states)-1)
 		}
 		if _, err := fmt.Fprintln(v.out, line); err != nil {
 			return err
