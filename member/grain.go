@@ -9,8 +9,8 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/rs/zerolog"
 
-	"github.com/rmsd/rmsd/member/rackpb"
 	"github.com/rmsd/rmsd/member/racklease"
+	"github.com/rmsd/rmsd/member/rackpb"
 	"github.com/rmsd/rmsd/store"
 )
 

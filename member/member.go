@@ -14,8 +14,8 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/rs/zerolog"
 
-	"github.com/rmsd/rmsd/member/rackpb"
 	"github.com/rmsd/rmsd/member/racklease"
+	"github.com/rmsd/rmsd/member/rackpb"
 )
 
 // Member is this rmsd's place in the cluster: its actor system, remote

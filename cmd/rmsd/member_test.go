@@ -240,6 +240,7 @@ func TestClusterMembersShareRacksAndTakeOverAKilledMembersRacks(t *testing.T) {
 	lost := victim.active()
 	t.Logf("before the kill: %s has %d racks, %s %d", a.id, len(a.active()), b.id, len(b.active()))
 
+	killed := time.Now()
 	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -253,6 +254,7 @@ func TestClusterMembersShareRacksAndTakeOverAKilledMembersRacks(t *testing.T) {
 	victim.mu.Unlock()
 
 	after := untilSettled(t, st, racks, survivor)
+	t.Logf("%s's %d racks served by %s again %s after the kill (membership timeout 2s)", victim.id, len(lost), survivor.id, time.Since(killed).Round(10*time.Millisecond))
 	for r := range lost {
 		if after[r].Member != survivor.id || after[r].Epoch <= before[r].Epoch {
 			t.Errorf("rack %s after the kill: %+v, want %s under an epoch above %d", r, after[r], survivor.id, before[r].Epoch)
@@ -320,5 +322,41 @@ func checkRaces(t *testing.T, id, dir string) {
 				t.Logf("member %s: protoactor's own data race (ignored)", id)
 			}
 		}
+	}
+}
+
+// TestClusterMemberStartRefusals: what cluster mode cannot do yet is
+// refused at start with a message naming the setting, before any store is
+// opened or port bound.
+func TestClusterMemberStartRefusals(t *testing.T) {
+	const base = `[postgres]
+db_url = "postgres://postgres@127.0.0.1:1/none"
+[cluster]
+enabled = true
+member_id = "m-a"
+advertised_address = "127.0.0.1:7000"
+seeds = "127.0.0.1:6330"
+`
+	for _, tc := range []struct {
+		name, config string
+		args         []string
+		want         string
+	}{
+		{"etcd", base + "provider = \"etcd\"\netcd_endpoints = \"http://127.0.0.1:2379\"\n", nil,
+			`[cluster] provider "etcd" is not built into this rmsd yet`},
+		{"kubernetes", base + "provider = \"kubernetes\"\n", nil,
+			`[cluster] provider "kubernetes" is not built into this rmsd yet`},
+		{"simulation", base, []string{"--simulate"}, "--simulate cannot run as a cluster member yet"},
+		{"sqlite", strings.Replace(base, `db_url = "postgres://postgres@127.0.0.1:1/none"`, "", 1), nil,
+			"cluster.enabled: a cluster needs the PostgreSQL store"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr lockedBuffer
+			args := append([]string{"--config", writeFile(t, tc.config)}, tc.args...)
+			code := run(t.Context(), runOptions{Args: args, Environ: withStorage(t, nil), Stdout: &stdout, Stderr: &stderr})
+			if code != 1 || !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr.String(), tc.want)
+			}
+		})
 	}
 }

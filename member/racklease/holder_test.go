@@ -1,11 +1,13 @@
 package racklease_test
 
 import (
+	"database/sql"
 	"errors"
 	"net/url"
 	"testing"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib"
 	"go.uber.org/goleak"
 
 	"github.com/rmsd/rmsd/member/racklease"
@@ -173,5 +175,35 @@ func TestHolderCutOffStopsActingBeforeAnotherMemberTakesTheRack(t *testing.T) {
 				t.Errorf("m-b's append: %v", err)
 			}
 		})
+	}
+}
+
+// TestHolderStopsAtOnceWhenItsRenewalIsRefused: a lease that is no longer
+// the rack's (another member took the rack: here, its row is moved on
+// directly) is lost at the next renewal, refused by the store, without
+// waiting for the member's own deadline.
+func TestHolderStopsAtOnceWhenItsRenewalIsRefused(t *testing.T) {
+	dbURL := storetest.TempPostgresDatabase(t)
+	s := openStore(t, dbURL)
+	h, err := racklease.Acquire(t.Context(), s, "rack-1", "m-a", 8*time.Second, racklease.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = h.Release(t.Context()) }()
+	db, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), `UPDATE rack_owner SET epoch = epoch + 1, member = 'm-z' WHERE rack_id = 'rack-1'`); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-h.Lost():
+	case <-time.After(wait):
+		t.Fatalf("a refused renewal was not noticed within %s", wait)
+	}
+	if _, why := h.LostAt(); !errors.Is(why, store.ErrNotOwner) {
+		t.Errorf("lost because %v, want store.ErrNotOwner", why)
 	}
 }
