@@ -34,6 +34,10 @@ type Member struct {
 	done   chan struct{}
 }
 
+// heartbeatExpiration is the least time gossip waits for a member's
+// heartbeat before blocking the member (protoactor's default).
+const heartbeatExpiration = 20 * time.Second
+
 // Start joins the cluster and starts keeping the racks. actorOpts
 // configure the actor system (its logger). A failure to bind the remote or
 // to start the provider is returned, with nothing left running that can
@@ -64,7 +68,10 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 	m.c = cluster.New(m.sys, cluster.Configure(cfg.ClusterName, provider, disthash.New(), remoteCfg,
 		cluster.WithKinds(kind),
 		cluster.WithRequestTimeout(cfg.tick()),
-		cluster.WithHeartbeatExpiration(cfg.MembershipTimeout),
+		// Membership is the provider's: gossip blocks a member for good
+		// once its heartbeat is this late, so a loaded member must not
+		// reach it first.
+		cluster.WithHeartbeatExpiration(max(heartbeatExpiration, 4*cfg.MembershipTimeout)),
 	))
 	// protoactor panics where it cannot start (a port in use).
 	defer func() {

@@ -20,7 +20,7 @@ import (
 	"github.com/rmsd/rmsd/store/storetest"
 )
 
-// clusterWait bounds every wait on the cluster: a two-second membership
+// clusterWait bounds every wait on the cluster: a three-second membership
 // timeout settles within a few seconds; this is generous on a loaded
 // machine.
 const clusterWait = 60 * time.Second
@@ -52,7 +52,7 @@ member_id = %q
 advertised_address = "127.0.0.1:%d"
 automanaged_port = %d
 seeds = %q
-membership_timeout_seconds = 2
+membership_timeout_seconds = 3
 `, dbURL, id, remotePort, autoPort, seeds))
 	p := &memberProcess{id: id, activeRacks: map[string]int{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(os.Args[0], asDaemon, "--config", cfg)
@@ -254,7 +254,7 @@ func TestClusterMembersShareRacksAndTakeOverAKilledMembersRacks(t *testing.T) {
 	victim.mu.Unlock()
 
 	after := untilSettled(t, st, racks, survivor)
-	t.Logf("%s's %d racks served by %s again %s after the kill (membership timeout 2s)", victim.id, len(lost), survivor.id, time.Since(killed).Round(10*time.Millisecond))
+	t.Logf("%s's %d racks served by %s again %s after the kill (membership timeout 3s)", victim.id, len(lost), survivor.id, time.Since(killed).Round(10*time.Millisecond))
 	for r := range lost {
 		if after[r].Member != survivor.id || after[r].Epoch <= before[r].Epoch {
 			t.Errorf("rack %s after the kill: %+v, want %s under an epoch above %d", r, after[r], survivor.id, before[r].Epoch)

@@ -89,17 +89,17 @@ func (h *Holder) LostAt() (time.Time, error) {
 // errReleased is why a released holder no longer acts.
 var errReleased = errors.New("racklease: released")
 
-// Release stops renewing and, if the lease may still be the member's,
-// ends it in the store so that another member may take the rack at once.
+// Release stops renewing and ends the lease in the store, if it is still
+// the rack's, so that another member may take the rack at once.
 // It waits for the goroutine to end.
 func (h *Holder) Release(ctx context.Context) error {
 	h.cancel()
 	<-h.done
-	lease, acting := h.Lease()
+	lease, _ := h.Lease()
 	h.markLost(errReleased)
-	if !acting {
-		return nil // ended or taken over already: nothing of ours to release
-	}
+	// Also when the member has stopped acting: the store may still hold
+	// the lease (a renewal was slow, not refused). The store leaves a
+	// lease that is no longer the rack's alone.
 	if err := h.owners.ReleaseRack(ctx, lease); err != nil {
 		return fmt.Errorf("racklease: release rack %s: %w", lease.RackID, err)
 	}

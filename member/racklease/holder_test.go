@@ -69,30 +69,31 @@ func acquireWhenFree(t *testing.T, s store.RackOwners, rack, member string) stor
 
 func TestHolderKeepsTheRackWhileItRenewsAndHandsItOverOnRelease(t *testing.T) {
 	s := openStore(t, storetest.TempPostgresDatabase(t))
-	const ttl = 400 * time.Millisecond
+	// Long enough that a loaded machine does not miss the renewals.
+	const ttl = 6 * time.Second
 	h, err := racklease.Acquire(t.Context(), s, "rack-1", "m-a", ttl, racklease.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	first, _ := h.Lease()
-	// Wait until the lease in the store has been renewed past three of
-	// its own lengths: the rack is still m-a's, under the same epoch.
+	// Wait until the first lease would have ended: the rack is still
+	// m-a's, under the same epoch, with a later expiry.
 	deadline := time.Now().Add(wait)
-	poll := time.NewTicker(20 * time.Millisecond) // reads the store again; a bounded poll
+	poll := time.NewTicker(100 * time.Millisecond) // reads the store again; a bounded poll
 	defer poll.Stop()
 	for {
 		cur, err := s.RackOwner(t.Context(), "rack-1")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cur.Expires.After(first.Since.Add(3 * ttl)) {
-			if cur.Epoch != first.Epoch || cur.Member != "m-a" {
-				t.Fatalf("renewed lease = %+v, want m-a's epoch %d", cur, first.Epoch)
+		if time.Now().After(first.Expires) {
+			if cur.Epoch != first.Epoch || cur.Member != "m-a" || !cur.Expires.After(first.Expires) {
+				t.Fatalf("lease past the first one's end = %+v, want m-a's epoch %d renewed beyond %s", cur, first.Epoch, first.Expires)
 			}
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the lease was not renewed past %s: %+v", first.Since.Add(3*ttl), cur)
+			t.Fatalf("the first lease did not end within %s: %+v", wait, first)
 		}
 		<-poll.C
 	}
@@ -134,7 +135,7 @@ func TestHolderCutOffStopsActingBeforeAnotherMemberTakesTheRack(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			proxied, direct, proxy := viaProxy(t)
-			const ttl = 2 * time.Second
+			const ttl = 4 * time.Second
 			h, err := racklease.Acquire(t.Context(), proxied, "rack-1", "m-a", ttl, racklease.Options{})
 			if err != nil {
 				t.Fatal(err)
