@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -90,7 +91,7 @@ membership_timeout_seconds = 3
 }
 
 // read follows the member's log lines.
-func (p *memberProcess) read(out interface{ Read([]byte) (int, error) }) {
+func (p *memberProcess) read(out io.Reader) {
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for sc.Scan() {
