@@ -25,6 +25,7 @@ type Config struct {
 	Simulator Simulator `koanf:"simulator"`
 	Admin     Admin     `koanf:"admin"`
 	Authz     Authz     `koanf:"authz"`
+	Cluster   Cluster   `koanf:"cluster"`
 }
 
 // Authz turns on authorization of the gRPC API by client certificate
@@ -414,6 +415,10 @@ func Default() *Config {
 			Network: 77, BMCPort: 8443, NVUEPort: 8765, SSHPort: 2222, NMXPort: 9370, GNMIPort: 9339,
 		},
 		Admin: Admin{BindAddress: "127.0.0.1", Port: 8803},
+		Cluster: Cluster{
+			Provider: ProviderAutomanaged, AutomanagedPort: 6330,
+			MembershipTimeoutSeconds: 10, EtcdPrefix: "/rmsd",
+		},
 	}
 }
 

@@ -79,13 +79,17 @@ type daemon struct {
 	fleet      *sim.Fleet
 	release    *simrack.Release
 	served     chan error
+	// member, with [cluster] enabled, is the cluster member this rmsd
+	// runs instead of all of the above (see member.go).
+	member *memberDaemon
 }
 
 // start brings the daemon up (configuration, logging, the store, the
 // metrics, the firmware catalog, hardware clients, the simulation, the job
 // engine, the listeners (gRPC, admin, metrics), the nodes file)
 // and serves. On failure it closes whatever it had started. ctx bounds the
-// start only.
+// start only. With [cluster] enabled it starts a cluster member instead
+// (member.go).
 func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	f, err := parseFlags(opts.Args, opts.Stdout, opts.Stderr)
 	if err != nil {
@@ -98,6 +102,13 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	logger, err := logging.New(cfg.Logging, opts.Stdout)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Cluster.Enabled {
+		m, err := startMember(ctx, cfg, f.simulate, opts.Environ, logger)
+		if err != nil {
+			return nil, err
+		}
+		return &daemon{cfg: cfg, log: logger.Logger, member: m}, nil
 	}
 	serverOpts, transport, err := transportOptions(cfg, f.simulate, opts.Environ, logger)
 	if err != nil {

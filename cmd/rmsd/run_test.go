@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,8 +31,12 @@ func TestMain(m *testing.M) {
 		os.Exit(nvssvtsim.Main(context.Background(), os.Args[2:], os.Environ(), os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == asDaemon {
-		// A test's second rmsd process (see owner_test.go).
-		os.Exit(run(context.Background(), runOptions{Args: os.Args[2:], Environ: os.Environ(), Stdout: os.Stdout, Stderr: os.Stderr}))
+		// A test's second rmsd process (see owner_test.go), or a cluster
+		// member (member_test.go): SIGTERM stops it as it stops rmsd.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := run(ctx, runOptions{Args: os.Args[2:], Environ: os.Environ(), Stdout: os.Stdout, Stderr: os.Stderr})
+		stop()
+		os.Exit(code)
 	}
 	_, err := os.Stat(defaultSQLitePath)
 	existed := err == nil

@@ -14,6 +14,9 @@ import (
 // within the grace period, and running jobs are cancelled and awaited within
 // the drain timeout.
 func (d *daemon) wait(ctx context.Context) error {
+	if d.member != nil {
+		return d.member.wait(ctx)
+	}
 	var serveErr error
 	served := false // d.served has been read
 	select {

@@ -1,0 +1,62 @@
+package member
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/store"
+)
+
+// Store is what a member needs of the shared store: rack ownership and the
+// registered racks.
+type Store interface {
+	store.RackOwners
+	ListRacks(ctx context.Context) ([]store.RackRecord, error)
+}
+
+// Config is one member's setting.
+type Config struct {
+	// ClusterName groups the members; members of other names ignore
+	// each other.
+	ClusterName string
+	// MemberID names this member in the store's leases and its logs.
+	MemberID string
+	// BindHost and Port are where the actor remote listens; AdvertisedHost
+	// is the host other members reach it at.
+	BindHost, AdvertisedHost string
+	Port                     int
+	// Seeds are every member's host:port of the automanaged provider, and
+	// AutomanagedPort this member's.
+	Seeds           []string
+	AutomanagedPort int
+	// MembershipTimeout is the rack lease's length; the membership checks
+	// and rack touches run every quarter of it.
+	MembershipTimeout time.Duration
+	// Store is the shared store.
+	Store Store
+	// Log receives the member's lines; protoactor's own go to
+	// ActorSystemLog's logger when set.
+	Log zerolog.Logger
+}
+
+// validate checks the settings Start cannot do without.
+func (c Config) validate() error {
+	switch {
+	case c.MemberID == "":
+		return errors.New("member: no member id")
+	case c.Store == nil:
+		return errors.New("member: no store")
+	case c.MembershipTimeout < 40*time.Millisecond:
+		return errors.New("member: membership timeout below 40ms")
+	case len(c.Seeds) == 0:
+		return errors.New("member: no seeds")
+	}
+	return nil
+}
+
+// tick is how often the member touches its racks, the provider checks the
+// members and a rack lease is renewed: a quarter of the timeout.
+func (c Config) tick() time.Duration { return c.MembershipTimeout / 4 }
