@@ -29,6 +29,21 @@ type Options struct {
 	// ObserveRPC, when set, is told of every finished RPC (the metrics);
 	// nil observes nothing.
 	ObserveRPC RPCObserver
+	// Interceptors run around every unary RPC, outside rmsd's own
+	// (logging, in-band reasons, panic recovery) and inside the observer,
+	// the first outermost: the audit log, then authorization, so that the
+	// audit records authorization's refusals.
+	Interceptors []grpc.UnaryServerInterceptor
+	// Services are served on the same listener beside the RMS services
+	// (rmsd's read service), and reported by health under their names.
+	Services []Service
+}
+
+// Service is one more gRPC service to serve: its description and
+// implementation, as a generated Register function would pass them.
+type Service struct {
+	Desc *grpc.ServiceDesc
+	Impl any
 }
 
 // Server serves both RMS services, health and reflection on one listener.
@@ -36,9 +51,13 @@ type Server struct {
 	grpc   *grpc.Server
 	health *health.Server
 	log    zerolog.Logger
+	// extraNames are the names of Options.Services, which health reports
+	// on too.
+	extraNames []string
 }
 
-// serviceNames are the services health reports on, besides the overall "".
+// serviceNames are the services health reports on, besides the overall ""
+// and the extra services.
 var serviceNames = []string{
 	rmspb.RackManager_ServiceDesc.ServiceName,
 	rmspbv2.RackManagerV2_ServiceDesc.ServiceName,
@@ -56,7 +75,8 @@ func New(opts Options) *Server {
 	// Recovery runs innermost so the log line (and the observer, outermost)
 	// records the INTERNAL it produces; the reasons of in-band failures are
 	// logged and sent as a trailer from the reply the handler answered.
-	unary := []grpc.UnaryServerInterceptor{logUnary(opts.Logger), reasonUnary(opts.Logger), recoverUnary(opts.Logger)}
+	unary := append(append([]grpc.UnaryServerInterceptor(nil), opts.Interceptors...),
+		logUnary(opts.Logger), reasonUnary(opts.Logger), recoverUnary(opts.Logger))
 	if opts.ObserveRPC != nil {
 		unary = append([]grpc.UnaryServerInterceptor{observeUnary(opts.ObserveRPC)}, unary...)
 		serverOpts = append(serverOpts, grpc.ChainStreamInterceptor(observeStream(opts.ObserveRPC)))
@@ -68,6 +88,10 @@ func New(opts Options) *Server {
 	s := &Server{grpc: grpc.NewServer(serverOpts...), health: health.NewServer(), log: opts.Logger}
 	rmspb.RegisterRackManagerServer(s.grpc, &rackManager{deps: opts.Deps, log: opts.Logger})
 	rmspbv2.RegisterRackManagerV2Server(s.grpc, &rackManagerV2{deps: opts.Deps, log: opts.Logger})
+	for _, svc := range opts.Services {
+		s.grpc.RegisterService(svc.Desc, svc.Impl)
+		s.extraNames = append(s.extraNames, svc.Desc.ServiceName)
+	}
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
 	s.setServing(healthpb.HealthCheckResponse_NOT_SERVING)
@@ -76,7 +100,7 @@ func New(opts Options) *Server {
 
 func (s *Server) setServing(st healthpb.HealthCheckResponse_ServingStatus) {
 	s.health.SetServingStatus("", st)
-	for _, name := range serviceNames {
+	for _, name := range append(serviceNames[:len(serviceNames):len(serviceNames)], s.extraNames...) {
 		s.health.SetServingStatus(name, st)
 	}
 }
