@@ -24,6 +24,7 @@ type Config struct {
 	Redfish   Redfish   `koanf:"redfish"`
 	Simulator Simulator `koanf:"simulator"`
 	Admin     Admin     `koanf:"admin"`
+	Audit     Audit     `koanf:"audit"`
 }
 
 // Admin configures the admin service (rmsd_admin.Admin): listing and
@@ -395,6 +396,7 @@ func Default() *Config {
 			Network: 77, BMCPort: 8443, NVUEPort: 8765, SSHPort: 2222, NMXPort: 9370, GNMIPort: 9339,
 		},
 		Admin: Admin{BindAddress: "127.0.0.1", Port: 8803},
+		Audit: Audit{Enabled: true, Output: AuditOutputLog, Store: true, RetentionDays: 90, QueueSize: 1024},
 	}
 }
 
