@@ -60,7 +60,8 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "Operate rmsd, the rack management daemon, over its gRPC API",
 		Long: `rmsctl calls rmsd's rack_manager.RackManager API: racks and nodes, power,
 device info, firmware inventory, the firmware catalog, firmware and switch image
-applies, and jobs, which "jobs watch" follows with a live progress view.
+applies, and jobs, which "jobs watch" follows with a live progress view; and
+rmsd's own read service (rmsd_ops.Ops): "jobs list" and "audit list".
 
 The target comes from the global flags, else from the config file
 ($XDG_CONFIG_HOME/rmsctl/config.toml, or --config), else the defaults.`,
@@ -94,6 +95,7 @@ The target comes from the global flags, else from the config file
 		a.firmwareCommand(),
 		a.switchCommand(),
 		a.jobsCommand(),
+		a.auditCommand(),
 		a.callCommand(),
 	)
 	return root
