@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
 	"github.com/rmsd/rmsd/grpc/adminpb"
@@ -97,6 +98,10 @@ func TestAuditLogOffAnswersUnavailable(t *testing.T) {
 	}
 	if jobs, err := opspb.NewOpsClient(d.conn).ListJobs(ctx, &opspb.ListJobsRequest{}); err != nil || len(jobs.GetJobs()) != 0 {
 		t.Errorf("ListJobs of an idle daemon: %v, %v", jobs, err)
+	}
+	health, err := healthpb.NewHealthClient(d.conn).Check(ctx, &healthpb.HealthCheckRequest{Service: opspb.Ops_ServiceDesc.ServiceName})
+	if err != nil || health.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("health of the read service: %v, %v; want SERVING", health, err)
 	}
 	stopRun(t, d)
 	if !strings.Contains(d.stdout.String(), "audit log disabled") || strings.Contains(d.stdout.String(), `"stream":"audit"`) {
