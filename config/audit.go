@@ -10,7 +10,8 @@ import (
 // with the caller's identity, the RPC, the rack, node and job ids and the
 // outcome, never a credential. See docs/audit.md.
 type Audit struct {
-	// Enabled records audit records. On by default.
+	// Enabled writes an audit record for every audited call; on by
+	// default.
 	Enabled bool `koanf:"enabled"`
 	// Output is where the audit log stream goes: "log" (rmsd's own log,
 	// each record a line with "stream":"audit", for a collector to route
