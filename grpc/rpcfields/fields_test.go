@@ -57,3 +57,19 @@ func TestReasonTravelsOutward(t *testing.T) {
 		t.Errorf("reason %q", r.Text())
 	}
 }
+
+// TestTargetsOfALargeBatchAreEachOnce: past the linear search, the index
+// still keeps every id once, in order.
+func TestTargetsOfALargeBatchAreEachOnce(t *testing.T) {
+	var nodes []*rmspb.NodeInfo
+	var want []string
+	for i := range 100 {
+		id := string(rune('A'+i/26)) + string(rune('a'+i%26))
+		want = append(want, id)
+		nodes = append(nodes, &rmspb.NodeInfo{RackId: "rack-1", NodeId: id}, &rmspb.NodeInfo{RackId: "rack-1", NodeId: id})
+	}
+	racks, got := rpcfields.Targets(&rmspb.BatchSetPowerStateRequest{Nodes: &rmspb.NodeSet{Nodes: nodes}})
+	if !slices.Equal(got, want) || !slices.Equal(racks, []string{"rack-1"}) {
+		t.Errorf("targets %v %v", racks, got)
+	}
+}

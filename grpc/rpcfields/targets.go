@@ -1,6 +1,8 @@
 package rpcfields
 
 import (
+	"slices"
+
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -35,7 +37,7 @@ func Targets(req any) (racks, nodes []string) {
 	}
 	c := collector{names: map[protoreflect.Name]*[]string{
 		"rack_id": &racks, "rack_ids": &racks, "node_id": &nodes, "node_ids": &nodes,
-	}, seen: map[*[]string]map[string]bool{}}
+	}}
 	c.walk(pm.ProtoReflect(), 0)
 	return racks, nodes
 }
@@ -49,8 +51,7 @@ func JobIDs(reply any) []string {
 		return nil
 	}
 	var jobs []string
-	c := collector{names: map[protoreflect.Name]*[]string{"job_id": &jobs, "parent_job_id": &jobs},
-		seen: map[*[]string]map[string]bool{}}
+	c := collector{names: map[protoreflect.Name]*[]string{"job_id": &jobs, "parent_job_id": &jobs}}
 	c.walk(pm.ProtoReflect(), 0)
 	return jobs
 }
@@ -59,16 +60,33 @@ func JobIDs(reply any) []string {
 // names into their lists, without duplicates.
 type collector struct {
 	names map[protoreflect.Name]*[]string
-	seen  map[*[]string]map[string]bool
+	// seen indexes a list once it is long enough for a linear search to
+	// cost more than the index (a batch of a whole rack or more).
+	seen map[*[]string]map[string]bool
 }
+
+// linearUpTo is the list length up to which add searches the list itself.
+const linearUpTo = 32
 
 func (c *collector) add(into *[]string, v string) {
 	if v == "" {
 		return
 	}
+	if len(*into) < linearUpTo {
+		if !slices.Contains(*into, v) {
+			*into = append(*into, v)
+		}
+		return
+	}
+	if c.seen == nil {
+		c.seen = map[*[]string]map[string]bool{}
+	}
 	s := c.seen[into]
 	if s == nil {
-		s = map[string]bool{}
+		s = make(map[string]bool, 2*len(*into))
+		for _, id := range *into {
+			s[id] = true
+		}
 		c.seen[into] = s
 	}
 	if !s[v] {
