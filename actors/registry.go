@@ -72,6 +72,9 @@ func (r *registry) handle(ctx actor.Context, msg any) {
 	case *messages.GetJob:
 		rep, seq := r.getJob(m)
 		r.respond(ctx, rep, seq, nil)
+	case *messages.ListJobs:
+		rep, seq := r.listJobs(m)
+		r.respond(ctx, rep, seq, nil)
 	case *messages.SealJob:
 		r.respond(ctx, r.sealJob(ctx, m), r.lastSeq(), nil)
 	case *messages.CancelJob:

@@ -26,6 +26,7 @@ type Config struct {
 	Admin     Admin     `koanf:"admin"`
 	Authz     Authz     `koanf:"authz"`
 	Cluster   Cluster   `koanf:"cluster"`
+	Audit     Audit     `koanf:"audit"`
 }
 
 // Authz turns on authorization of the gRPC API by client certificate
@@ -419,6 +420,7 @@ func Default() *Config {
 			Provider: ProviderAutomanaged, AutomanagedPort: 6330,
 			MembershipTimeoutSeconds: 10, EtcdPrefix: "/rmsd",
 		},
+		Audit: Audit{Enabled: true, Output: AuditOutputLog, Store: true, RetentionDays: 90, QueueSize: 1024},
 	}
 }
 

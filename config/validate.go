@@ -46,6 +46,7 @@ func (c *Config) problems() []string {
 	p = append(p, c.Admin.problems(c.Port)...)
 	p = append(p, c.Authz.problems()...)
 	p = append(p, c.Cluster.problems(c.Postgres.DBURL)...)
+	p = append(p, c.Audit.problems()...)
 	if c.Postgres.DBPoolMax <= 0 {
 		add("postgres.db_pool_max: must be greater than 0")
 	}

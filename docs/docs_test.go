@@ -189,7 +189,7 @@ func TestAPIGuideCoversEveryRPC(t *testing.T) {
 // file that exists.
 func TestGuidesLinkExistingFiles(t *testing.T) {
 	link := regexp.MustCompile(`\]\(([^)#:]+)(#[^)]*)?\)`)
-	for _, name := range []string{"operations.md", "api.md", "simulator.md", "config-reference.md"} {
+	for _, name := range []string{"operations.md", "api.md", "simulator.md", "config-reference.md", "audit.md"} {
 		for _, m := range link.FindAllStringSubmatch(readGuide(t, name), -1) {
 			if _, err := os.Stat(m[1]); err != nil {
 				t.Errorf("%s links %s: %v", name, m[1], err)

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -30,7 +31,28 @@ var (
 	rmsctlBinary string
 	daemonAddr   string
 	daemonDir    string // holds simulated-nodes.json and simulated-release.json
+	// daemonLog is everything the daemon wrote to stdout: its log and the
+	// audit log stream.
+	daemonLog lockedBuffer
 )
+
+// lockedBuffer is a bytes.Buffer safe for one writer and many readers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
 
 // simNetwork is the second octet of the simulated devices' addresses, one
 // no other test package uses.
@@ -113,6 +135,7 @@ nodes_file = %q
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
+			_, _ = daemonLog.Write(append(sc.Bytes(), '\n'))
 			var line struct{ Message, Addr string }
 			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Message == "rmsd serving" {
 				addrs <- line.Addr

@@ -5,6 +5,8 @@ import (
 	"net"
 	"strconv"
 
+	"google.golang.org/grpc"
+
 	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/adminserver"
@@ -18,9 +20,9 @@ type adminService struct {
 }
 
 // startAdmin serves the admin service when [admin] enabled, on its loopback
-// address only. A listener that resolves to anything else (a host name
+// address only, with interceptors (the audit log) around every call. A listener that resolves to anything else (a host name
 // that is not loopback) refuses the start.
-func startAdmin(cfg config.Admin, engine adminserver.Engine, log logging.Logger) (*adminService, error) {
+func startAdmin(cfg config.Admin, engine adminserver.Engine, log logging.Logger, interceptors ...grpc.UnaryServerInterceptor) (*adminService, error) {
 	if !cfg.Enabled {
 		return nil, nil
 	}
@@ -34,7 +36,7 @@ func startAdmin(cfg config.Admin, engine adminserver.Engine, log logging.Logger)
 		return nil, fmt.Errorf("admin service: %s is not a loopback address", lis.Addr())
 	}
 	l := log.Component("admin")
-	a := &adminService{lis: lis, server: adminserver.New(engine, l), done: make(chan struct{})}
+	a := &adminService{lis: lis, server: adminserver.New(engine, l, interceptors...), done: make(chan struct{})}
 	go func() {
 		defer close(a.done)
 		if err := a.server.Serve(lis); err != nil {

@@ -84,4 +84,11 @@ cn = "dash-*"
 	if !strings.Contains(d.stdout.String(), `"permission":"admin"`) {
 		t.Errorf("no denial line in the log:\n%s", d.stdout.String())
 	}
+	// The audit log wraps authorization: the refused DeleteNode is
+	// recorded with its caller and the denial.
+	denied := logLine(t, d.stdout.String(), "audit")
+	if denied["rpc"] != "/rack_manager.RackManager/DeleteNode" || denied["outcome"] != "PERMISSION_DENIED" ||
+		denied["caller_cn"] != "dash-grafana" || denied["stream"] != "audit" {
+		t.Errorf("audit record of the refused DeleteNode: %v", denied)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/adminserver"
+	"github.com/rmsd/rmsd/grpc/opsserver"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/messages"
 	"github.com/rmsd/rmsd/store"
@@ -23,6 +24,8 @@ type jobEngine interface {
 	Jobs() rmsserver.JobEngine
 	// Admin is what the admin service asks of it.
 	Admin() adminserver.Engine
+	// Listing is what the read service's job listing asks of it.
+	Listing() opsserver.Jobs
 	// BeginShutdown refuses new jobs from now on.
 	BeginShutdown()
 	// Drain cancels running jobs, waits for them until ctx ends and stops
@@ -75,6 +78,9 @@ func (a *actorEngine) Jobs() rmsserver.JobEngine { return a.engine }
 
 // Admin implements jobEngine.
 func (a *actorEngine) Admin() adminserver.Engine { return a.engine }
+
+// Listing implements jobEngine.
+func (a *actorEngine) Listing() opsserver.Jobs { return a.engine }
 
 // Load implements jobEngine.
 func (a *actorEngine) Load() (tracked, held int) { return a.engine.Load() }

@@ -145,6 +145,7 @@ func TestMetricsOfARunningDaemon(t *testing.T) {
 		"rmsd_bmc_operations_queued":         "",
 		"rmsd_firmware_download_bytes_total": "",
 		"rmsd_registry_mailbox_depth":        "",
+		"rmsd_audit_records_dropped_total":   "",
 		"rmsd_simulator_overlaps_total":      "",
 		"rmsd_build_info":                    "commit,goversion,version",
 		"rmsd_job_duration_seconds":          "is_leaf,outcome,workflow_type",

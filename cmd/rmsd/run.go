@@ -17,6 +17,8 @@ import (
 	"github.com/rmsd/rmsd/cmd/internal/metrics"
 	"github.com/rmsd/rmsd/cmd/internal/simrack"
 	"github.com/rmsd/rmsd/config"
+	"github.com/rmsd/rmsd/grpc/opspb"
+	"github.com/rmsd/rmsd/grpc/opsserver"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nicflash"
@@ -72,6 +74,7 @@ type daemon struct {
 	server  *rmsserver.Server
 	engine  jobEngine
 	admin   *adminService
+	audit   *auditLog
 	metrics *metrics.Metrics
 	// metricsSrv serves metrics once every other listener is bound.
 	metricsSrv *metrics.Server
@@ -172,11 +175,14 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if d.lis, err = net.Listen("tcp", addr); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	if d.admin, err = startAdmin(cfg.Admin, d.engine.Admin(), logger); err != nil {
+	if d.audit, err = startAudit(cfg.Audit, d.store, logger, opts.Stdout, opts.Stderr); err != nil {
+		return nil, err
+	}
+	if d.admin, err = startAdmin(cfg.Admin, d.engine.Admin(), logger, d.audit.adminInterceptor()...); err != nil {
 		return nil, err
 	}
 	d.metrics.Watch(metrics.Sources{Jobs: d.engine.Load, BMC: d.hw.runner.Load, DownloadBytes: d.catalog.dl.BytesReceived,
-		RegistryMailbox: d.engine.RegistryMailboxDepth})
+		RegistryMailbox: d.engine.RegistryMailboxDepth, AuditDropped: d.audit.dropped})
 	if d.fleet != nil {
 		d.metrics.WatchSimulator(d.fleet.Overlaps)
 	}
@@ -194,6 +200,11 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	version := buildinfo.Version()
 	serverOpts.Logger = logger.Component("grpc")
 	serverOpts.ObserveRPC = d.metrics.ObserveRPC
+	// The lead adds authorization after the audit interceptor, so that
+	// the audit log records its refusals.
+	serverOpts.Interceptors = d.audit.interceptor()
+	ops := opsserver.New(d.audit.auditStore(), d.engine.Listing())
+	serverOpts.Services = []rmsserver.Service{{Desc: &opspb.Ops_ServiceDesc, Impl: ops}}
 	serverOpts.Deps = rmsserver.Deps{
 		Version: version, Jobs: d.engine.Jobs(),
 		Racks: registry, Nodes: d.hw.runner,
@@ -246,6 +257,7 @@ func transportOptions(cfg *config.Config, simulate bool, environ []string, log l
 func (d *daemon) abandon() {
 	d.stopMetrics()
 	d.admin.stop()
+	d.audit.close()
 	if d.lis != nil {
 		_ = d.lis.Close()
 	}

@@ -51,6 +51,9 @@ func (d *daemon) wait(ctx context.Context) error {
 	defer cancel()
 	drainErr := d.engine.Drain(drain)
 	d.admin.stop()
+	// No RPC runs any more: the queued records go to the store before it
+	// closes.
+	d.audit.close()
 	d.stopMetrics()
 	if drainErr != nil {
 		drainErr = fmt.Errorf("drain jobs: %w", drainErr)

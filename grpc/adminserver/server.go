@@ -29,9 +29,12 @@ type Server struct {
 	grpc *grpc.Server
 }
 
-// New returns an admin server over engine.
-func New(engine Engine, log zerolog.Logger) *Server {
-	s := grpc.NewServer(grpc.UnaryInterceptor(loopbackOnly(log)))
+// New returns an admin server over engine. interceptors run around every
+// call outside the loopback check, the first outermost (the audit log, so
+// that refused calls are recorded too).
+func New(engine Engine, log zerolog.Logger, interceptors ...grpc.UnaryServerInterceptor) *Server {
+	chain := append(append([]grpc.UnaryServerInterceptor(nil), interceptors...), loopbackOnly(log))
+	s := grpc.NewServer(grpc.ChainUnaryInterceptor(chain...))
 	adminpb.RegisterAdminServer(s, &service{engine: engine, log: log})
 	return &Server{grpc: s}
 }

@@ -10,6 +10,7 @@ const (
 	rackManager   = "rack_manager.RackManager"
 	rackManagerV2 = "rack_manager_v2.RackManagerV2"
 	adminService  = "rmsd_admin.Admin"
+	opsService    = "rmsd_ops.Ops"
 )
 
 // methods maps each RPC, by service and method name, to its one group. A
@@ -73,6 +74,10 @@ var methods = map[string]map[string]Group{
 	rackManagerV2: {
 		"ConfigureScaleUpFabricManager": Fabric,
 		"StartSystemValidation":         Power,
+	},
+	opsService: {
+		"ListAuditRecords": Read,
+		"ListJobs":         Read,
 	},
 	adminService: {
 		"ListActors":            Admin,

@@ -54,7 +54,7 @@ func startAuthzRig(t *testing.T, cfg config.Authz, tlsOn bool) *authzRig {
 			t.Fatal(err)
 		}
 	}
-	ts := startServer(t, opts, registerOps)
+	ts := startServer(t, opts, registerUnknownService)
 	r.addr = ts.addr
 	if !tlsOn {
 		r.conn = dial(t, ts.addr, nil)
@@ -96,22 +96,22 @@ func (r *authzRig) onRack(rack int, k hw.Kind) []hw.Node {
 	return out
 }
 
-// opsListJobs is a stand-in for a service the authorization table does
-// not know (the audit's rmsd_ops, before its mapping lands).
-const opsListJobs = "/rmsd_ops.Ops/ListJobs"
+// unknownRPC is a stand-in for a service the authorization table does
+// not know: a service added to the server without a group.
+const unknownRPC = "/rmsd_future.Service/List"
 
-func registerOps(s *grpc.Server) {
+func registerUnknownService(s *grpc.Server) {
 	s.RegisterService(&grpc.ServiceDesc{
-		ServiceName: "rmsd_ops.Ops",
+		ServiceName: "rmsd_future.Service",
 		HandlerType: (*any)(nil),
-		Methods: []grpc.MethodDesc{{MethodName: "ListJobs",
+		Methods: []grpc.MethodDesc{{MethodName: "List",
 			Handler: func(_ any, ctx context.Context, dec func(any) error, icpt grpc.UnaryServerInterceptor) (any, error) {
 				in := &emptypb.Empty{}
 				if err := dec(in); err != nil {
 					return nil, err
 				}
 				h := func(context.Context, any) (any, error) { return &emptypb.Empty{}, nil }
-				return icpt(ctx, in, &grpc.UnaryServerInfo{FullMethod: opsListJobs}, h)
+				return icpt(ctx, in, &grpc.UnaryServerInfo{FullMethod: unknownRPC}, h)
 			}}},
 	}, struct{}{})
 }
@@ -278,8 +278,8 @@ func TestAuthzUnknownServiceIsDenied(t *testing.T) {
 	if _, err := rmspb.NewRackManagerClient(conn).ListRacks(ctx, &rmspb.ListRacksRequest{}); err != nil {
 		t.Fatalf("DNS SAN glob binding with every group: %v", err)
 	}
-	err := conn.Invoke(ctx, opsListJobs, &emptypb.Empty{}, &emptypb.Empty{})
-	wantDenied(t, "unknown service", err, "rpc /rmsd_ops.Ops/ListJobs is in no permission group: denied to CN=root dns:ci.admins.example.org")
+	err := conn.Invoke(ctx, unknownRPC, &emptypb.Empty{}, &emptypb.Empty{})
+	wantDenied(t, "unknown service", err, "rpc /rmsd_future.Service/List is in no permission group: denied to CN=root dns:ci.admins.example.org")
 }
 
 // TestNoAuthzAllowsEverything: without [authz] any verified certificate
@@ -297,7 +297,7 @@ func TestNoAuthzAllowsEverything(t *testing.T) {
 	if _, err := c.ListRacks(ctx, &rmspb.ListRacksRequest{}); err != nil {
 		t.Fatalf("ListRacks without authz: %v", err)
 	}
-	if err := conn.Invoke(ctx, opsListJobs, &emptypb.Empty{}, &emptypb.Empty{}); err != nil {
+	if err := conn.Invoke(ctx, unknownRPC, &emptypb.Empty{}, &emptypb.Empty{}); err != nil {
 		t.Fatalf("unknown service without authz: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package rmsserver
 import (
 	"context"
 	"errors"
+	"github.com/rmsd/rmsd/grpc/rpcfields"
 	"slices"
 	"sync"
 
@@ -61,10 +62,10 @@ func (c *scopeCollector) walk(m protoreflect.Message, depth int) {
 		return
 	}
 	fields := m.Descriptor().Fields()
-	rack := stringField(m, "rack_id")
+	rack := rpcfields.StringField(m, "rack_id")
 	if rack != "" {
 		c.racks = append(c.racks, rack)
-	} else if node := stringField(m, "node_id"); node != "" {
+	} else if node := rpcfields.StringField(m, "node_id"); node != "" {
 		c.unplaced = append(c.unplaced, node)
 	}
 	if depth == 0 {

@@ -34,6 +34,21 @@ type Options struct {
 	// allow (PERMISSION_DENIED, logged at warn) before any handler runs;
 	// nil allows every call.
 	Authorizer *authz.Policy
+	// Interceptors run around every unary RPC, outside rmsd's own
+	// (logging, in-band reasons, panic recovery) and inside the observer,
+	// the first outermost: the audit log, then authorization, so that the
+	// audit records authorization's refusals.
+	Interceptors []grpc.UnaryServerInterceptor
+	// Services are served on the same listener beside the RMS services
+	// (rmsd's read service), and reported by health under their names.
+	Services []Service
+}
+
+// Service is one more gRPC service to serve: its description and
+// implementation, as a generated Register function would pass them.
+type Service struct {
+	Desc *grpc.ServiceDesc
+	Impl any
 }
 
 // Server serves both RMS services, health and reflection on one listener.
@@ -41,9 +56,13 @@ type Server struct {
 	grpc   *grpc.Server
 	health *health.Server
 	log    zerolog.Logger
+	// extraNames are the names of Options.Services, which health reports
+	// on too.
+	extraNames []string
 }
 
-// serviceNames are the services health reports on, besides the overall "".
+// serviceNames are the services health reports on, besides the overall ""
+// and the extra services.
 var serviceNames = []string{
 	rmspb.RackManager_ServiceDesc.ServiceName,
 	rmspbv2.RackManagerV2_ServiceDesc.ServiceName,
@@ -63,7 +82,9 @@ func New(opts Options) *Server {
 	// logged and sent as a trailer from the reply the handler answered.
 	// Authorization runs inside the log line, which records its refusals'
 	// PERMISSION_DENIED, and before anything a handler does.
-	unary := []grpc.UnaryServerInterceptor{logUnary(opts.Logger)}
+	// The extra interceptors (the audit log) run outside the log line and
+	// authorization, so the audit records authorization's refusals too.
+	unary := append(append([]grpc.UnaryServerInterceptor(nil), opts.Interceptors...), logUnary(opts.Logger))
 	var stream []grpc.StreamServerInterceptor
 	if opts.Authorizer != nil {
 		unary = append(unary, authorizeUnary(opts.Authorizer, opts.Deps, opts.Logger))
@@ -81,6 +102,10 @@ func New(opts Options) *Server {
 	s := &Server{grpc: grpc.NewServer(serverOpts...), health: health.NewServer(), log: opts.Logger}
 	rmspb.RegisterRackManagerServer(s.grpc, &rackManager{deps: opts.Deps, log: opts.Logger})
 	rmspbv2.RegisterRackManagerV2Server(s.grpc, &rackManagerV2{deps: opts.Deps, log: opts.Logger})
+	for _, svc := range opts.Services {
+		s.grpc.RegisterService(svc.Desc, svc.Impl)
+		s.extraNames = append(s.extraNames, svc.Desc.ServiceName)
+	}
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
 	s.setServing(healthpb.HealthCheckResponse_NOT_SERVING)
@@ -89,7 +114,7 @@ func New(opts Options) *Server {
 
 func (s *Server) setServing(st healthpb.HealthCheckResponse_ServingStatus) {
 	s.health.SetServingStatus("", st)
-	for _, name := range serviceNames {
+	for _, name := range append(serviceNames[:len(serviceNames):len(serviceNames)], s.extraNames...) {
 		s.health.SetServingStatus(name, st)
 	}
 }

@@ -60,6 +60,8 @@ func Run(t *testing.T, b Backend) {
 		{"ConcurrentOpensOfFreshStorage", testConcurrentOpensOfFreshStorage},
 		{"ConcurrentWritersInTwoStores", testConcurrentWritersInTwoStores},
 		{"ClosedStoreRefusesCalls", testClosedStoreRefusesCalls},
+		{"AuditAppendListFilterPage", testAuditAppendListFilterPage},
+		{"AuditPruneKeepsTheRetentionWindow", testAuditPruneKeepsTheRetentionWindow},
 	}
 	tests = append(tests, ownerContract...)
 	for _, tt := range tests {

@@ -18,6 +18,9 @@ type Sources struct {
 	// RegistryMailbox returns the messages waiting in the job registry's
 	// mailbox (the one in hand included).
 	RegistryMailbox func() int
+	// AuditDropped returns the audit records that never reached the store
+	// (queue full, store refused); they are in the audit log stream.
+	AuditDropped func() uint64
 }
 
 // Watch registers the rmsd_* families over s. Call it once.
@@ -46,5 +49,11 @@ func (m *Metrics) Watch(s Sources) {
 			Name: "rmsd_firmware_download_bytes_total",
 			Help: "Firmware artifact bytes received from their sources.",
 		}, func() float64 { return float64(s.DownloadBytes()) }))
+	}
+	if s.AuditDropped != nil {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "rmsd_audit_records_dropped_total",
+			Help: "Audit records that never reached the store (queue full or store unavailable); they are in the audit log stream.",
+		}, func() float64 { return float64(s.AuditDropped()) }))
 	}
 }

@@ -61,7 +61,8 @@ func (a *app) rootCommand() *cobra.Command {
 		Long: `rmsctl calls rmsd's rack_manager.RackManager API: racks and nodes, power,
 device info, firmware inventory, the firmware catalog, firmware and switch image
 applies, switch passwords, cold reboots, the scale-up fabric, and jobs, which
-"jobs watch" follows with a live progress view.
+"jobs watch" follows with a live progress view; and rmsd's own read service
+(rmsd_ops.Ops): "jobs list" and "audit list".
 
 The target comes from the global flags, else from the config file
 ($XDG_CONFIG_HOME/rmsctl/config.toml, or --config), else the defaults.`,
@@ -97,6 +98,7 @@ The target comes from the global flags, else from the config file
 		a.coldRebootCommand(),
 		a.fabricCommand(),
 		a.jobsCommand(),
+		a.auditCommand(),
 		a.callCommand(),
 	)
 	return root

@@ -13,8 +13,8 @@ import (
 const defaultWatchInterval = time.Second
 
 func (a *app) jobsCommand() *cobra.Command {
-	jobs := &cobra.Command{Use: "jobs", Short: "Follow and cancel jobs: firmware, switch images, cold reboots, switch administration"}
-	jobs.AddCommand(a.jobsGetCommand(), a.jobsChildrenCommand(), a.jobsWatchCommand(), a.jobsCancelCommand())
+	jobs := &cobra.Command{Use: "jobs", Short: "List, follow and cancel jobs: firmware, switch images, cold reboots, switch administration"}
+	jobs.AddCommand(a.jobsListCommand(), a.jobsGetCommand(), a.jobsChildrenCommand(), a.jobsWatchCommand(), a.jobsCancelCommand())
 	return jobs
 }
 
