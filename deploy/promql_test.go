@@ -199,14 +199,14 @@ func unknownMetric(families map[string]string, name string) string {
 
 func TestPromQLMetricNames(t *testing.T) {
 	for expr, want := range map[string]string{
-		`up{job="rms-api-server"} == 0 or absent(up{job="x"})`:                                              "up up",
+		`up{job="rms-api-server"} == 0 or absent(up{job="x"})`:                                             "up up",
 		`sum by (method, le) (rate(rms_grpc_server_handling_seconds_bucket{job=~"$job", code!="OK"}[5m]))`: "rms_grpc_server_handling_seconds_bucket",
 		`histogram_quantile(0.99, sum(rate(a_bucket[$__rate_interval])) without (instance))`:               "a_bucket",
 		`max(x) > 0 and on() time() - max(y offset 1h30m) > 1200`:                                          "x y",
-		`a / ignoring(code) group_left(method) b * 1e3 + .5`:                                                "a b",
-		`label_replace(c, "dst", "$1", "src", "(.*)")`:                                                       "c",
-		`(d{l="}"} - time()) / 86400 < ${days} * 86400`:                                                      "d",
-		`sum(rate(e[5m] @ end())) BY (k) > bool 0`:                                                           "e",
+		`a / ignoring(code) group_left(method) b * 1e3 + .5`:                                               "a b",
+		`label_replace(c, "dst", "$1", "src", "(.*)")`:                                                     "c",
+		`(d{l="}"} - time()) / 86400 < ${days} * 86400`:                                                    "d",
+		`sum(rate(e[5m] @ end())) BY (k) > bool 0`:                                                         "e",
 	} {
 		got, err := promqlMetricNames(expr)
 		if err != nil {
