@@ -62,7 +62,10 @@ type core struct {
 	// last turn (Engine.Load).
 	trackedJobs atomic.Int64
 	heldNodes   atomic.Int64
-	removeDir   func(path string) error // os.RemoveAll; replaced in tests
+	// quarantinedJobs is the number of quarantined jobs after the
+	// registry's last turn (QuarantinedJobs).
+	quarantinedJobs atomic.Int64
+	removeDir       func(path string) error // os.RemoveAll; replaced in tests
 	// awaitTerminal lets a cleanup goroutine wait for other jobs.
 	awaitTerminal func(ids []string, timeout time.Duration) bool
 	// midSeal, set by tests only, runs in the middle of a seal: after the

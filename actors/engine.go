@@ -72,6 +72,10 @@ type Options struct {
 	// the restart) and every later change is appended before a caller can
 	// see it (see journal.go). Nil keeps jobs in memory only.
 	Journal store.Journal
+	// OnCommit, when set, is told of every attempt to commit the journal:
+	// how long it took and its error (nil once it is durable). It runs on
+	// the journal's writer goroutine between commits, so it must be cheap.
+	OnCommit func(elapsed time.Duration, err error)
 }
 
 // Engine is the job engine: a JobRegistry actor (under a keeper that
@@ -147,7 +151,7 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 		if st.skipped > 0 {
 			c.log.Warn().Int("events", st.skipped).Msg("job journal events did not apply on replay and were skipped")
 		}
-		c.journal = newJournalWriter(opts.Journal, sys, c.log, st.events, opts.StoreTimeout)
+		c.journal = newJournalWriter(opts.Journal, sys, c.log, st.events, opts.StoreTimeout, opts.OnCommit)
 	}
 	c.spawner = sys.Root.Copy().WithGuardian(c.noRestart)
 	c.stopCtx, c.stopWork = context.WithCancel(context.Background())

@@ -117,6 +117,9 @@ func TestOperatorReleasesAQuarantinedJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	quarantinedIn(t, e, job.ID)
+	if n := e.QuarantinedJobs(); n != 1 {
+		t.Fatalf("QuarantinedJobs %d with one job quarantined", n)
+	}
 	q, err := e.ReleaseQuarantined(testCtx(t), job.ID)
 	if err != nil || q.State != messages.StateFailed || len(q.Held) != 1 || q.Held[0] != "r/n" {
 		t.Fatalf("release: %+v, %v", q, err)
@@ -127,6 +130,9 @@ func TestOperatorReleasesAQuarantinedJob(t *testing.T) {
 	}
 	if l := listed(t, e); l.HeldNodes != 0 || len(l.Quarantined) != 0 {
 		t.Fatalf("after release: %d held, quarantined %+v", l.HeldNodes, l.Quarantined)
+	}
+	if n := e.QuarantinedJobs(); n != 0 {
+		t.Fatalf("QuarantinedJobs %d after the release", n)
 	}
 	waitTerminal(t, e, mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "n"}, completes("Completed", "")).ID)
 	wf.free() // its late return changes nothing
@@ -151,6 +157,9 @@ func TestQuarantinedWorkflowReturnFreesItsNodes(t *testing.T) {
 		t.Fatalf("quarantined %+v, want held %s", q, want)
 	}
 	heldOnly(t, e, "r", "node-01")
+	if n := e.QuarantinedJobs(); n != 1 {
+		t.Fatalf("QuarantinedJobs %d with one job quarantined", n)
+	}
 	wf.free()
 	eventually(t, "the nodes are free once the workflow returned", func() bool {
 		l := listed(t, e)
@@ -158,6 +167,9 @@ func TestQuarantinedWorkflowReturnFreesItsNodes(t *testing.T) {
 	})
 	if s := mustGet(t, e, job.ID); s.Quarantined {
 		t.Fatalf("still quarantined after the return: %+v", s)
+	}
+	if n := e.QuarantinedJobs(); n != 0 {
+		t.Fatalf("QuarantinedJobs %d after the workflow returned", n)
 	}
 }
 

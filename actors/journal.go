@@ -83,6 +83,8 @@ type journalWriter struct {
 	// writeTimeout bounds one commit; readWait (a fifth of it) is how long
 	// a read's reply waits for a commit in flight.
 	writeTimeout, readWait time.Duration
+	// onCommit, when set, is told of every commit attempt (Options.OnCommit).
+	onCommit func(time.Duration, error)
 
 	mu      sync.Mutex
 	pending []journalItem
@@ -107,9 +109,10 @@ type journalWriter struct {
 	closed bool
 }
 
-func newJournalWriter(st store.Journal, sys *actor.ActorSystem, log zerolog.Logger, tail int, writeTimeout time.Duration) *journalWriter {
+func newJournalWriter(st store.Journal, sys *actor.ActorSystem, log zerolog.Logger, tail int, writeTimeout time.Duration,
+	onCommit func(time.Duration, error)) *journalWriter {
 	w := &journalWriter{
-		st: st, sys: sys, log: log, tail: tail, writeTimeout: writeTimeout, readWait: writeTimeout / 5,
+		st: st, sys: sys, log: log, tail: tail, writeTimeout: writeTimeout, readWait: writeTimeout / 5, onCommit: onCommit,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go w.run()
@@ -257,8 +260,12 @@ func (w *journalWriter) timedWrite(batch []journalItem) error {
 	w.inFlight = true
 	w.mu.Unlock()
 	stall := time.AfterFunc(w.readWait, func() { w.stalled(attempt) })
+	began := time.Now()
 	err := w.write(batch)
 	stall.Stop()
+	if w.onCommit != nil {
+		w.onCommit(time.Since(began), err)
+	}
 	w.mu.Lock()
 	w.inFlight, w.stalling = false, false
 	w.mu.Unlock()

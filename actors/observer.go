@@ -45,6 +45,7 @@ func (r *registry) observe(rec *record, state messages.JobState, code messages.J
 func (r *registry) publishLoad() {
 	r.core.trackedJobs.Store(int64(len(r.store.jobs)))
 	r.core.heldNodes.Store(int64(len(r.store.leases)))
+	r.core.quarantinedJobs.Store(int64(r.store.quarantinedJobs))
 }
 
 // Load returns the number of job records the registry keeps (terminal ones
@@ -55,3 +56,9 @@ func (r *registry) publishLoad() {
 func (e *Engine) Load() (trackedJobs, heldNodes int) {
 	return int(e.core.trackedJobs.Load()), int(e.core.heldNodes.Load())
 }
+
+// QuarantinedJobs returns how many jobs are quarantined (their cancelled
+// workflow has not returned within the quarantine bound, so their nodes
+// stay held), as of the end of the registry's last turn. Like Load it
+// reads a counter and never waits for the registry.
+func (e *Engine) QuarantinedJobs() int { return int(e.core.quarantinedJobs.Load()) }

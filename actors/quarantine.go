@@ -120,6 +120,9 @@ func (r *registry) returned(rec *record) {
 	if rec.ret.timer != nil {
 		rec.ret.timer.Stop()
 	}
+	if rec.ret.quarantined {
+		r.store.quarantinedJobs--
+	}
 	rec.ret = returnWatch{}
 	delete(r.store.cancelled, rec.snap.ID)
 }
@@ -190,6 +193,7 @@ func (r *registry) checkQuarantine(id string) {
 		return
 	}
 	rec.ret.quarantined = true
+	r.store.quarantinedJobs++
 	r.core.log.Error().Str("job_id", id).Str("rack_id", rec.snap.RackID).Str("node_id", rec.snap.NodeID).
 		Strs("held", r.heldBy(rec)).Dur("after_ms", r.core.quarantineAfter).
 		Msg("job quarantined: its workflow has not returned since it was cancelled; its nodes stay held until it does or an operator releases them")

@@ -137,6 +137,9 @@ type jobStore struct {
 	// cancelled names the jobs whose workflow was cancelled and has not
 	// returned yet (quarantine.go).
 	cancelled map[string]struct{}
+	// quarantinedJobs counts the records of cancelled whose job is
+	// quarantined (quarantine.go).
+	quarantinedJobs int
 
 	// terminal and inFlight split the index for capacity (capacity.go).
 	terminal terminalQueue

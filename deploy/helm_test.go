@@ -52,28 +52,12 @@ func renderChart(t *testing.T, args ...string) map[string]object {
 	return renderRelease(t, "rms", "rack-manager", args...)
 }
 
-// renderRelease renders deploy/helm/rmsd with RMSD_HELM (a Helm command),
-// by default .ci/helm.sh (the pinned Helm, built from the Go module proxy
-// the first time, from the build cache afterwards).
+// renderRelease renders deploy/helm/rmsd with RMSD_HELM (see helm) and
+// returns its objects by kind and name suffix.
 func renderRelease(t *testing.T, release, namespace string, args ...string) map[string]object {
 	t.Helper()
-	helm := os.Getenv("RMSD_HELM")
-	if helm == "" {
-		helm = ".ci/helm.sh" // relative to the module root, like RMSD_HELM
-	}
-	if !filepath.IsAbs(helm) && strings.Contains(helm, "/") {
-		helm = filepath.Join("..", helm)
-	}
-	cmd := exec.Command(helm, append([]string{"template", release, "helm/rmsd", "--namespace", namespace,
-		"--kube-version", "1.31.0"}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("helm template %v: %v\n%s", args, err, stderr.String())
-	}
 	objects := map[string]object{}
-	for _, doc := range strings.Split(string(out), "\n---\n") {
+	for _, doc := range renderDocs(t, release, namespace, args...) {
 		js, err := yaml.YAMLToJSON([]byte(doc))
 		if err != nil {
 			t.Fatalf("rendered YAML: %v\n%s", err, doc)
@@ -92,6 +76,36 @@ func renderRelease(t *testing.T, release, namespace string, args ...string) map[
 		objects[o.str("kind")+name] = o
 	}
 	return objects
+}
+
+// helm runs RMSD_HELM (a Helm command), by default .ci/helm.sh (the
+// pinned Helm, built from the Go module proxy the first time, from the
+// build cache afterwards), and returns its standard output.
+func helm(t *testing.T, args ...string) []byte {
+	t.Helper()
+	bin := os.Getenv("RMSD_HELM")
+	if bin == "" {
+		bin = ".ci/helm.sh" // relative to the module root, like RMSD_HELM
+	}
+	if !filepath.IsAbs(bin) && strings.Contains(bin, "/") {
+		bin = filepath.Join("..", bin)
+	}
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helm %v: %v\n%s%s", args, err, out, stderr.String())
+	}
+	return out
+}
+
+// renderDocs renders deploy/helm/rmsd and returns its YAML documents.
+func renderDocs(t *testing.T, release, namespace string, args ...string) []string {
+	t.Helper()
+	out := helm(t, append([]string{"template", release, "helm/rmsd", "--namespace", namespace,
+		"--kube-version", "1.31.0"}, args...)...)
+	return strings.Split(string(out), "\n---\n")
 }
 
 // loadRendered loads the ConfigMap's config.toml with rmsd's loader. The

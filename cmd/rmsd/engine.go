@@ -36,6 +36,9 @@ type jobEngine interface {
 	Load() (tracked, held int)
 	// RegistryMailboxDepth returns the job registry's mailbox backlog.
 	RegistryMailboxDepth() int
+	// QuarantinedJobs returns the jobs quarantined now, without waiting
+	// for the registry.
+	QuarantinedJobs() int
 }
 
 // beginShutdownTimeout bounds the registry round trip of BeginShutdown.
@@ -50,10 +53,12 @@ type actorEngine struct {
 
 // startEngine starts the job engine configured by [workflows], with
 // protoactor's own logs routed into the "protoactor" component logger.
-// onJob, when set, is told of every job admitted and sealed (the metrics).
+// onJob, when set, is told of every job admitted and sealed, and onCommit
+// of every journal commit (the metrics).
 // journal, when set, makes the jobs durable: the engine replays it at start
 // (interrupting what was running) and appends every change to it.
-func startEngine(cfg *config.Config, logger logging.Logger, onJob func(messages.JobObservation), journal store.Journal) (jobEngine, error) {
+func startEngine(cfg *config.Config, logger logging.Logger, onJob func(messages.JobObservation), onCommit func(time.Duration, error),
+	journal store.Journal) (jobEngine, error) {
 	w := cfg.Workflows
 	log := logger.Component("jobs")
 	sys := actor.NewActorSystem(logger.ActorSystemOption())
@@ -63,6 +68,7 @@ func startEngine(cfg *config.Config, logger logging.Logger, onJob func(messages.
 		QuarantineAfter: time.Duration(w.QuarantineAfterSeconds) * time.Second,
 		Logger:          log,
 		OnJob:           onJob,
+		OnCommit:        onCommit,
 		Journal:         journal,
 		StoreTimeout:    time.Duration(cfg.Storage.TimeoutSeconds) * time.Second,
 	})
@@ -87,6 +93,9 @@ func (a *actorEngine) Load() (tracked, held int) { return a.engine.Load() }
 
 // RegistryMailboxDepth implements jobEngine.
 func (a *actorEngine) RegistryMailboxDepth() int { return a.engine.RegistryMailboxDepth() }
+
+// QuarantinedJobs implements jobEngine.
+func (a *actorEngine) QuarantinedJobs() int { return a.engine.QuarantinedJobs() }
 
 // BeginShutdown implements jobEngine.
 func (a *actorEngine) BeginShutdown() {

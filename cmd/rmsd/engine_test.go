@@ -14,7 +14,7 @@ import (
 )
 
 func TestStartEngineServesJobReadsAndDrains(t *testing.T) {
-	eng, err := startEngine(config.Default(), logging.Logger{Logger: zerolog.Nop()}, nil, nil)
+	eng, err := startEngine(config.Default(), logging.Logger{Logger: zerolog.Nop()}, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

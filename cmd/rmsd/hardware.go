@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/rmsd/rmsd/cmd/internal/logging"
+	"github.com/rmsd/rmsd/cmd/internal/metrics"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/fabric"
@@ -54,14 +55,19 @@ type switchIdentity struct {
 
 // newHardware builds the southbound clients; p paces their device waits
 // (see pace). A non-nil id is the switch identity to use instead of
-// client_tls_root's files (the simulation's, issued in memory).
-func newHardware(cfg *config.Config, p pace, log logging.Logger, id *switchIdentity) (*hardware, error) {
+// client_tls_root's files (the simulation's, issued in memory). m is told
+// of every Redfish and NVUE request and of the switch identity's expiry.
+func newHardware(cfg *config.Config, p pace, log logging.Logger, id *switchIdentity, m *metrics.Metrics) (*hardware, error) {
 	r := cfg.Redfish
 	nv, err := nvueOptions(cfg.Switches, id)
 	if err != nil {
 		return nil, err
 	}
+	if err := recordSwitchCertificates(m, cfg.Switches, nv, id); err != nil {
+		return nil, err
+	}
 	nv.Logger = log.Component("nvue")
+	nv.Observe = m.ObserveHardware
 	nvPool, err := nvue.NewPool(nv)
 	if err != nil {
 		return nil, err
@@ -74,6 +80,7 @@ func newHardware(cfg *config.Config, p pace, log logging.Logger, id *switchIdent
 		TaskTimeout:      seconds(r.TaskTimeoutSeconds),
 		LivenessInterval: p.liveness(),
 		VerifyTLS:        r.VerifyCertificates,
+		Observe:          m.ObserveHardware,
 		Logger:           log.Component("redfish"),
 	})
 	ssh := sshOptions(cfg.Switches, cfg.Workflows)

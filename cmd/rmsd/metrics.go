@@ -38,6 +38,9 @@ func (d *daemon) startMetrics(log logging.Logger) error {
 			return fmt.Errorf("metrics: load the gRPC certificate: %w", err)
 		}
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		if err := recordCertificate(d.metrics, "metrics", d.cfg.TLS.Cert); err != nil {
+			return err
+		}
 	}
 	addr := net.JoinHostPort(d.cfg.Server.BindAddress, strconv.Itoa(d.cfg.Metrics.Port))
 	srv, err := metrics.Listen(addr, tlsConfig, d.metrics.Handler(), log.Component("metrics"))

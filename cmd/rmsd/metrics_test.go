@@ -134,25 +134,30 @@ func TestMetricsOfARunningDaemon(t *testing.T) {
 
 	m := scrape(t, addr)
 	for family, want := range map[string]string{
-		"rms_api_version":                    "build_date,build_version,git_sha,go_version",
-		"rms_api_config":                     "firmware_dir,grpc_port,persistence_type,tls_mode",
-		"rms_grpc_server_handling_seconds":   "code,method,service",
-		"rms_workflows_counts_total":         "error_code,is_leaf,workflow_state,workflow_type",
-		"rms_workflows_in_flight":            "is_leaf,workflow_type",
-		"rmsd_jobs_tracked":                  "",
-		"rmsd_nodes_held":                    "",
-		"rmsd_bmc_operations_in_flight":      "",
-		"rmsd_bmc_operations_queued":         "",
-		"rmsd_firmware_download_bytes_total": "",
-		"rmsd_registry_mailbox_depth":        "",
-		"rmsd_audit_records_dropped_total":   "",
-		"rmsd_simulator_overlaps_total":      "",
-		"rmsd_build_info":                    "commit,goversion,version",
-		"rmsd_job_duration_seconds":          "is_leaf,outcome,workflow_type",
-		"process_cpu_seconds_total":          "",
-		"process_resident_memory_bytes":      "",
-		"go_goroutines":                      "",
-		"go_memstats_heap_alloc_bytes":       "",
+		"rms_api_version":                           "build_date,build_version,git_sha,go_version",
+		"rms_api_config":                            "firmware_dir,grpc_port,persistence_type,tls_mode",
+		"rms_grpc_server_handling_seconds":          "code,method,service",
+		"rms_workflows_counts_total":                "error_code,is_leaf,workflow_state,workflow_type",
+		"rms_workflows_in_flight":                   "is_leaf,workflow_type",
+		"rmsd_jobs_tracked":                         "",
+		"rmsd_nodes_held":                           "",
+		"rmsd_bmc_operations_in_flight":             "",
+		"rmsd_bmc_operations_queued":                "",
+		"rmsd_firmware_download_bytes_total":        "",
+		"rmsd_registry_mailbox_depth":               "",
+		"rmsd_audit_records_dropped_total":          "",
+		"rmsd_simulator_overlaps_total":             "",
+		"rmsd_build_info":                           "commit,goversion,version",
+		"rmsd_job_duration_seconds":                 "is_leaf,outcome,workflow_type",
+		"rmsd_journal_commit_seconds":               "outcome,store",
+		"rmsd_hardware_request_seconds":             "device_kind,protocol",
+		"rmsd_jobs_quarantined":                     "",
+		"rmsd_drain_start_timestamp_seconds":        "",
+		"rmsd_certificate_expiry_timestamp_seconds": "certificate",
+		"process_cpu_seconds_total":                 "",
+		"process_resident_memory_bytes":             "",
+		"go_goroutines":                             "",
+		"go_memstats_heap_alloc_bytes":              "",
 	} {
 		if m[family] == nil {
 			t.Errorf("no %s family", family)
@@ -212,6 +217,28 @@ func TestMetricsOfARunningDaemon(t *testing.T) {
 	}
 	if v := sample(m, "rmsd_nodes_held", nil).GetGauge().GetValue(); v != 0 {
 		t.Errorf("rmsd_nodes_held = %v after the job", v)
+	}
+	// The password job's commits reached the SQLite journal; its NVUE
+	// requests went to a switch, BatchGetPowerState's Redfish requests
+	// to compute trays and power shelves.
+	if v := sample(m, "rmsd_journal_commit_seconds", map[string]string{"store": "sqlite", "outcome": "ok"}); v.GetHistogram().GetSampleCount() < 1 {
+		t.Errorf("rmsd_journal_commit_seconds{sqlite, ok} = %v, want the job's commits", v)
+	}
+	for _, c := range [][2]string{{"nvue", "switch"}, {"redfish", "compute"}, {"redfish", "power_shelf"}} {
+		if v := sample(m, "rmsd_hardware_request_seconds", map[string]string{"protocol": c[0], "device_kind": c[1]}); v.GetHistogram().GetSampleCount() < 1 {
+			t.Errorf("rmsd_hardware_request_seconds{%s, %s} = %v, want requests", c[0], c[1], v)
+		}
+	}
+	if v := sample(m, "rmsd_jobs_quarantined", nil).GetGauge().GetValue(); v != 0 {
+		t.Errorf("rmsd_jobs_quarantined = %v, want 0", v)
+	}
+	if v := sample(m, "rmsd_drain_start_timestamp_seconds", nil).GetGauge().GetValue(); v != 0 {
+		t.Errorf("rmsd_drain_start_timestamp_seconds = %v before any shutdown, want 0", v)
+	}
+	// The simulation's switch identity, issued for the run.
+	if v := sample(m, "rmsd_certificate_expiry_timestamp_seconds", map[string]string{"certificate": "switch_client"}); v == nil ||
+		time.Unix(int64(v.GetGauge().GetValue()), 0).Before(time.Now()) {
+		t.Errorf("rmsd_certificate_expiry_timestamp_seconds{switch_client} = %v, want a future expiry", v)
 	}
 	if v := sample(m, "rmsd_simulator_overlaps_total", nil).GetCounter().GetValue(); v != 0 {
 		t.Errorf("rmsd_simulator_overlaps_total = %v, want 0", v)

@@ -135,6 +135,11 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		return nil, err
 	}
 	d.metrics = newMetrics(cfg, serverOpts.TLS != nil, d.store.Info().Engine)
+	if serverOpts.TLS != nil {
+		if err = recordServerCertificates(d.metrics, cfg.TLS); err != nil {
+			return nil, err
+		}
+	}
 	if d.catalog, err = openCatalog(ctx, cfg.Workflows, d.store, logger); err != nil {
 		return nil, err
 	}
@@ -161,14 +166,14 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if simTLS != nil {
 		simIdentity = simTLS.identity
 	}
-	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger, simIdentity); err != nil {
+	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger, simIdentity, d.metrics); err != nil {
 		return nil, err
 	}
 	validation, err := validationRunner(cfg.Workflows, f.simulate, logger)
 	if err != nil {
 		return nil, err
 	}
-	if d.engine, err = startEngine(cfg, logger, d.metrics.ObserveJob, d.store); err != nil {
+	if d.engine, err = startEngine(cfg, logger, d.metrics.ObserveJob, d.metrics.ObserveCommit, d.store); err != nil {
 		return nil, fmt.Errorf("start job engine: %w", err)
 	}
 	addr := net.JoinHostPort(cfg.Server.BindAddress, strconv.Itoa(cfg.Port))
@@ -182,7 +187,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		return nil, err
 	}
 	d.metrics.Watch(metrics.Sources{Jobs: d.engine.Load, BMC: d.hw.runner.Load, DownloadBytes: d.catalog.dl.BytesReceived,
-		RegistryMailbox: d.engine.RegistryMailboxDepth, AuditDropped: d.audit.dropped})
+		RegistryMailbox: d.engine.RegistryMailboxDepth, QuarantinedJobs: d.engine.QuarantinedJobs, AuditDropped: d.audit.dropped})
 	if d.fleet != nil {
 		d.metrics.WatchSimulator(d.fleet.Overlaps)
 	}

@@ -27,6 +27,7 @@ func (d *daemon) wait(ctx context.Context) error {
 		d.log.Error().Err(serveErr).Msg("gRPC server stopped unexpectedly")
 	}
 
+	d.metrics.DrainStarted(time.Now())
 	d.server.MarkNotServing()
 	d.engine.BeginShutdown()
 	if delay := d.cfg.Server.DrainDelaySeconds; delay > 0 && !served {

@@ -29,6 +29,11 @@ func TestShutdownReportsNotServingDuringTheDrainDelay(t *testing.T) {
 		},
 	})
 
+	addr, ok := logLine(t, d.stdout.String(), "metrics serving")["addr"].(string)
+	if !ok {
+		t.Fatal("no address in the metrics serving line")
+	}
+	signalled := time.Now()
 	d.stop() // the signal
 	select {
 	case delay := <-delays:
@@ -61,6 +66,12 @@ func TestShutdownReportsNotServingDuringTheDrainDelay(t *testing.T) {
 	// Reads still work: callers that have not noticed yet are not failed.
 	if _, err := rmspb.NewRackManagerClient(conn).GetVersion(ctx, &rmspb.GetVersionRequest{}); err != nil {
 		t.Fatalf("GetVersion during the drain delay: %v", err)
+	}
+	// The drain's start is on /metrics while it lasts, for an alert on
+	// a drain that takes too long.
+	started := sample(scrape(t, addr), "rmsd_drain_start_timestamp_seconds", nil).GetGauge().GetValue()
+	if started < float64(signalled.Unix()) || started > float64(time.Now().Unix()) {
+		t.Errorf("rmsd_drain_start_timestamp_seconds = %v during the drain, want the signal's time %d", started, signalled.Unix())
 	}
 	select {
 	case code := <-d.exit:

@@ -72,7 +72,7 @@ func (p *Pool) newBootstrapClient() *http.Client {
 		DisableKeepAlives: true,
 		IdleConnTimeout:   time.Second,
 	}
-	return &http.Client{Transport: hw.HolderTransport(t)}
+	return &http.Client{Transport: hw.HolderTransport(p.observed(t))}
 }
 
 // BootstrapRequests is how many requests the pool has sent over the

@@ -68,6 +68,9 @@ type Options struct {
 	PollInterval time.Duration
 	WaitTimeout  time.Duration
 
+	// Observe, when set, is told of every request's latency and outcome
+	// (as protocol "nvue", device kind switch), bootstrap requests included.
+	Observe hw.RequestObserver
 	// Logger receives one debug line per request (never credentials).
 	Logger zerolog.Logger
 }

@@ -54,11 +54,17 @@ func NewPool(opts Options) (*Pool, error) {
 		IdleConnTimeout:     30 * time.Second,
 		ForceAttemptHTTP2:   false,
 	}
-	p.http = &http.Client{Transport: hw.HolderTransport(p.transport)}
+	p.http = &http.Client{Transport: hw.HolderTransport(p.observed(p.transport))}
 	if opts.BootstrapFallback && opts.TLS == TLSVerify {
 		p.bootstrap = p.newBootstrapClient()
 	}
 	return p, nil
+}
+
+// observed wraps t so that Options.Observe sees its requests, sent to
+// switches.
+func (p *Pool) observed(t http.RoundTripper) http.RoundTripper {
+	return hw.ObservedTransport(t, "nvue", hw.KindSwitch, p.opts.Observe)
 }
 
 // Close drops every idle connection. Clients made from the pool must not be

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/redfish"
 )
 
@@ -16,7 +17,7 @@ type computeDevice struct {
 }
 
 func newCompute(d Deps, c Config) (Device, error) {
-	rf, err := d.Redfish.Client(c.BMC)
+	rf, err := d.Redfish.DeviceClient(hw.KindCompute, c.BMC)
 	if err != nil {
 		return nil, fmt.Errorf("bmc: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/redfish"
 )
 
@@ -15,7 +16,7 @@ type shelfDevice struct {
 }
 
 func newShelf(d Deps, c Config, style redfish.ShelfStyle) (Device, error) {
-	rf, err := d.Redfish.Client(c.BMC)
+	rf, err := d.Redfish.DeviceClient(hw.KindPowerShelf, c.BMC)
 	if err != nil {
 		return nil, fmt.Errorf("bmc: %w", err)
 	}

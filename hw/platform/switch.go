@@ -27,7 +27,7 @@ func newSwitch(d Deps, c Config) (Device, error) {
 	s := &switchDevice{cfg: c, ssh: d.SSH, onie: d.ONIE, reboot: d.SwitchReboot.withDefaults()}
 	bmc := c.BMC
 	if bmc.Host() != "" && bmc.Credentials.Username != "" && !bmc.Credentials.Password.IsZero() {
-		rf, err := d.Redfish.Client(bmc)
+		rf, err := d.Redfish.DeviceClient(hw.KindSwitch, bmc)
 		if err != nil {
 			return nil, fmt.Errorf("bmc: %w", err)
 		}

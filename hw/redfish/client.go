@@ -54,7 +54,8 @@ func NewPool(opts Options) *Pool {
 		opts:      opts,
 		transport: tr,
 		http: &http.Client{
-			Transport: hw.HolderTransport(tr), // names the job or lease a request is for
+			// Names the job or lease a request is for; observed by device kind.
+			Transport: hw.HolderTransport(hw.ObservedTransport(tr, "redfish", hw.KindUnknown, opts.Observe)),
 			// Redfish answers are never redirects RMS follows; surface them.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
@@ -71,7 +72,8 @@ func (p *Pool) Close() { p.transport.CloseIdleConnections() }
 // Client talks to one BMC. It is safe for concurrent use.
 type Client struct {
 	pool  *Pool
-	base  string // https://host:port
+	kind  hw.Kind // the device's, for the request observer
+	base  string  // https://host:port
 	creds hw.Credentials
 	log   zerolog.Logger
 
@@ -83,6 +85,13 @@ type Client struct {
 // and carry a user name and password (Basic auth on every request) or a
 // session token (sent as X-Auth-Token).
 func (p *Pool) Client(ep hw.Endpoint) (*Client, error) {
+	return p.DeviceClient(hw.KindUnknown, ep)
+}
+
+// DeviceClient is Client for a BMC of a known kind of device (compute,
+// switch or power shelf): the requests it sends are observed as that
+// kind (Options.Observe).
+func (p *Pool) DeviceClient(kind hw.Kind, ep hw.Endpoint) (*Client, error) {
 	if ep.Host() == "" {
 		return nil, fmt.Errorf("redfish client: endpoint has no address: %w", ErrClient)
 	}
@@ -92,6 +101,7 @@ func (p *Pool) Client(ep hw.Endpoint) (*Client, error) {
 	}
 	return &Client{
 		pool:  p,
+		kind:  kind,
 		base:  "https://" + ep.Addr(DefaultPort),
 		creds: ep.Credentials,
 		log:   p.opts.Logger.With().Str("bmc", ep.Addr(DefaultPort)).Logger(),
@@ -157,7 +167,7 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 	if timeout <= 0 {
 		timeout = c.pool.opts.RequestTimeout
 	}
-	rctx, cancel := context.WithTimeout(ctx, timeout)
+	rctx, cancel := context.WithTimeout(hw.WithDeviceKind(ctx, c.kind), timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(rctx, r.method, u, r.body)
 	if err != nil {

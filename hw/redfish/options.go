@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/hw"
 )
 
 // Defaults, taken from upstream RMS (southbound §2, §4).
@@ -59,6 +61,10 @@ type Options struct {
 	// MaxIdleConnsPerHost caps idle connections per BMC (default 2; RMS
 	// serialises operations per node, so one or two suffice).
 	MaxIdleConnsPerHost int
+
+	// Observe, when set, is told of every request's latency and outcome,
+	// by the device kind of the client that sent it (DeviceClient).
+	Observe hw.RequestObserver
 
 	// Logger receives debug traces of requests (never credentials). The
 	// zero value logs nothing.

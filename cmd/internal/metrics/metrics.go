@@ -40,6 +40,12 @@ type Metrics struct {
 	workflows *prometheus.CounterVec
 	inFlight  *prometheus.GaugeVec
 	jobs      *prometheus.HistogramVec
+	commits   *prometheus.HistogramVec
+	hardware  hardwareFamilies
+	// certificates and drain are set when rmsd loads its certificates and
+	// when its shutdown drain begins.
+	certificates *prometheus.GaugeVec
+	drain        prometheus.Gauge
 }
 
 // New registers the info families and the families the engine and the
@@ -65,6 +71,10 @@ func New(info Info) *Metrics {
 			Help:    "Time from a job's creation to its end, by workflow type and outcome (completed or failed).",
 			Buckets: jobBuckets,
 		}, []string{"workflow_type", "is_leaf", "outcome"}),
+		commits:      newCommitHistogram(info.PersistenceType),
+		hardware:     newHardwareFamilies(),
+		certificates: newCertificateGauge(),
+		drain:        newDrainGauge(),
 	}
 	version := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "rms_api_version",
@@ -88,6 +98,7 @@ func New(info Info) *Metrics {
 	})
 	build.Set(1)
 	m.reg.MustRegister(version, config, build, m.rpc, m.workflows, m.inFlight, m.jobs,
+		m.commits, m.hardware.latency, m.hardware.errors, m.certificates, m.drain,
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
 	return m
 }

@@ -21,6 +21,9 @@ type Sources struct {
 	// AuditDropped returns the audit records that never reached the store
 	// (queue full, store refused); they are in the audit log stream.
 	AuditDropped func() uint64
+	// QuarantinedJobs returns the jobs the registry holds quarantined:
+	// cancelled, their workflow not returned, their nodes still held.
+	QuarantinedJobs func() int
 }
 
 // Watch registers the rmsd_* families over s. Call it once.
@@ -43,6 +46,10 @@ func (m *Metrics) Watch(s Sources) {
 	if s.RegistryMailbox != nil {
 		gauge("rmsd_registry_mailbox_depth", "Messages waiting in the job registry's mailbox, the one being handled included.",
 			func() float64 { return float64(s.RegistryMailbox()) })
+	}
+	if s.QuarantinedJobs != nil {
+		gauge("rmsd_jobs_quarantined", "Jobs quarantined: cancelled, their workflow has not returned, their nodes stay held (docs/operations.md \"Quarantined jobs\").",
+			func() float64 { return float64(s.QuarantinedJobs()) })
 	}
 	if s.DownloadBytes != nil {
 		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
