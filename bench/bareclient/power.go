@@ -23,21 +23,28 @@ type client struct {
 	slots     chan struct{}
 }
 
-// requestTimeout bounds one request, as rmsd's default.
-const requestTimeout = 30 * time.Second
+// requestTimeout bounds one request, as the harness configures rmsd's
+// [redfish] request_timeout_seconds (generous: a loaded machine queues).
+const requestTimeout = 300 * time.Second
+
+// connectTimeout bounds a connect and a TLS handshake, as the harness
+// configures rmsd's [redfish] connect_timeout_seconds.
+const connectTimeout = 120 * time.Second
 
 // maxBody bounds a body read, as rmsd's.
 const maxBody = 8 << 20
 
 func newClient(concurrency int) *client {
 	tr := &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext,
 		TLSClientConfig:     &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: true}, //nolint:gosec // simulated BMCs, as rmsd's default
-		TLSHandshakeTimeout: 10 * time.Second,
+		TLSHandshakeTimeout: connectTimeout,
 		MaxIdleConns:        0, // no cap across hosts
 		MaxIdleConnsPerHost: 2,
 		IdleConnTimeout:     90 * time.Second,
 		ForceAttemptHTTP2:   false,
+		ReadBufferSize:      1 << 10, // as rmsd's pool: small buffers per pooled connection
+		WriteBufferSize:     1 << 10,
 	}
 	return &client{
 		transport: tr,

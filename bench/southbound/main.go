@@ -45,7 +45,7 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 3, "alternated rounds of the one-rack and warm whole-site scenarios")
 	flag.IntVar(&o.firstRounds, "first-rounds", 2, "alternated rounds of the first read after a start")
 	flag.StringVar(&scale, "scale", "1,10,30,100,300", "racks of each point of the scale curve")
-	flag.IntVar(&o.network, "network", 71, "second octet of the first simulator's loopback addresses (each further simulator takes the next)")
+	flag.IntVar(&o.network, "network", 71, "second octet of the first simulator's loopback addresses (each further simulator, one per 50 racks, takes the next)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (logs, stores)")
 	flag.Parse()
 	var err error
@@ -55,7 +55,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := measureAndReport(ctx, o); err != nil {
+	if err := measureAndReport(ctx, o, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "southbound: %v\n", err)
 		os.Exit(1)
 	}

@@ -30,7 +30,9 @@ type daemon struct {
 }
 
 // daemonConfig is rmsd's configuration: plaintext gRPC on a free loopback
-// port, a store of its own, info logging (rmsd's default level).
+// port, a store of its own, info logging (rmsd's default level), and a
+// generous BMC connect and request timeouts: on a loaded machine thousands of first TLS
+// handshakes queue for the CPU (the bare client waits as long).
 const daemonConfig = `
 port = 0
 [server]
@@ -41,6 +43,9 @@ shutdown_grace_seconds = 5
 port = 0
 [tls]
 insecure = true
+[redfish]
+connect_timeout_seconds = 120
+request_timeout_seconds = 300
 [workflows]
 firmware_dir = %q
 [storage]

@@ -16,9 +16,12 @@ import (
 	"github.com/rmsd/rmsd/grpc/rmspb"
 )
 
-// simRacksPerProcess is the most racks one rmssim starts ([simulator]
-// racks is 1-200); larger sites run several simulators.
-const simRacksPerProcess = 200
+// simRacksPerProcess is the most racks one rmssim starts. A rack takes
+// about 100 file descriptors before any client connects (a listener per
+// BMC, four per NVOS host, the compute hosts'): at 200 racks a simulator
+// reaches a 20,000 descriptor limit, fails its accepts and stalls the
+// first read's handshakes for tens of seconds. Fifty racks stay far below.
+const simRacksPerProcess = 50
 
 // sims is the simulated site: one or more rmssim processes and their racks,
 // renumbered into one sequence (rack-001 …).

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -12,11 +13,11 @@ const reportFile = "southbound.md"
 
 // measureAndReport runs every scenario and writes the report and chart,
 // printing the report too.
-func measureAndReport(ctx context.Context, o options) error {
+func measureAndReport(ctx context.Context, o options, log io.Writer) error {
 	if o.siteRacks < 1 || o.rackCalls < 1 || o.rounds < 1 || o.firstRounds < 1 || len(o.scale) == 0 {
 		return fmt.Errorf("site racks, rack calls, rounds and first rounds must be at least 1, with one scale point or more")
 	}
-	res, err := runHarness(ctx, o, os.Stdout)
+	res, err := runHarness(ctx, o, log)
 	if err != nil {
 		return err
 	}
@@ -35,9 +36,9 @@ func measureAndReport(ctx context.Context, o options) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := render(os.Stdout, res, chartFile); err != nil {
+	if err := render(log, res, chartFile); err != nil {
 		return err
 	}
-	fmt.Printf("\nwrote %s and %s\n", path, filepath.Join(o.out, chartFile))
-	return nil
+	_, err = fmt.Fprintf(log, "\nwrote %s and %s\n", path, filepath.Join(o.out, chartFile))
+	return err
 }
