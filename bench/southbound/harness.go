@@ -26,7 +26,6 @@ type options struct {
 	scale       []int
 	network     int
 	keep        bool
-	buildFlags  []string // extra `go build` flags (the harness test builds with -race)
 }
 
 // results is everything one harness run measured.
@@ -81,14 +80,14 @@ func runHarness(ctx context.Context, o options, log io.Writer) (*results, error)
 	}
 	h := &harness{o: o, dir: dir, log: log}
 	fmt.Fprintf(log, "building rmsd, rmssim and the bare client\n")
-	if h.rmsd, err = build(ctx, o.root, "./cmd/rmsd", dir, o.buildFlags); err != nil {
+	if h.rmsd, err = build(ctx, o.root, "./cmd/rmsd", dir); err != nil {
 		return nil, err
 	}
-	sim, err := build(ctx, o.root, "./cmd/rmssim", dir, o.buildFlags)
+	sim, err := build(ctx, o.root, "./cmd/rmssim", dir)
 	if err != nil {
 		return nil, err
 	}
-	if h.bareBin, err = build(ctx, filepath.Join(o.root, "bench"), "./bareclient", dir, o.buildFlags); err != nil {
+	if h.bareBin, err = build(ctx, filepath.Join(o.root, "bench"), "./bareclient", dir); err != nil {
 		return nil, err
 	}
 	most := slices.Max(append([]int{o.siteRacks}, o.scale...))
@@ -313,10 +312,9 @@ func (h *harness) print(r run) {
 }
 
 // build compiles the command pkg of the module at root into dir.
-func build(ctx context.Context, root, pkg, dir string, flags []string) (string, error) {
+func build(ctx context.Context, root, pkg, dir string) (string, error) {
 	bin := filepath.Join(dir, filepath.Base(pkg))
-	args := append(append([]string{"build"}, flags...), "-o", bin, pkg)
-	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
 	cmd.Dir = root
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
