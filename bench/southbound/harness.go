@@ -59,12 +59,11 @@ type scalePoint struct {
 
 // harness holds the binaries, the simulators and the log sink.
 type harness struct {
-	o                 options
-	dir               string
-	rmsd, bareBin     string
-	sims              *sims
-	siteFile, allFile string
-	log               io.Writer
+	o             options
+	dir           string
+	rmsd, bareBin string
+	sims          *sims
+	log           io.Writer
 }
 
 func runHarness(ctx context.Context, o options, log io.Writer) (*results, error) {
