@@ -15,6 +15,8 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/adminpb"
 	"github.com/rmsd/rmsd/grpc/rmspb"
+
+	"github.com/rmsd/rmsd/bench/procstat"
 )
 
 // measurement is one ghz run of one RPC against one server.
@@ -93,11 +95,11 @@ func (b *bench) measure(ctx context.Context, w workload, s, other *server, round
 		opts = append(opts, runner.WithRunDuration(d), runner.WithDurationStopAction("wait"), data)
 	}
 
-	cpu0, err := cpuTime(s.pid())
+	cpu0, err := procstat.CPUTime(s.pid())
 	if err != nil {
 		return m, err
 	}
-	other0, err := cpuTime(other.pid())
+	other0, err := procstat.CPUTime(other.pid())
 	if err != nil {
 		return m, err
 	}
@@ -109,7 +111,7 @@ func (b *bench) measure(ctx context.Context, w workload, s, other *server, round
 		}
 		return m, fmt.Errorf("ghz %s on %s: %s", w.name, s.name, msg)
 	}
-	answered, err := cpuTime(s.pid())
+	answered, err := procstat.CPUTime(s.pid())
 	if err != nil {
 		return m, err
 	}
@@ -121,11 +123,11 @@ func (b *bench) measure(ctx context.Context, w workload, s, other *server, round
 		}
 		m.settle = time.Since(start)
 	}
-	cpu1, err := cpuTime(s.pid())
+	cpu1, err := procstat.CPUTime(s.pid())
 	if err != nil {
 		return m, err
 	}
-	other1, err := cpuTime(other.pid())
+	other1, err := procstat.CPUTime(other.pid())
 	if err != nil {
 		return m, err
 	}

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/rmsd/rmsd/bench/procstat"
 )
 
 // machine describes where the figures were taken.
@@ -97,7 +99,7 @@ func renderReport(w io.Writer, r reportData) error {
 			duration(s.p50), duration(s.p99), duration(s.cpuPerCall), coarse(s.cpu))
 	}
 	p("\nCPU times are counted in ticks of %s; a figure marked coarse rests on fewer than %d of them.\n",
-		duration(time.Second/clockTicks), coarseTicks)
+		duration(time.Second/procstat.ClockTicks), coarseTicks)
 	for _, s := range r.sums {
 		if s.admitted >= 0 {
 			p("\nrmsd admitted %d of %d %s calls (an admission it refused in band would be missing from its apply history); the longest wait for a run's jobs to end after its last answer was %s. ",
@@ -148,8 +150,8 @@ const coarseTicks = 10
 
 // coarse marks a CPU figure computed from fewer than coarseTicks ticks.
 func coarse(total time.Duration) string {
-	if total < coarseTicks*time.Second/clockTicks {
-		return fmt.Sprintf(" (coarse: %d ticks)", total/(time.Second/clockTicks))
+	if total < coarseTicks*time.Second/procstat.ClockTicks {
+		return fmt.Sprintf(" (coarse: %d ticks)", total/(time.Second/procstat.ClockTicks))
 	}
 	return ""
 }

@@ -49,6 +49,12 @@ func NewPool(opts Options) *Pool {
 		IdleConnTimeout:       defaultIdleConnTimeout,
 		ExpectContinueTimeout: time.Second,
 		ForceAttemptHTTP2:     false,
+		// Every BMC keeps a pooled connection, and each holds a read and a
+		// write buffer for as long as it lives: Redfish requests are a few
+		// hundred bytes, larger answers and uploads bypass the buffers, so
+		// 1 KiB each (net/http's default is 4 KiB) keeps a site's pool small.
+		ReadBufferSize:  connBufferSize,
+		WriteBufferSize: connBufferSize,
 	}
 	return &Pool{
 		opts:      opts,

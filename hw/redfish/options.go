@@ -21,9 +21,10 @@ const (
 	DefaultLivenessInterval    = 15 * time.Second
 	DefaultLivenessTimeout     = 90 * 15 * time.Second
 	DefaultProbeTimeout        = 5 * time.Second
-	DefaultMaxIdleConns        = 4096
+	DefaultMaxIdleConns        = 1 << 16
 	DefaultMaxIdleConnsPerHost = 2
 	defaultIdleConnTimeout     = 90 * time.Second
+	connBufferSize             = 1 << 10
 	maxBodyBytes               = 8 << 20
 )
 
@@ -56,7 +57,10 @@ type Options struct {
 	// RootCAs is the pool used when VerifyTLS is set (nil = system roots).
 	RootCAs *x509.CertPool
 
-	// MaxIdleConns caps idle connections across all BMCs (default 4096).
+	// MaxIdleConns caps idle connections across all BMCs (default 65,536:
+	// every BMC of a large site keeps its connection, so a periodic read
+	// of the whole site does not handshake again; idle connections still
+	// close after 90 s).
 	MaxIdleConns int
 	// MaxIdleConnsPerHost caps idle connections per BMC (default 2; RMS
 	// serialises operations per node, so one or two suffice).

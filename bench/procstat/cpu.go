@@ -1,4 +1,4 @@
-package main
+package procstat
 
 import (
 	"bytes"
@@ -9,12 +9,12 @@ import (
 	"time"
 )
 
-// clockTicks is USER_HZ, the unit of the CPU times in /proc/<pid>/stat:
+// ClockTicks is USER_HZ, the unit of the CPU times in /proc/<pid>/stat:
 // fixed at 100 in Linux's user-space ABI, whatever the kernel's HZ.
-const clockTicks = 100
+const ClockTicks = 100
 
-// cpuTime is the CPU time process pid has used so far, user plus system.
-func cpuTime(pid int) (time.Duration, error) {
+// CPUTime is the CPU time process pid has used so far, user plus system.
+func CPUTime(pid int) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, fmt.Errorf("read the CPU time of process %d: %w", pid, err)
@@ -44,5 +44,5 @@ func parseStat(b []byte) (time.Duration, error) {
 		}
 		ticks += n
 	}
-	return time.Duration(ticks) * (time.Second / clockTicks), nil
+	return time.Duration(ticks) * (time.Second / ClockTicks), nil
 }

@@ -1,4 +1,4 @@
-package main
+package procstat
 
 import (
 	"os"
@@ -25,7 +25,7 @@ func TestParseStatReadsUserPlusSystemTime(t *testing.T) {
 }
 
 func TestCPUTimeGrowsWhileThisProcessWorks(t *testing.T) {
-	before, err := cpuTime(os.Getpid())
+	before, err := CPUTime(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,18 +36,18 @@ func TestCPUTimeGrowsWhileThisProcessWorks(t *testing.T) {
 		for i := range 1_000_000 {
 			x += i
 		}
-		now, err := cpuTime(os.Getpid())
+		now, err := CPUTime(os.Getpid())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if now >= before+2*time.Second/clockTicks {
+		if now >= before+2*time.Second/ClockTicks {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("CPU time stayed at %v (from %v) after a minute of work (%d)", now, before, x)
 		}
 	}
-	if _, err := cpuTime(1 << 30); err == nil {
-		t.Error("cpuTime of a process that does not exist succeeded")
+	if _, err := CPUTime(1 << 30); err == nil {
+		t.Error("CPUTime of a process that does not exist succeeded")
 	}
 }

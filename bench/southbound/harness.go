@@ -1,0 +1,324 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/rmsd/rmsd/bench/procstat"
+	"github.com/rmsd/rmsd/grpc/rmspb"
+)
+
+// options are the harness's flags.
+type options struct {
+	root        string // the rmsd module's root
+	out         string // where southbound.md and the chart go
+	siteRacks   int
+	rackCalls   int
+	rounds      int
+	firstRounds int
+	scale       []int
+	network     int
+	keep        bool
+}
+
+// results is everything one harness run measured.
+type results struct {
+	o          options
+	start, end time.Time
+	loadBefore string
+	runs       []run    // rack and site runs, both sides, every round
+	first      []run    // first reads after start, both sides
+	memory     []memory // resident sets after warm site reads
+	scale      []scalePoint
+}
+
+// memory is one side's resident set with the site's connections pooled.
+type memory struct {
+	side       string
+	bmcs       int
+	idle, warm int64 // after start (rmsd: and registration), after warm reads
+	load       string
+}
+
+// scalePoint is one size of the scale curve.
+type scalePoint struct {
+	racks, bmcs      int
+	ready            time.Duration // rmsd: exec until serving with every rack registered
+	idleRSS, warmRSS int64         // rmsd
+	first, warm      time.Duration // rmsd's whole-site reads
+	bareWarm         time.Duration
+	load             string
+}
+
+// harness holds the binaries, the simulators and the log sink.
+type harness struct {
+	o             options
+	dir           string
+	rmsd, bareBin string
+	sims          *sims
+	log           io.Writer
+}
+
+func runHarness(ctx context.Context, o options, log io.Writer) (*results, error) {
+	res := &results{o: o, start: time.Now(), loadBefore: loadAverage()}
+	dir, err := os.MkdirTemp("", "southbound-")
+	if err != nil {
+		return nil, err
+	}
+	if o.keep {
+		fmt.Fprintf(log, "keeping %s\n", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	h := &harness{o: o, dir: dir, log: log}
+	fmt.Fprintf(log, "building rmsd, rmssim and the bare client\n")
+	if h.rmsd, err = build(ctx, o.root, "./cmd/rmsd", dir); err != nil {
+		return nil, err
+	}
+	sim, err := build(ctx, o.root, "./cmd/rmssim", dir)
+	if err != nil {
+		return nil, err
+	}
+	if h.bareBin, err = build(ctx, filepath.Join(o.root, "bench"), "./bareclient", dir); err != nil {
+		return nil, err
+	}
+	most := slices.Max(append([]int{o.siteRacks}, o.scale...))
+	fmt.Fprintf(log, "starting %d simulated racks (%d BMCs)\n", most, most*35)
+	if h.sims, err = startSims(ctx, sim, dir, most, o.network); err != nil {
+		return nil, err
+	}
+	defer h.sims.stop()
+
+	if err := h.warmScenarios(ctx, res); err != nil {
+		return nil, err
+	}
+	if err := h.firstReads(ctx, res); err != nil {
+		return nil, err
+	}
+	if err := h.scaleCurve(ctx, res); err != nil {
+		return nil, err
+	}
+	res.end = time.Now()
+	return res, nil
+}
+
+// site is the first n racks.
+func (h *harness) site(n int) []*rmspb.NodeSet { return h.sims.racks[:n] }
+
+// bmcs counts the nodes of the first n racks.
+func (h *harness) bmcs(n int) int { return len(h.sims.nodes(n).GetNodes()) }
+
+// bare starts a bare client on the first n racks.
+func (h *harness) bare(ctx context.Context, n int) (*bare, error) {
+	f := filepath.Join(h.dir, fmt.Sprintf("site-%d.json", n))
+	if _, err := os.Stat(f); err != nil {
+		if err := h.sims.writeNodes(f, n); err != nil {
+			return nil, err
+		}
+	}
+	return startBare(ctx, h.bareBin, h.dir, f)
+}
+
+// warmScenarios runs, on one rmsd and one bare client that manage the
+// site, the one-rack read and the warm whole-site read in alternated
+// rounds, and takes both resident sets.
+func (h *harness) warmScenarios(ctx context.Context, res *results) error {
+	racks := h.site(h.o.siteRacks)
+	d, err := startDaemon(ctx, h.rmsd, h.dir, racks)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	b, err := h.bare(ctx, h.o.siteRacks)
+	if err != nil {
+		return err
+	}
+	defer b.stop()
+	n := h.bmcs(h.o.siteRacks)
+	mem := []memory{{side: "rmsd", bmcs: n}, {side: "bare", bmcs: n}}
+	if mem[0].idle, err = procstat.RSS(d.pid()); err != nil {
+		return err
+	}
+	if mem[1].idle, err = procstat.RSS(b.pid()); err != nil {
+		return err
+	}
+	rack := racks[0]
+	rackID := rack.GetNodes()[0].GetRackId()
+	sides := []struct {
+		name      string
+		pid       int
+		rack      func(context.Context) error
+		wholeSite func(context.Context) error
+	}{
+		{"rmsd", d.pid(),
+			func(ctx context.Context) error { return d.readPower(ctx, racks[:1]) },
+			func(ctx context.Context) error { return d.readPower(ctx, racks) }},
+		{"bare", b.pid(),
+			func(ctx context.Context) error { return b.readPower(ctx, rackID, len(rack.GetNodes())) },
+			func(ctx context.Context) error { return b.readPower(ctx, "*", n) }},
+	}
+	// Warm up: every connection of the site pooled on both sides.
+	for _, s := range sides {
+		if err := s.wholeSite(ctx); err != nil {
+			return fmt.Errorf("warm-up of %s: %w", s.name, err)
+		}
+	}
+	for round := range h.o.rounds {
+		for i := range sides {
+			s := sides[(i+round)%len(sides)] // alternate who goes first
+			r, err := timed(ctx, "rack", s.name, round, h.o.rackCalls, s.pid, h.sims, s.rack)
+			if err != nil {
+				return err
+			}
+			h.print(r)
+			res.runs = append(res.runs, r)
+		}
+		for i := range sides {
+			s := sides[(i+round)%len(sides)]
+			r, err := timed(ctx, "site", s.name, round, 1, s.pid, h.sims, s.wholeSite)
+			if err != nil {
+				return err
+			}
+			h.print(r)
+			res.runs = append(res.runs, r)
+		}
+	}
+	if mem[0].warm, err = procstat.RSS(d.pid()); err != nil {
+		return err
+	}
+	if mem[1].warm, err = procstat.RSS(b.pid()); err != nil {
+		return err
+	}
+	for i := range mem {
+		mem[i].load = loadAverage()
+		fmt.Fprintf(h.log, "memory %s: %s after start, %s with %d BMCs' connections pooled (%s per BMC); load %s\n",
+			mem[i].side, mib(mem[i].idle), mib(mem[i].warm), n, kib(mem[i].warm/int64(n)), mem[i].load)
+	}
+	res.memory = mem
+	return nil
+}
+
+// firstReads times the first whole-site read of a freshly started rmsd and
+// bare client (every TLS handshake in it), in alternated rounds.
+func (h *harness) firstReads(ctx context.Context, res *results) error {
+	racks := h.site(h.o.siteRacks)
+	n := h.bmcs(h.o.siteRacks)
+	for round := range h.o.firstRounds {
+		for i := range 2 {
+			var r run
+			var err error
+			if (i+round)%2 == 0 {
+				r, err = h.firstRMSD(ctx, round, racks)
+			} else {
+				r, err = h.firstBare(ctx, round, n)
+			}
+			if err != nil {
+				return err
+			}
+			h.print(r)
+			res.first = append(res.first, r)
+		}
+	}
+	return nil
+}
+
+func (h *harness) firstRMSD(ctx context.Context, round int, racks []*rmspb.NodeSet) (run, error) {
+	d, err := startDaemon(ctx, h.rmsd, h.dir, racks)
+	if err != nil {
+		return run{}, err
+	}
+	defer d.close()
+	return timed(ctx, "first", "rmsd", round, 1, d.pid(), h.sims, func(ctx context.Context) error { return d.readPower(ctx, racks) })
+}
+
+func (h *harness) firstBare(ctx context.Context, round, n int) (run, error) {
+	b, err := h.bare(ctx, h.o.siteRacks)
+	if err != nil {
+		return run{}, err
+	}
+	defer b.stop()
+	return timed(ctx, "first", "bare", round, 1, b.pid(), h.sims, func(ctx context.Context) error { return b.readPower(ctx, "*", n) })
+}
+
+// scaleCurve starts rmsd on 1, 10, … racks: its start time, resident set
+// and whole-site reads, beside a bare client's warm read.
+func (h *harness) scaleCurve(ctx context.Context, res *results) error {
+	for _, n := range h.o.scale {
+		racks := h.site(n)
+		p := scalePoint{racks: n, bmcs: h.bmcs(n)}
+		d, err := startDaemon(ctx, h.rmsd, h.dir, racks)
+		if err != nil {
+			return err
+		}
+		err = func() error {
+			defer d.close()
+			p.ready = d.ready
+			var err error
+			if p.idleRSS, err = procstat.RSS(d.pid()); err != nil {
+				return err
+			}
+			if p.first, err = wallOf(ctx, func(ctx context.Context) error { return d.readPower(ctx, racks) }); err != nil {
+				return err
+			}
+			if p.warm, err = wallOf(ctx, func(ctx context.Context) error { return d.readPower(ctx, racks) }); err != nil {
+				return err
+			}
+			p.warmRSS, err = procstat.RSS(d.pid())
+			return err
+		}()
+		if err != nil {
+			return err
+		}
+		b, err := h.bare(ctx, n)
+		if err != nil {
+			return err
+		}
+		if err := b.readPower(ctx, "*", p.bmcs); err != nil {
+			_ = b.stop()
+			return err
+		}
+		p.bareWarm, err = wallOf(ctx, func(ctx context.Context) error { return b.readPower(ctx, "*", p.bmcs) })
+		_ = b.stop()
+		if err != nil {
+			return err
+		}
+		p.load = loadAverage()
+		fmt.Fprintf(h.log, "scale %d racks (%d BMCs): rmsd ready in %s, RSS %s idle and %s warm, whole-site read %s first and %s warm; bare warm %s; load %s\n",
+			p.racks, p.bmcs, ms(p.ready), mib(p.idleRSS), mib(p.warmRSS), ms(p.first), ms(p.warm), ms(p.bareWarm), p.load)
+		res.scale = append(res.scale, p)
+	}
+	return nil
+}
+
+// wallOf times one call.
+func wallOf(ctx context.Context, call func(context.Context) error) (time.Duration, error) {
+	t := time.Now()
+	err := call(ctx)
+	return time.Since(t), err
+}
+
+// print writes one run's figures to the log as they are taken.
+func (h *harness) print(r run) {
+	fmt.Fprintf(h.log, "%-5s round %d %-4s: %d calls in %s, p50 %s, CPU %s per call, simulators %.2f cores; load %s\n",
+		r.scenario, r.round, r.side, r.calls(), ms(r.wall), ms(r.p50()), ms(r.cpuPerCall()), r.simCores(), r.load)
+}
+
+// build compiles the command pkg of the module at root into dir.
+func build(ctx context.Context, root, pkg, dir string) (string, error) {
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
+	cmd.Dir = root
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build %s in %s: %w\n%s", pkg, root, err, out.String())
+	}
+	return bin, nil
+}

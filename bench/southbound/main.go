@@ -1,0 +1,75 @@
+// Command southbound is the harness behind `task bench:southbound`: it
+// measures what rmsd itself costs when it drives hardware, against a bare
+// southbound client (bench/bareclient) doing the same Redfish requests, and
+// writes bench/southbound.md with its scale chart.
+//
+// It builds rmsd, rmssim and the bare client, starts enough rmssim
+// processes for the largest site it measures (a simulator runs apart, so
+// neither side pays for it, and its CPU is reported apart), and then:
+//
+//   - one rack (35 nodes): BatchGetPowerState through rmsd's gRPC against
+//     the bare client's read of the same nodes, server CPU per call and p50
+//     latency, in alternated rounds;
+//   - the whole site (-site-racks racks): the warm read, in the same
+//     rounds, and both resident sets with every connection pooled;
+//   - the first whole-site read after a start (every TLS handshake in it),
+//     each side freshly started per round;
+//   - the scale curve: rmsd started on each of -scale racks, its start
+//     time, resident set and whole-site reads, charted.
+//
+// Every figure is printed as it is taken and written to the report.
+//
+// Usage (from bench/, a module of its own):
+//
+//	go run ./southbound [-site-racks 100] [-scale 1,10,30,100,300] [-rounds 3] [-out .]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	var o options
+	var scale string
+	flag.StringVar(&o.root, "root", "..", "the rmsd module's root (rmsd and rmssim are built from it, the bare client from its bench/)")
+	flag.StringVar(&o.out, "out", ".", "where southbound.md and its chart are written")
+	flag.IntVar(&o.siteRacks, "site-racks", 100, "racks of the whole-site scenarios (35 BMCs each)")
+	flag.IntVar(&o.rackCalls, "rack-calls", 60, "one-rack reads per run")
+	flag.IntVar(&o.rounds, "rounds", 3, "alternated rounds of the one-rack and warm whole-site scenarios")
+	flag.IntVar(&o.firstRounds, "first-rounds", 2, "alternated rounds of the first read after a start")
+	flag.StringVar(&scale, "scale", "1,10,30,100,300", "racks of each point of the scale curve")
+	flag.IntVar(&o.network, "network", 71, "second octet of the first simulator's loopback addresses (each further simulator, one per 50 racks, takes the next)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (logs, stores)")
+	flag.Parse()
+	var err error
+	if o.scale, err = parseScale(scale); err != nil {
+		fmt.Fprintf(os.Stderr, "southbound: %v\n", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := measureAndReport(ctx, o, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "southbound: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// parseScale reads a comma-separated list of positive rack counts.
+func parseScale(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-scale %q: %q is not a positive number of racks", s, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

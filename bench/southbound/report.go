@@ -1,0 +1,218 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ratio is rmsd/bare over the alternated rounds: the median and range of
+// the per-round ratios.
+type ratio struct {
+	what, target   string
+	med, lo, hi    float64
+	rmsdMed, bareM string // the median figures themselves
+}
+
+// perRound pairs the rmsd and bare runs of one scenario by round and
+// returns of(rmsd)/of(bare) for each round.
+func perRound(runs []run, scenario string, of func(run) time.Duration) (ratios []float64, rmsd, bare []time.Duration) {
+	byRound := map[int]map[string]run{}
+	for _, r := range runs {
+		if r.scenario != scenario {
+			continue
+		}
+		if byRound[r.round] == nil {
+			byRound[r.round] = map[string]run{}
+		}
+		byRound[r.round][r.side] = r
+	}
+	for round := range len(byRound) {
+		a, okA := byRound[round]["rmsd"]
+		b, okB := byRound[round]["bare"]
+		if !okA || !okB {
+			continue
+		}
+		rmsd, bare = append(rmsd, of(a)), append(bare, of(b))
+		if of(b) > 0 {
+			ratios = append(ratios, float64(of(a))/float64(of(b)))
+		}
+	}
+	return ratios, rmsd, bare
+}
+
+func summarise(what, target string, ratios []float64, rmsd, bare []time.Duration) ratio {
+	r := ratio{what: what, target: target, med: math.NaN(), lo: math.NaN(), hi: math.NaN(),
+		rmsdMed: ms(medianDur(rmsd)), bareM: ms(medianDur(bare))}
+	if len(ratios) > 0 {
+		s := slices.Sorted(slices.Values(ratios))
+		r.med, r.lo, r.hi = median(s), s[0], s[len(s)-1]
+	}
+	return r
+}
+
+// ratios computes every rmsd/bare ratio of the report.
+func (res *results) ratios() []ratio {
+	var out []ratio
+	add := func(what, target string, runs []run, scenario string, of func(run) time.Duration) {
+		rs, a, b := perRound(runs, scenario, of)
+		out = append(out, summarise(what, target, rs, a, b))
+	}
+	add("BatchGetPowerState, one rack (35 nodes): server CPU per call", "≤ 1.3×", res.runs, "rack", run.cpuPerCall)
+	add("BatchGetPowerState, one rack (35 nodes): p50 latency", "≤ 1.2×", res.runs, "rack", run.p50)
+	add(fmt.Sprintf("Whole-site power read, %d racks: wall time, warm", res.o.siteRacks), "≤ 1.2×", res.runs, "site",
+		func(r run) time.Duration { return r.wall })
+	add(fmt.Sprintf("Whole-site power read, %d racks: wall time, first read after start", res.o.siteRacks), "≤ 1.2×", res.first, "first",
+		func(r run) time.Duration { return r.wall })
+	add(fmt.Sprintf("Whole-site power read, %d racks: process CPU, warm", res.o.siteRacks), "", res.runs, "site",
+		func(r run) time.Duration { return r.cpu })
+	return out
+}
+
+// slope is a least-squares line y = a + b·x and how well it fits (R²).
+type slope struct{ a, b, r2 float64 }
+
+func fit(xs, ys []float64) slope {
+	n := float64(len(xs))
+	if n < 2 {
+		return slope{math.NaN(), math.NaN(), math.NaN()}
+	}
+	var sx, sy, sxx, sxy, syy float64
+	for i := range xs {
+		sx, sy = sx+xs[i], sy+ys[i]
+		sxx, sxy, syy = sxx+xs[i]*xs[i], sxy+xs[i]*ys[i], syy+ys[i]*ys[i]
+	}
+	den := n*sxx - sx*sx
+	if den == 0 {
+		return slope{math.NaN(), math.NaN(), math.NaN()}
+	}
+	b := (n*sxy - sx*sy) / den
+	a := (sy - b*sx) / n
+	var ssRes, ssTot float64
+	mean := sy / n
+	for i := range xs {
+		e := ys[i] - (a + b*xs[i])
+		ssRes += e * e
+		ssTot += (ys[i] - mean) * (ys[i] - mean)
+	}
+	r2 := 1.0
+	if ssTot > 0 {
+		r2 = 1 - ssRes/ssTot
+	}
+	return slope{a, b, r2}
+}
+
+// scaleSlopes fits rmsd's warm RSS (KiB), warm read (ms) and start time
+// (ms) against the number of BMCs.
+func (res *results) scaleSlopes() (rss, read, ready slope) {
+	var x, yRSS, yRead, yReady []float64
+	for _, p := range res.scale {
+		x = append(x, float64(p.bmcs))
+		yRSS = append(yRSS, float64(p.warmRSS)/1024)
+		yRead = append(yRead, float64(p.warm)/float64(time.Millisecond))
+		yReady = append(yReady, float64(p.ready)/float64(time.Millisecond))
+	}
+	return fit(x, yRSS), fit(x, yRead), fit(x, yReady)
+}
+
+// render writes southbound.md.
+func render(w io.Writer, res *results, chart string) error {
+	var b strings.Builder
+	o := res.o
+	fmt.Fprintf(&b, "# Southbound: rmsd's own cost against a bare client\n\n")
+	fmt.Fprintf(&b, "Written by `task bench:southbound` (`cd bench && go run ./southbound`) on %s, %d CPUs, %s; "+
+		"%s to %s UTC; load average %s before the run and %s after it. "+
+		"Figures on a shared machine are provisional: compare the ratios, not the absolute times.\n\n",
+		runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), runtime.Version(),
+		res.start.UTC().Format("2006-01-02 15:04"), res.end.UTC().Format("15:04"), res.loadBefore, loadAverage())
+	b.WriteString("## Method\n\n" +
+		"rmsd (a real process, plaintext gRPC on loopback, SQLite store, info logging) and the bare client " +
+		"(`bench/bareclient`: the same Redfish requests per node as rmsd's `hw/redfish`, HTTPS/1.1 without " +
+		"certificate verification, two idle connections per BMC, 256 node reads in flight, no gRPC, engine or " +
+		"journal) both drive the same `rmssim` processes, which run apart so neither pays for the simulator; " +
+		"the simulators' CPU is measured apart (the `sim cores` column: how many cores they kept busy during a run). " +
+		"rmsd gets the nodes with `CreateNodes` (one call per rack) and reads them with one `BatchGetPowerState` " +
+		"per rack, all racks at once; the bare client reads the same nodes with the same concurrency. " +
+		"CPU time is utime+stime from `/proc/<pid>/stat` (10 ms ticks), memory is VmRSS. " +
+		"Every scenario alternates rmsd and the bare client round by round (who goes first alternates too); " +
+		"a ratio is rmsd/bare per round, given as the median and the range over the rounds.\n\n")
+	fmt.Fprintf(&b, "Settings: %d racks for the whole site (%d BMCs), %d calls per one-rack run, %d rounds, "+
+		"%d first-read rounds, scale curve at %v racks.\n\n", o.siteRacks, o.siteRacks*35, o.rackCalls, o.rounds, o.firstRounds, o.scale)
+
+	b.WriteString("## Ratios (rmsd / bare)\n\n| What | Target | Ratio (median, range) | rmsd | bare |\n| --- | --- | --- | --- | --- |\n")
+	for _, r := range res.ratios() {
+		target := r.target
+		if target == "" {
+			target = "-"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s (%s–%s) | %s | %s |\n", r.what, target, times(r.med), times(r.lo), times(r.hi), r.rmsdMed, r.bareM)
+	}
+	for _, m := range res.memory {
+		if m.side != "rmsd" {
+			continue
+		}
+		fmt.Fprintf(&b, "| rmsd's RSS per managed BMC, %d BMCs with their connections pooled | ≤ 64 KiB | %s (%s in all; %s after start) | | |\n",
+			m.bmcs, kib(m.warm/int64(m.bmcs)), mib(m.warm), mib(m.idle))
+	}
+	b.WriteString("\n## Runs\n\n| Scenario | Round | Side | Calls | Wall | p50 | CPU per call | Sim cores | Load average |\n" +
+		"| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, r := range append(slices.Clone(res.runs), res.first...) {
+		fmt.Fprintf(&b, "| %s | %d | %s | %d | %s | %s | %s | %.2f | %s |\n",
+			r.scenario, r.round, r.side, r.calls(), ms(r.wall), ms(r.p50()), ms(r.cpuPerCall()), r.simCores(), r.load)
+	}
+	b.WriteString("\n## Memory\n\n| Side | BMCs | RSS after start | RSS with connections pooled | Per BMC | Load average |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, m := range res.memory {
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", m.side, m.bmcs, mib(m.idle), mib(m.warm), kib(m.warm/int64(m.bmcs)), m.load)
+	}
+	b.WriteString("\n## Scale curve\n\n")
+	if chart != "" {
+		fmt.Fprintf(&b, "![scale](%s)\n\n", chart)
+	}
+	b.WriteString("| Racks | BMCs | rmsd ready (exec to serving, every rack registered) | RSS after start | RSS warm | Whole-site read, first | warm | bare warm | Load average |\n" +
+		"| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, p := range res.scale {
+		fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s | %s | %s | %s |\n",
+			p.racks, p.bmcs, ms(p.ready), mib(p.idleRSS), mib(p.warmRSS), ms(p.first), ms(p.warm), ms(p.bareWarm), p.load)
+	}
+	rss, read, ready := res.scaleSlopes()
+	fmt.Fprintf(&b, "\nLeast-squares lines over the curve, against the number of BMCs: RSS %.1f KiB per BMC (R² %.3f), "+
+		"warm whole-site read %.3f ms per BMC (R² %.3f), start %.3f ms per BMC (R² %.3f).\n",
+		rss.b, rss.r2, read.b, read.r2, ready.b, ready.r2)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+func medianDur(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(ds))
+	return s[len(s)/2]
+}
+
+func times(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f×", f)
+}
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+func kib(b int64) string { return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10)) }

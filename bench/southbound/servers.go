@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+)
+
+// daemon is a running rmsd and a gRPC client of it.
+type daemon struct {
+	*process
+	conn *grpc.ClientConn
+	rms  rmspb.RackManagerClient
+	// ready is how long it took from exec until it served and held every
+	// rack's nodes.
+	ready time.Duration
+}
+
+// daemonConfig is rmsd's configuration: plaintext gRPC on a free loopback
+// port, a store of its own, info logging (rmsd's default level), and a
+// generous BMC connect and request timeouts: on a loaded machine thousands of first TLS
+// handshakes queue for the CPU (the bare client waits as long).
+const daemonConfig = `
+port = 0
+[server]
+bind_address = "127.0.0.1"
+drain_delay_seconds = 0
+shutdown_grace_seconds = 5
+[metrics]
+port = 0
+[tls]
+insecure = true
+[redfish]
+connect_timeout_seconds = 120
+request_timeout_seconds = 300
+[workflows]
+firmware_dir = %q
+[storage]
+sqlite_path = %q
+`
+
+// startDaemon starts rmsd in a fresh directory under dir and registers
+// racks with CreateNodes, one call per rack.
+func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet) (*daemon, error) {
+	dir, err := os.MkdirTemp(dir, "rmsd-")
+	if err != nil {
+		return nil, fmt.Errorf("rmsd directory: %w", err)
+	}
+	cfg := filepath.Join(dir, "config.toml")
+	body := fmt.Sprintf(daemonConfig, filepath.Join(dir, "firmware"), filepath.Join(dir, "rmsd.db"))
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		return nil, fmt.Errorf("write rmsd's configuration: %w", err)
+	}
+	var addr string
+	ready := func(line string) bool {
+		var l struct{ Message, Addr string }
+		if json.Unmarshal([]byte(line), &l) == nil && l.Message == "rmsd serving" {
+			addr = l.Addr
+			return true
+		}
+		return false
+	}
+	p, err := start(ctx, "rmsd", filepath.Join(dir, "rmsd.log"), []string{"RMS_ALLOW_INSECURE=1"}, false, ready, bin, "--config", cfg)
+	if err != nil {
+		return nil, err
+	}
+	d := &daemon{process: p}
+	if d.conn, err = dial(ctx, addr); err != nil {
+		p.kill()
+		return nil, err
+	}
+	d.rms = rmspb.NewRackManagerClient(d.conn)
+	for _, r := range racks {
+		resp, err := d.rms.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: r})
+		if err != nil {
+			d.close()
+			return nil, fmt.Errorf("CreateNodes: %w", err)
+		}
+		if resp.GetStats().GetFailedNodes() != 0 {
+			d.close()
+			return nil, fmt.Errorf("CreateNodes: %s", resp.GetResponse().GetMessage())
+		}
+	}
+	d.ready = time.Since(p.started)
+	return d, nil
+}
+
+// readPower reads the power state of every node of racks, one
+// BatchGetPowerState per rack, all at once, and checks every node answered.
+func (d *daemon) readPower(ctx context.Context, racks []*rmspb.NodeSet) error {
+	g, ctx := errgroup.WithContext(ctx)
+	for _, r := range racks {
+		g.Go(func() error {
+			resp, err := d.rms.BatchGetPowerState(ctx, &rmspb.BatchGetPowerStateRequest{Nodes: r})
+			if err != nil {
+				return fmt.Errorf("BatchGetPowerState: %w", err)
+			}
+			if got := len(resp.GetNodePowerStates()); got != len(r.GetNodes()) {
+				return fmt.Errorf("BatchGetPowerState: %d of %d nodes answered: %s", got, len(r.GetNodes()), resp.GetResponse().GetMessage())
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+func (d *daemon) close() error {
+	d.conn.Close()
+	return d.stop()
+}
+
+// bare is a running bare client.
+type bare struct {
+	*process
+	mu sync.Mutex
+}
+
+// startBare starts the bare client on a nodes file.
+func startBare(ctx context.Context, bin, dir, nodesFile string) (*bare, error) {
+	p, err := start(ctx, "bareclient", filepath.Join(dir, "bareclient.log"), nil, true,
+		func(l string) bool { return strings.HasPrefix(l, "bareclient ready ") }, bin, "-nodes", nodesFile)
+	if err != nil {
+		return nil, err
+	}
+	return &bare{process: p}, nil
+}
+
+// readPower has the bare client read rack ("*": every node it loaded) and
+// checks every node answered.
+func (b *bare) readPower(ctx context.Context, rack string, want int) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	line, err := b.command(ctx, "power "+rack)
+	if err != nil {
+		return err
+	}
+	f := strings.Fields(line)
+	if len(f) != 4 || f[0] != "done" {
+		return fmt.Errorf("bare client: %s", line)
+	}
+	ok, _ := strconv.Atoi(f[2])
+	if ok != want {
+		return fmt.Errorf("bare client: %d of %d nodes answered (%s)", ok, want, line)
+	}
+	return nil
+}
+
+// dial connects to addr and waits until its health answers SERVING.
+func dial(ctx context.Context, addr string) (*grpc.ClientConn, error) {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	h := healthpb.NewHealthClient(conn)
+	for {
+		resp, err := h.Check(ctx, &healthpb.HealthCheckRequest{})
+		if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+			return conn, nil
+		}
+		select {
+		case <-ctx.Done():
+			conn.Close()
+			return nil, fmt.Errorf("health of %s: not SERVING (%v)", addr, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHarnessWritesAWellFormedReport runs every scenario at the smallest
+// scale (one rack, two for the scale curve, one round) against real rmsd, rmssim and bare client
+// processes, and checks the report and chart it writes: the harness works,
+// whatever the figures are.
+func TestHarnessWritesAWellFormedReport(t *testing.T) {
+	out := t.TempDir()
+	o := options{root: "../..", out: out, siteRacks: 1, rackCalls: 2, rounds: 1, firstRounds: 1, scale: []int{1, 2}, network: 78}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := measureAndReport(ctx, o, testLog{t}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, reportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := string(b)
+	for _, want := range []string{
+		"## Ratios (rmsd / bare)", "## Runs", "## Memory", "## Scale curve", "![scale](southbound.png)",
+		"BatchGetPowerState, one rack (35 nodes): server CPU per call",
+		"Whole-site power read, 1 racks: wall time, first read after start",
+		"rmsd's RSS per managed BMC, 35 BMCs",
+		"Least-squares lines over the curve",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	// Every ratio row has a figure (the figures themselves are not checked).
+	ratioRow := regexp.MustCompile(`(?m)^\| [^|]+ \| [^|]+ \| (\d+\.\d\d×|n/a) \(`)
+	if got := len(ratioRow.FindAllString(report, -1)); got != 5 {
+		t.Errorf("%d ratio rows with a figure, want 5:\n%s", got, report)
+	}
+	// One run per scenario and side: rack, site and first, rmsd and bare.
+	for _, scenario := range []string{"rack", "site", "first"} {
+		for _, side := range []string{"rmsd", "bare"} {
+			row := regexp.MustCompile(`(?m)^\| ` + scenario + ` \| 0 \| ` + side + ` \| \d+ \| \d+\.\d\d ms \|`)
+			if !row.MatchString(report) {
+				t.Errorf("no %s run of %s in the report:\n%s", scenario, side, report)
+			}
+		}
+	}
+	for _, racks := range []string{"| 1 | 35 |", "| 2 | 70 |"} {
+		if !strings.Contains(report, racks) {
+			t.Errorf("no scale point %q in the report:\n%s", racks, report)
+		}
+	}
+	f, err := os.Open(filepath.Join(out, chartFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("the chart is not a PNG: %v", err)
+	}
+	if r := img.Bounds(); r.Dx() < 300 || r.Dy() < 200 {
+		t.Errorf("chart of %v, want a readable size", r)
+	}
+}
+
+func TestParseScale(t *testing.T) {
+	got, err := parseScale("1, 10,300")
+	if err != nil || len(got) != 3 || got[0] != 1 || got[1] != 10 || got[2] != 300 {
+		t.Fatalf("parseScale = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "0", "1,x", "-3"} {
+		if _, err := parseScale(bad); err == nil {
+			t.Errorf("parseScale(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestFitFindsTheSlopeOfALine(t *testing.T) {
+	s := fit([]float64{35, 350, 3500}, []float64{10 + 2*35, 10 + 2*350, 10 + 2*3500})
+	if d := s.b - 2; d > 1e-9 || d < -1e-9 || s.r2 < 0.999999 {
+		t.Fatalf("fit = %+v, want slope 2 and R² 1", s)
+	}
+}
+
+// testLog sends the harness's progress to the test log.
+type testLog struct{ t *testing.T }
+
+func (d testLog) Write(p []byte) (int, error) {
+	d.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
