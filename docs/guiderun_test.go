@@ -234,23 +234,39 @@ func clip(s string) string {
 	return s[:most/2] + "\n[...]\n" + s[len(s)-most/2:]
 }
 
+// guideTools are the third-party commands the guide runs, at pinned
+// versions, installed from the Go module proxy (checked against the
+// checksum database) with their own go.mod, so rmsd's dependencies do not
+// change for them. Both are MIT-licensed.
+var guideTools = map[string]string{
+	"grpcurl": "github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.4",
+	"jq":      "github.com/itchyny/gojq/cmd/gojq@v0.12.17",
+}
+
 // buildGuideTools builds what the guide runs into one directory for PATH:
 // rmsd and rmsctl from this module, grpcurl and jq (gojq) at the versions
-// go.mod's tool directives pin.
+// guideTools pins.
 func buildGuideTools(t *testing.T) string {
 	t.Helper()
 	bin := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	for name, pkg := range map[string]string{
-		"rmsd":    "github.com/rmsd/rmsd/cmd/rmsd",
-		"rmsctl":  "github.com/rmsd/rmsd/cmd/rmsctl",
-		"grpcurl": "github.com/fullstorydev/grpcurl/cmd/grpcurl",
-		"jq":      "github.com/itchyny/gojq/cmd/gojq",
-	} {
-		out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(bin, name), pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/rmsd/rmsd/cmd/rmsd", "github.com/rmsd/rmsd/cmd/rmsctl")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build rmsd rmsctl: %v\n%s", err, out)
+	}
+	for name, pkg := range guideTools {
+		install := exec.CommandContext(ctx, "go", "install", pkg)
+		// Outside this module: GOFLAGS such as -mod=vendor do not apply.
+		install.Dir = bin
+		install.Env = append(environWithout("GOFLAGS=", "GOBIN="), "GOBIN="+bin, "GOFLAGS=")
+		if out, err := install.CombinedOutput(); err != nil {
+			t.Fatalf("go install %s: %v\n%s", pkg, err, out)
+		}
+		if name != filepath.Base(strings.Split(pkg, "@")[0]) {
+			if err := os.Rename(filepath.Join(bin, filepath.Base(strings.Split(pkg, "@")[0])), filepath.Join(bin, name)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	return bin
