@@ -95,14 +95,14 @@ func probeServerName(t *testing.T, objects map[string]object) string {
 }
 
 // TestHelmDocumentedInstallMatchesCertificate renders the chart with the
-// install commands of docs/operations.md and README.md and checks that the
+// install commands of docs/operations.md and docs/deployment.md and checks that the
 // probe's server name and the Service's names are among the SANs of the
 // server certificate docs/operations.md issues: otherwise every probe
 // fails its TLS handshake and the pod never becomes ready.
 func TestHelmDocumentedInstallMatchesCertificate(t *testing.T) {
 	sans := documentedSANs(t)
 	secret := docCommand(t, "docs/operations.md", "kubectl -n rack-manager create secret generic ")[6]
-	for _, doc := range []string{"docs/operations.md", "README.md"} {
+	for _, doc := range []string{"docs/operations.md", "docs/deployment.md"} {
 		objects, namespace := renderDocumented(t, doc)
 		if name := probeServerName(t, objects); !slices.Contains(sans, name) {
 			t.Errorf("%s: the probe expects %q, the documented certificate names %v", doc, name, sans)

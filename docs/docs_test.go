@@ -185,15 +185,53 @@ func TestAPIGuideCoversEveryRPC(t *testing.T) {
 	}
 }
 
-// TestGuidesLinkExistingFiles: every relative link of the guides names a
-// file that exists.
+// guideFiles are README.md and every guide, module-root relative.
+func guideFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range files {
+		files[i] = filepath.Join("docs", f)
+	}
+	return append([]string{"README.md"}, files...)
+}
+
+// TestGuidesLinkExistingFiles: every relative link of the README and the
+// guides names a file that exists.
 func TestGuidesLinkExistingFiles(t *testing.T) {
 	link := regexp.MustCompile(`\]\(([^)#:]+)(#[^)]*)?\)`)
-	for _, name := range []string{"operations.md", "api.md", "simulator.md", "config-reference.md", "audit.md"} {
-		for _, m := range link.FindAllStringSubmatch(readGuide(t, name), -1) {
-			if _, err := os.Stat(m[1]); err != nil {
+	for _, name := range guideFiles(t) {
+		for _, m := range link.FindAllStringSubmatch(readGuide(t, filepath.Join("..", name)), -1) {
+			target := filepath.Join("..", filepath.Dir(name), m[1])
+			if _, err := os.Stat(target); err != nil {
 				t.Errorf("%s links %s: %v", name, m[1], err)
 			}
+		}
+	}
+}
+
+// TestREADMEIsTheFrontDoor: the README stays short, keeps the two
+// commands CI and the tests rely on, and links every guide.
+func TestREADMEIsTheFrontDoor(t *testing.T) {
+	readme := readGuide(t, "../README.md")
+	if n := strings.Count(readme, "\n"); n >= 250 {
+		t.Errorf("README.md has %d lines; the front door stays under 250 (detail belongs in docs/)", n)
+	}
+	for _, cmd := range []string{"go run ./cmd/rmsd --simulate", "go test -race ./..."} {
+		if !strings.Contains(section(t, readme, "Two commands"), "```sh\n"+cmd+"\n```") {
+			t.Errorf("README.md, Two commands, no longer shows %q as a command of its own", cmd)
+		}
+	}
+	docs := section(t, readme, "Documentation")
+	guides, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range guides {
+		if !strings.Contains(docs, "](docs/"+g+")") {
+			t.Errorf("README.md, Documentation, does not link docs/%s", g)
 		}
 	}
 }
