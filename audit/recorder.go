@@ -250,7 +250,7 @@ func (r *Recorder) prune(retention, every time.Duration) {
 		case err != nil && r.ctx.Err() == nil:
 			r.log.Warn().Err(err).Msg("audit records past their retention not pruned; retrying at the next prune")
 		case n > 0:
-			r.log.Info().Int64("records", n).Dur("retention", retention).Msg("audit records past their retention pruned")
+			r.log.Info().Int64("records", n).Dur("retention_ms", retention).Msg("audit records past their retention pruned")
 		}
 		select {
 		case <-t.C:

@@ -81,7 +81,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 	}()
 	m.c.StartMember()
 	m.log.Info().Str("address", m.sys.Address()).Strs("seeds", cfg.Seeds).Int("automanaged_port", cfg.AutomanagedPort).
-		Dur("membership_timeout", cfg.MembershipTimeout).Msg("cluster member started")
+		Dur("membership_timeout_ms", cfg.MembershipTimeout).Msg("cluster member started")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel

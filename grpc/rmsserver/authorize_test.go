@@ -143,10 +143,14 @@ func TestAuthzOperatorPowersButCannotFlash(t *testing.T) {
 	if err != nil || set.GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
 		t.Fatalf("operator power off: %v %v", set, err)
 	}
-	get, err := ops.GetPowerState(ctx, &rmspb.GetPowerStateRequest{RackId: node.RackID, NodeId: node.ID})
-	if err != nil || get.GetPstate() != "OFF" {
-		t.Fatalf("power state after off: %v %v", get, err)
-	}
+	// The tray passes through PoweringOff (read UNKNOWN) on its way to OFF.
+	eventuallyRPC(t, "the operator to read the tray OFF", func() bool {
+		get, err := ops.GetPowerState(ctx, &rmspb.GetPowerStateRequest{RackId: node.RackID, NodeId: node.ID})
+		if err != nil {
+			t.Fatalf("operator power read: %v", err)
+		}
+		return get.GetPstate() == "OFF"
+	})
 
 	_, err = ops.UpdateFirmware(ctx, &rmspb.UpdateFirmwareRequest{RackId: node.RackID, NodeId: node.ID, Filename: "bmc.fwpkg"})
 	wantDenied(t, "UpdateFirmware", err, `permission "firmware" is not granted to CN=ops-alice`)
