@@ -121,6 +121,10 @@ func (r *registry) handle(ctx actor.Context, msg any) {
 		ctx.Respond(r.stopActors(ctx))
 	case *listActors:
 		ctx.Respond(r.listActors(ctx))
+	case *listJobs:
+		ctx.Respond(r.listJobs(m.filter))
+	case *listHolds:
+		ctx.Respond(r.listHolds())
 	case *workflowReturned:
 		r.workflowReturned(ctx, m.id)
 		ctx.Respond(&workflowReturnedAck{})
