@@ -9,6 +9,7 @@ import (
 
 // shelfDevice drives a power shelf (LiteOn/PMC or Delta style).
 type shelfDevice struct {
+	powerNote
 	cfg   Config
 	rf    *redfish.Client
 	style redfish.ShelfStyle
@@ -30,6 +31,7 @@ func (s *shelfDevice) Close() {}
 
 func (s *shelfDevice) PowerState(ctx context.Context) (PowerState, error) {
 	st, err := s.rf.ShelfPowerState(ctx, s.style)
+	s.read(fromRedfishPower(st), err)
 	if err != nil {
 		return PowerStateUnknown, fmt.Errorf("power state of %s: %w", s.cfg.ID, err)
 	}
@@ -53,6 +55,7 @@ func (s *shelfDevice) SetPower(ctx context.Context, op PowerOp) error {
 	if err := s.rf.SetShelfPower(ctx, s.style, intent); err != nil {
 		return fmt.Errorf("power %s on %s: %w", op, s.cfg.ID, err)
 	}
+	s.set(op)
 	return nil
 }
 
