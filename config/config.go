@@ -24,6 +24,46 @@ type Config struct {
 	Redfish   Redfish   `koanf:"redfish"`
 	Simulator Simulator `koanf:"simulator"`
 	Admin     Admin     `koanf:"admin"`
+	Console   Console   `koanf:"console"`
+}
+
+// Console configures the read-only web console of racks and jobs (rmsd's
+// own section; see docs/console.md).
+type Console struct {
+	// Enabled is "auto" (served with --simulate only), "on" or "off".
+	Enabled string `koanf:"enabled"`
+	// Port is the console's own listener on [server] bind_address, with the
+	// gRPC API's transport: mTLS with [tls] cert, key and ca (every browser
+	// needs a client certificate the CA signed), plaintext otherwise. 0
+	// serves the console on the metrics listener instead, with its
+	// transport ([metrics] tls, no client certificate). It must differ from
+	// port and [metrics] port.
+	Port int `koanf:"port"`
+	// PowerRefreshSeconds is the pause between two background rounds that
+	// read the power state of every registered node a job does not hold,
+	// one node at a time, to keep the console's power view current between
+	// rmsd's own reads and changes (0: no background reads).
+	PowerRefreshSeconds int `koanf:"power_refresh_seconds"`
+}
+
+// The values of [console] enabled.
+const (
+	ConsoleAuto = "auto"
+	ConsoleOn   = "on"
+	ConsoleOff  = "off"
+)
+
+// Serves reports whether the console is served, given whether rmsd runs
+// with --simulate.
+func (c Console) Serves(simulate bool) bool {
+	switch c.Enabled {
+	case ConsoleOn:
+		return true
+	case ConsoleOff:
+		return false
+	default:
+		return simulate
+	}
 }
 
 // Admin configures the admin service (rmsd_admin.Admin): listing and
@@ -394,7 +434,8 @@ func Default() *Config {
 			Racks: 1, TimeScale: 0.01, NodesFile: "./simulated-nodes.json",
 			Network: 77, BMCPort: 8443, NVUEPort: 8765, SSHPort: 2222, NMXPort: 9370, GNMIPort: 9339,
 		},
-		Admin: Admin{BindAddress: "127.0.0.1", Port: 8803},
+		Admin:   Admin{BindAddress: "127.0.0.1", Port: 8803},
+		Console: Console{Enabled: ConsoleAuto, PowerRefreshSeconds: 60},
 	}
 }
 
