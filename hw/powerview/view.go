@@ -8,13 +8,20 @@ import (
 	"github.com/rmsd/rmsd/hw/platform"
 )
 
-// Entry is one node's last-known power state.
+// Entry is what rmsd last learned of one node.
 type Entry struct {
 	RackID string
 	NodeID string
-	State  platform.PowerState
-	// At is when rmsd last learned it.
+	// State is the last-known power state; "" when never read.
+	State platform.PowerState
+	// At is when rmsd last learned the power state.
 	At time.Time
+	// Firmware is the node's firmware inventory as last read (nil when
+	// never read).
+	Firmware []platform.Firmware
+	// Slot is the tray's slot number in its rack as the device reported
+	// it (0 when unknown).
+	Slot int64
 }
 
 // View is the last-known power state of every node rmsd has read or
@@ -39,14 +46,41 @@ func New(now func() time.Time) *View {
 // it only when the state differs from the one known before.
 func (v *View) Seen(rackID, nodeID string, st platform.PowerState) {
 	ref := hw.Ref{RackID: rackID, NodeID: nodeID}
-	e := Entry{RackID: rackID, NodeID: nodeID, State: st, At: v.now()}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	old, known := v.entries[ref]
+	e := v.entries[ref]
+	old := e.State
+	e.RackID, e.NodeID, e.State, e.At = rackID, nodeID, st, v.now()
 	v.entries[ref] = e
-	if known && old.State == st {
+	if old == st {
 		return
 	}
+	v.tell(e)
+}
+
+// SetFirmware records a node's firmware inventory as just read.
+func (v *View) SetFirmware(rackID, nodeID string, fw []platform.Firmware) {
+	v.update(rackID, nodeID, func(e *Entry) { e.Firmware = fw })
+}
+
+// SetSlot records a tray's slot number as its device reported it.
+func (v *View) SetSlot(rackID, nodeID string, slot int64) {
+	v.update(rackID, nodeID, func(e *Entry) { e.Slot = slot })
+}
+
+func (v *View) update(rackID, nodeID string, change func(*Entry)) {
+	ref := hw.Ref{RackID: rackID, NodeID: nodeID}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e := v.entries[ref]
+	e.RackID, e.NodeID = rackID, nodeID
+	change(&e)
+	v.entries[ref] = e
+	v.tell(e)
+}
+
+// tell hands e to every subscriber; v.mu is held.
+func (v *View) tell(e Entry) {
 	for s := range v.subs {
 		select {
 		case s.c <- e:
