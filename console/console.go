@@ -87,9 +87,9 @@ func New(d Deps) (*Console, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /console/{$}", c.site)
-	mux.HandleFunc("GET /console/racks/{rack}", c.rack)
+	mux.HandleFunc("GET /console/racks/{rack...}", c.rack)
 	mux.HandleFunc("GET /console/jobs", c.jobs)
-	mux.HandleFunc("GET /console/jobs/{id}", c.job)
+	mux.HandleFunc("GET /console/jobs/{id...}", c.job)
 	mux.HandleFunc("GET /console/firmware", c.firmware)
 	mux.HandleFunc("GET /console/events", c.events)
 	mux.Handle("GET /console/static/", http.StripPrefix("/console/static/", http.FileServerFS(static)))

@@ -33,6 +33,9 @@ type jobEngine interface {
 	Load() (tracked, held int)
 	// RegistryMailboxDepth returns the job registry's mailbox backlog.
 	RegistryMailboxDepth() int
+	// Engine is the job engine itself, for the console's reads and its
+	// change feed.
+	Engine() *actors.Engine
 }
 
 // beginShutdownTimeout bounds the registry round trip of BeginShutdown.
@@ -75,6 +78,9 @@ func (a *actorEngine) Jobs() rmsserver.JobEngine { return a.engine }
 
 // Admin implements jobEngine.
 func (a *actorEngine) Admin() adminserver.Engine { return a.engine }
+
+// Engine implements jobEngine.
+func (a *actorEngine) Engine() *actors.Engine { return a.engine }
 
 // Load implements jobEngine.
 func (a *actorEngine) Load() (tracked, held int) { return a.engine.Load() }

@@ -48,6 +48,7 @@ func (d *daemon) wait(ctx context.Context) error {
 	defer cancel()
 	drainErr := d.engine.Drain(drain)
 	d.admin.stop()
+	d.stopConsole()
 	d.stopMetrics()
 	if drainErr != nil {
 		drainErr = fmt.Errorf("drain jobs: %w", drainErr)
