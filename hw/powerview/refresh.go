@@ -24,10 +24,11 @@ type Refresher struct {
 	Read func(ctx context.Context, n hw.Node) error
 }
 
-// Run refreshes until ctx ends: a round at once, then one every Every.
-// At most one read is in flight at any time.
+// Run refreshes until ctx ends: a round every Every, the first one Every
+// after the start (rmsd's own reads come first). At most one read is in
+// flight at any time.
 func (r Refresher) Run(ctx context.Context) {
-	t := time.NewTimer(0)
+	t := time.NewTimer(r.Every)
 	defer t.Stop()
 	for {
 		select {
