@@ -61,6 +61,8 @@ func browser(t *testing.T, path string) context.Context {
 // waitJS waits, up to a generous deadline, until expr is true in the page.
 func waitJS(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
+	start := time.Now()
+	defer func() { t.Logf("%s: %.1fs", what, time.Since(start).Seconds()) }()
 	ctx, cancel := context.WithTimeout(ctx, 45*time.Second)
 	defer cancel()
 	var ok bool
@@ -90,7 +92,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 		return
 	}
 	var png []byte
-	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 90)); err != nil {
+	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
@@ -216,7 +218,9 @@ nodes_file = %q
 	if err := protojson.Unmarshal(release, &add); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := client.AddFirmwareObject(rpc, &add); err != nil {
+	addCtx, cancelAdd := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelAdd()
+	if _, err := client.AddFirmwareObject(addCtx, &add); err != nil {
 		t.Fatal(err)
 	}
 	if err := chromedp.Run(ctx, chromedp.Navigate(base+"firmware")); err != nil {
