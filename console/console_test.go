@@ -186,7 +186,9 @@ func TestJobsFilterAndFragment(t *testing.T) {
 	f := newFixture(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	done := messages.WorkflowFunc(func(_ context.Context, job messages.Reporter) { _ = job.Complete("done", `{"status":"completed","n":1}`) })
+	done := messages.WorkflowFunc(func(_ context.Context, job messages.Reporter) {
+		_ = job.Complete("done", `{"status":"completed","n":1}`)
+	})
 	a, err := f.engine.Create(ctx, messages.JobSpec{Type: messages.TypeFirmwareUpdate, RackID: "r1", NodeID: "n1"}, done, nil)
 	if err != nil {
 		t.Fatal(err)

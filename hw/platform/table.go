@@ -40,8 +40,8 @@ type Config struct {
 	ID string
 	// RackID is the node's rack; only PowerSeen reports it.
 	RackID string
-	Type hw.NodeType
-	BMC  hw.Endpoint
+	Type   hw.NodeType
+	BMC    hw.Endpoint
 	// Host is the NVOS endpoint of a switch tray.
 	Host hw.Endpoint
 }
