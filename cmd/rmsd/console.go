@@ -28,8 +28,8 @@ const consoleReadTimeout = 10 * time.Second
 // of its own) and its power refresher.
 type consoleService struct {
 	console *console.Console
-	// addr is where the console is served: its own listener's address, or
-	// empty when it shares the metrics listener.
+	// srv, lis and served are the console's own listener, nil when it
+	// shares the metrics listener.
 	srv    *http.Server
 	lis    net.Listener
 	served chan struct{}
@@ -166,13 +166,4 @@ func (d *daemon) stopConsole() {
 		<-s.served
 	}
 	d.console = nil
-}
-
-// consoleAddr is the console's own listener address, nil when it shares
-// the metrics listener or is not served.
-func (d *daemon) consoleAddr() net.Addr {
-	if d.console == nil || d.console.lis == nil {
-		return nil
-	}
-	return d.console.lis.Addr()
 }
