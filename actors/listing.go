@@ -19,7 +19,8 @@ type listHolds struct{}
 
 type listHoldsReply struct{ holds []messages.Hold }
 
-// listJobs answers the jobs f selects, newest first (ties by id).
+// listJobs copies the jobs f selects; the caller sorts them, off the
+// registry's turn.
 func (r *registry) listJobs(f messages.JobFilter) *listJobsReply {
 	out := make([]messages.JobSnapshot, 0, len(r.store.jobs))
 	for _, rec := range r.store.jobs {
@@ -27,15 +28,6 @@ func (r *registry) listJobs(f messages.JobFilter) *listJobsReply {
 			continue
 		}
 		out = append(out, rec.snap)
-	}
-	slices.SortFunc(out, func(a, b messages.JobSnapshot) int {
-		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[:f.Limit]
 	}
 	return &listJobsReply{jobs: out}
 }
@@ -61,7 +53,17 @@ func (e *Engine) List(ctx context.Context, f messages.JobFilter) ([]messages.Job
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
 	}
-	return res.(*listJobsReply).jobs, nil
+	out := res.(*listJobsReply).jobs
+	slices.SortFunc(out, func(a, b messages.JobSnapshot) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, nil
 }
 
 // Holds returns every node and rack lease the registry keeps, with the
