@@ -58,6 +58,8 @@ type core struct {
 
 	onCleanup func(messages.CleanupReport)
 	onJob     func(messages.JobObservation)
+	// feed hands every applied change to the subscribers (feed.go).
+	feed feed
 	// trackedJobs and heldNodes are the registry's index sizes after its
 	// last turn (Engine.Load).
 	trackedJobs atomic.Int64

@@ -492,6 +492,7 @@ func (e *Engine) closeWithin(d time.Duration) {
 			}
 		}
 		e.closed.Store(true)
+		e.core.feed.close()
 		e.core.stopWork()
 		_ = e.sys.Root.StopFuture(e.keeper).Wait()
 		if j := e.core.journal; j != nil { // the registry is gone: nothing more is added

@@ -29,6 +29,7 @@ func (r *registry) listJobs(q *messages.ListJobs) (*messages.ListJobsReply, uint
 		case q.State != messages.StateUnspecified && s.State != q.State,
 			q.Type != "" && s.Type.String() != q.Type,
 			q.RackID != "" && s.RackID != q.RackID,
+			q.TopLevel && s.ParentID != "",
 			!q.Since.IsZero() && s.CreatedAt.Before(q.Since),
 			!q.After.IsZero() && !q.After.Before(s.CreatedAt, s.ID):
 			continue

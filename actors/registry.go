@@ -124,6 +124,8 @@ func (r *registry) handle(ctx actor.Context, msg any) {
 		ctx.Respond(r.stopActors(ctx))
 	case *listActors:
 		ctx.Respond(r.listActors(ctx))
+	case *listHolds:
+		ctx.Respond(r.listHolds())
 	case *workflowReturned:
 		r.workflowReturned(ctx, m.id)
 		ctx.Respond(&workflowReturnedAck{})

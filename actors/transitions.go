@@ -32,11 +32,19 @@ func reservationReleased(t messages.JobType) messages.Outcome {
 func (r *registry) applyAll(ctx actor.Context, evs []messages.Event) {
 	j := r.core.journal
 	var durable []messages.Event
+	var fc *feedCollector
+	if r.core.feed.active.Load() > 0 {
+		fc = &feedCollector{}
+		defer fc.flush(r)
+	}
 	for _, ev := range evs {
 		keep := j != nil && r.store.journaled(ev)
 		if err := r.store.apply(ev); err != nil {
 			r.core.log.Error().Err(err).Str("job_id", ev.Subject()).Msg("job event not applied")
 			continue
+		}
+		if fc != nil {
+			fc.note(r, ev)
 		}
 		if keep {
 			durable = append(durable, ev)

@@ -27,6 +27,7 @@ type Config struct {
 	Authz     Authz     `koanf:"authz"`
 	Cluster   Cluster   `koanf:"cluster"`
 	Audit     Audit     `koanf:"audit"`
+	Console   Console   `koanf:"console"`
 }
 
 // Authz turns on authorization of the gRPC API by client certificate
@@ -45,6 +46,45 @@ type Authz struct {
 	// dns, uri, each an exact value or a path.Match glob, all of which must
 	// match.
 	Bindings []AuthzBinding `koanf:"bindings"`
+}
+
+// Console configures the read-only web console of racks and jobs (rmsd's
+// own section; see docs/console.md).
+type Console struct {
+	// Enabled is "auto" (served with --simulate only), "on" or "off".
+	Enabled string `koanf:"enabled"`
+	// Port is the console's own listener on [server] bind_address, with the
+	// gRPC API's transport: mTLS with [tls] cert, key and ca (every browser
+	// needs a client certificate the CA signed), plaintext otherwise. 0
+	// serves the console on the metrics listener instead, with its
+	// transport ([metrics] tls, no client certificate). It must differ from
+	// port and [metrics] port.
+	Port int `koanf:"port"`
+	// PowerRefreshSeconds is the pause between two background rounds that
+	// read the power state of every registered node a job does not hold,
+	// one node at a time, to keep the console's power view current between
+	// rmsd's own reads and changes (0: no background reads).
+	PowerRefreshSeconds int `koanf:"power_refresh_seconds"`
+}
+
+// The values of [console] enabled.
+const (
+	ConsoleAuto = "auto"
+	ConsoleOn   = "on"
+	ConsoleOff  = "off"
+)
+
+// Serves reports whether the console is served, given whether rmsd runs
+// with --simulate.
+func (c Console) Serves(simulate bool) bool {
+	switch c.Enabled {
+	case ConsoleOn:
+		return true
+	case ConsoleOff:
+		return false
+	default:
+		return simulate
+	}
 }
 
 // Admin configures the admin service (rmsd_admin.Admin): listing and
@@ -420,7 +460,8 @@ func Default() *Config {
 			Provider: ProviderAutomanaged, AutomanagedPort: 6330,
 			MembershipTimeoutSeconds: 10, EtcdPrefix: "/rmsd",
 		},
-		Audit: Audit{Enabled: true, Output: AuditOutputLog, Store: true, RetentionDays: 90, QueueSize: 1024},
+		Audit:   Audit{Enabled: true, Output: AuditOutputLog, Store: true, RetentionDays: 90, QueueSize: 1024},
+		Console: Console{Enabled: ConsoleAuto, PowerRefreshSeconds: 60},
 	}
 }
 

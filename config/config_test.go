@@ -434,3 +434,33 @@ func TestAdminServiceListensOnLoopbackOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestConsoleIsOnWithSimulateOnlyUnlessSaid(t *testing.T) {
+	cfg, err := Load(Source{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Console.Enabled != ConsoleAuto || cfg.Console.Port != 0 || cfg.Console.PowerRefreshSeconds != 60 {
+		t.Fatalf("console defaults %+v", cfg.Console)
+	}
+	for _, c := range []struct {
+		enabled            string
+		simulate, hardware bool
+	}{{ConsoleAuto, true, false}, {ConsoleOn, true, true}, {ConsoleOff, false, false}} {
+		got := Console{Enabled: c.enabled}
+		if got.Serves(true) != c.simulate || got.Serves(false) != c.hardware {
+			t.Errorf("enabled %q: serves %v with --simulate, %v without", c.enabled, got.Serves(true), got.Serves(false))
+		}
+	}
+	for env, want := range map[string]string{
+		"RMS_CONSOLE__ENABLED=yes":              "console.enabled: ",
+		"RMS_CONSOLE__PORT=8801":                "console.port: must differ",
+		"RMS_CONSOLE__PORT=70000":               "console.port: 70000 is not a TCP port",
+		"RMS_CONSOLE__POWER_REFRESH_SECONDS=-1": "console.power_refresh_seconds: ",
+	} {
+		got := problemsOf(t, func() error { _, err := Load(Source{Environ: []string{env}}); return err }())
+		if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+			t.Errorf("%s: problems %q, want one starting %q", env, got, want)
+		}
+	}
+}

@@ -47,6 +47,7 @@ func (c *Config) problems() []string {
 	p = append(p, c.Authz.problems()...)
 	p = append(p, c.Cluster.problems(c.Postgres.DBURL)...)
 	p = append(p, c.Audit.problems()...)
+	p = append(p, c.Console.problems(c.Port, c.Metrics.Port)...)
 	if c.Postgres.DBPoolMax <= 0 {
 		add("postgres.db_pool_max: must be greater than 0")
 	}
@@ -231,6 +232,25 @@ func ParseLogLevel(directive string) (LogLevels, error) {
 		}
 	}
 	return out, nil
+}
+
+func (c Console) problems(grpcPort, metricsPort int) []string {
+	var p []string
+	switch c.Enabled {
+	case ConsoleAuto, ConsoleOn, ConsoleOff:
+	default:
+		p = append(p, fmt.Sprintf("console.enabled: %q is not one of auto, on, off", c.Enabled))
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		p = append(p, fmt.Sprintf("console.port: %d is not a TCP port (0-65535)", c.Port))
+	}
+	if c.Port != 0 && (c.Port == grpcPort || c.Port == metricsPort) {
+		p = append(p, fmt.Sprintf("console.port: must differ from port and metrics.port (%d)", c.Port))
+	}
+	if c.PowerRefreshSeconds < 0 {
+		p = append(p, "console.power_refresh_seconds: must not be negative")
+	}
+	return p
 }
 
 func (a Admin) problems(grpcPort int) []string {

@@ -16,6 +16,9 @@ type ListJobs struct {
 	Since time.Time
 	// After continues a listing: only jobs after this cursor in the order.
 	After JobCursor
+	// TopLevel keeps only jobs without a parent (no batch or reservation
+	// children).
+	TopLevel bool
 	// Limit caps the jobs answered; zero or less means no cap.
 	Limit int
 }

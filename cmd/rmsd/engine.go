@@ -39,6 +39,9 @@ type jobEngine interface {
 	// QuarantinedJobs returns the jobs quarantined now, without waiting
 	// for the registry.
 	QuarantinedJobs() int
+	// Engine is the job engine itself, for the console's reads and its
+	// change feed.
+	Engine() *actors.Engine
 }
 
 // beginShutdownTimeout bounds the registry round trip of BeginShutdown.
@@ -87,6 +90,9 @@ func (a *actorEngine) Admin() adminserver.Engine { return a.engine }
 
 // Listing implements jobEngine.
 func (a *actorEngine) Listing() opsserver.Jobs { return a.engine }
+
+// Engine implements jobEngine.
+func (a *actorEngine) Engine() *actors.Engine { return a.engine }
 
 // Load implements jobEngine.
 func (a *actorEngine) Load() (tracked, held int) { return a.engine.Load() }

@@ -56,8 +56,10 @@ type switchIdentity struct {
 // newHardware builds the southbound clients; p paces their device waits
 // (see pace). A non-nil id is the switch identity to use instead of
 // client_tls_root's files (the simulation's, issued in memory). m is told
-// of every Redfish and NVUE request and of the switch identity's expiry.
-func newHardware(cfg *config.Config, p pace, log logging.Logger, id *switchIdentity, m *metrics.Metrics) (*hardware, error) {
+// of every Redfish and NVUE request and of the switch identity's expiry;
+// powerSeen, when set, of every power state the adapters read or set (the
+// console's power view).
+func newHardware(cfg *config.Config, p pace, log logging.Logger, id *switchIdentity, m *metrics.Metrics, powerSeen platform.PowerSeen) (*hardware, error) {
 	r := cfg.Redfish
 	nv, err := nvueOptions(cfg.Switches, id)
 	if err != nil {
@@ -85,7 +87,7 @@ func newHardware(cfg *config.Config, p pace, log logging.Logger, id *switchIdent
 	})
 	ssh := sshOptions(cfg.Switches, cfg.Workflows)
 	ssh.Logger = log.Component("ssh")
-	deps := platform.Deps{Redfish: pool, NVUE: nvPool, SSH: ssh, SwitchReboot: p.switchReboot(), Logger: log.Component("platform"),
+	deps := platform.Deps{Redfish: pool, NVUE: nvPool, SSH: ssh, SwitchReboot: p.switchReboot(), Logger: log.Component("platform"), PowerSeen: powerSeen,
 		ONIE: hw.Credentials{Username: cfg.Switches.ONIEUsername, Password: hw.NewSecret(cfg.Switches.ONIEPassword)}}
 	fab := fabricOptions(cfg.Switches, nv, p)
 	fab.NVUE, fab.SSH = nvPool, ssh

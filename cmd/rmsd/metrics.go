@@ -30,7 +30,7 @@ func newMetrics(cfg *config.Config, mtls bool, persistence string) *metrics.Metr
 
 // startMetrics serves /metrics on [server] bind_address and [metrics] port
 // (0 picks a free port), with the gRPC certificate when [metrics] tls.
-func (d *daemon) startMetrics(log logging.Logger) error {
+func (d *daemon) startMetrics(log logging.Logger, extra ...metrics.Route) error {
 	var tlsConfig *tls.Config
 	if d.cfg.Metrics.TLS {
 		cert, err := tls.LoadX509KeyPair(d.cfg.TLS.Cert, d.cfg.TLS.Key)
@@ -43,7 +43,7 @@ func (d *daemon) startMetrics(log logging.Logger) error {
 		}
 	}
 	addr := net.JoinHostPort(d.cfg.Server.BindAddress, strconv.Itoa(d.cfg.Metrics.Port))
-	srv, err := metrics.Listen(addr, tlsConfig, d.metrics.Handler(), log.Component("metrics"))
+	srv, err := metrics.Listen(addr, tlsConfig, d.metrics.Handler(), log.Component("metrics"), extra...)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -22,6 +23,8 @@ import (
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nicflash"
+	"github.com/rmsd/rmsd/hw/platform"
+	"github.com/rmsd/rmsd/hw/powerview"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/hw/sim"
 	"github.com/rmsd/rmsd/store"
@@ -39,6 +42,10 @@ type runOptions struct {
 	Ready func(addr net.Addr)
 	// After waits out the drain delay; nil means time.After.
 	After func(time.Duration) <-chan time.Time
+	// ConsoleAuthorize is asked before every web console request; nil
+	// asks the [authz] policy for the read permission (everyone who
+	// reached the listener without [authz]).
+	ConsoleAuthorize func(r *http.Request) error
 }
 
 // run starts the daemon and blocks until ctx is cancelled, then shuts down
@@ -79,9 +86,16 @@ type daemon struct {
 	// metricsSrv serves metrics once every other listener is bound.
 	metricsSrv *metrics.Server
 	hw         *hardware
-	fleet      *sim.Fleet
-	release    *simrack.Release
-	served     chan error
+	// power is the last-known power view the console shows; nil without
+	// a console.
+	power *powerview.View
+	// console is the web console, nil when it is not served.
+	console *consoleService
+	// consoleAuthorize is runOptions.ConsoleAuthorize.
+	consoleAuthorize func(r *http.Request) error
+	fleet            *sim.Fleet
+	release          *simrack.Release
+	served           chan error
 	// member, with [cluster] enabled, is the cluster member this rmsd
 	// runs instead of all of the above (see member.go).
 	member *memberDaemon
@@ -122,7 +136,10 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	}
 	registry := racks.New(profileNames(cfg.Workflows.ExpectedInventoryProfiles))
 
-	d := &daemon{cfg: cfg, log: logger.Logger, after: opts.After, served: make(chan error, 1)}
+	d := &daemon{cfg: cfg, log: logger.Logger, after: opts.After, served: make(chan error, 1), consoleAuthorize: opts.ConsoleAuthorize}
+	if d.consoleAuthorize == nil {
+		d.consoleAuthorize = consoleAuthorizer(serverOpts.Authorizer)
+	}
 	if d.after == nil {
 		d.after = time.After
 	}
@@ -166,7 +183,12 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if simTLS != nil {
 		simIdentity = simTLS.identity
 	}
-	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger, simIdentity, d.metrics); err != nil {
+	var powerSeen platform.PowerSeen
+	if cfg.Console.Serves(f.simulate) {
+		d.power = powerview.New(nil)
+		powerSeen = d.power.Seen
+	}
+	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger, simIdentity, d.metrics, powerSeen); err != nil {
 		return nil, err
 	}
 	validation, err := validationRunner(cfg.Workflows, f.simulate, logger)
@@ -191,7 +213,13 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if d.fleet != nil {
 		d.metrics.WatchSimulator(d.fleet.Overlaps)
 	}
-	if err = d.startMetrics(logger); err != nil {
+	var consoleRoutes []metrics.Route
+	if d.power != nil {
+		if consoleRoutes, err = d.startConsole(registry, serverOpts.TLS, logger); err != nil {
+			return nil, err
+		}
+	}
+	if err = d.startMetrics(logger, consoleRoutes...); err != nil {
 		return nil, err
 	}
 	// Only with every listener bound may the nodes file change: a start that
@@ -260,6 +288,7 @@ func transportOptions(cfg *config.Config, simulate bool, environ []string, log l
 
 // abandon closes what a failed start had started, last first.
 func (d *daemon) abandon() {
+	d.stopConsole()
 	d.stopMetrics()
 	d.admin.stop()
 	d.audit.close()

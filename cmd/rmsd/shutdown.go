@@ -52,6 +52,7 @@ func (d *daemon) wait(ctx context.Context) error {
 	defer cancel()
 	drainErr := d.engine.Drain(drain)
 	d.admin.stop()
+	d.stopConsole()
 	// No RPC runs any more: the queued records go to the store before it
 	// closes.
 	d.audit.close()

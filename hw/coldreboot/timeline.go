@@ -39,3 +39,23 @@ func result(tl *timeline.Timeline, rep report) string {
 	}
 	return string(b)
 }
+
+// Stage is one runbook stage as a reader of a running job sees it.
+type Stage struct {
+	// Name is the stage's name in result_json's timeline.
+	Name string
+	// Step is the runbook step it implements; a running job's description
+	// reads "Rack reboot step <Step>: <Message>".
+	Step    string
+	Message string
+}
+
+// Stages lists the runbook's stages in order, so a view of a running
+// cold reboot can place its description among them.
+func Stages() []Stage {
+	out := make([]Stage, len(stages))
+	for i, s := range stages {
+		out[i] = Stage{Name: s.name, Step: s.step, Message: s.message}
+	}
+	return out
+}

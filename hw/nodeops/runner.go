@@ -73,7 +73,7 @@ var ErrPanic = errors.New("nodeops: operation panicked")
 // slots: requests queued behind a slow or hung device wait without holding
 // a slot, so they cannot starve every other device.
 func (r *Runner) run(ctx context.Context, i int, n hw.Node, op Op) (err error) {
-	cfg := platform.Config{ID: n.ID, Type: n.Type}
+	cfg := platform.Config{ID: n.ID, RackID: n.RackID, Type: n.Type}
 	if n.BMC != nil {
 		cfg.BMC = *n.BMC
 	}

@@ -12,6 +12,7 @@ import (
 
 // computeDevice drives a compute tray through its BMC.
 type computeDevice struct {
+	powerNote
 	cfg Config
 	rf  *redfish.Client
 }
@@ -32,6 +33,7 @@ func (c *computeDevice) Close() {}
 
 func (c *computeDevice) PowerState(ctx context.Context) (PowerState, error) {
 	s, err := c.rf.SystemPowerState(ctx)
+	c.read(fromRedfishPower(s), err)
 	if err != nil {
 		return PowerStateUnknown, fmt.Errorf("power state of %s: %w", c.cfg.ID, err)
 	}
@@ -71,6 +73,7 @@ func (c *computeDevice) SetPower(ctx context.Context, op PowerOp) error {
 	if err := c.rf.ResetSystem(ctx, rt); err != nil {
 		return fmt.Errorf("power %s on %s: %w", op, c.cfg.ID, err)
 	}
+	c.set(op)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 // shelfDevice drives a power shelf (LiteOn/PMC or Delta style).
 type shelfDevice struct {
+	powerNote
 	cfg   Config
 	rf    *redfish.Client
 	style redfish.ShelfStyle
@@ -31,6 +32,7 @@ func (s *shelfDevice) Close() {}
 
 func (s *shelfDevice) PowerState(ctx context.Context) (PowerState, error) {
 	st, err := s.rf.ShelfPowerState(ctx, s.style)
+	s.read(fromRedfishPower(st), err)
 	if err != nil {
 		return PowerStateUnknown, fmt.Errorf("power state of %s: %w", s.cfg.ID, err)
 	}
@@ -54,6 +56,7 @@ func (s *shelfDevice) SetPower(ctx context.Context, op PowerOp) error {
 	if err := s.rf.SetShelfPower(ctx, s.style, intent); err != nil {
 		return fmt.Errorf("power %s on %s: %w", op, s.cfg.ID, err)
 	}
+	s.set(op)
 	return nil
 }
 

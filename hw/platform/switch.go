@@ -15,6 +15,7 @@ import (
 // has a usable one, otherwise through NVUE; device info, firmware listing
 // and firmware update (switchfw.go) through NVUE and the host's SSH.
 type switchDevice struct {
+	powerNote
 	cfg    Config
 	rf     *redfish.Client // nil without a usable BMC endpoint
 	nvue   *nvue.Client    // nil without a host endpoint
@@ -59,6 +60,12 @@ func (s *switchDevice) Close() {}
 // PowerState: with a BMC, System_0's state, a failed read being Unknown
 // (never an error, as upstream); without one, NVUE answering means On.
 func (s *switchDevice) PowerState(ctx context.Context) (PowerState, error) {
+	st, err := s.powerState(ctx)
+	s.read(st, err)
+	return st, err
+}
+
+func (s *switchDevice) powerState(ctx context.Context) (PowerState, error) {
 	if s.rf != nil {
 		st, err := s.rf.SystemPowerState(ctx)
 		if err != nil {
@@ -83,6 +90,7 @@ func (s *switchDevice) SetPower(ctx context.Context, op PowerOp) error {
 		if err := s.rf.ResetSystem(ctx, rt); err != nil {
 			return fmt.Errorf("power %s on %s: %w", op, s.cfg.ID, err)
 		}
+		s.set(op)
 		return nil
 	}
 	if op != PowerCycle {
@@ -91,6 +99,7 @@ func (s *switchDevice) SetPower(ctx context.Context, op PowerOp) error {
 	if _, err := s.nvue.PowerCycle(ctx); err != nil {
 		return fmt.Errorf("power cycle %s: %w", s.cfg.ID, err)
 	}
+	s.set(op)
 	return nil
 }
 

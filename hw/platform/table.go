@@ -30,13 +30,18 @@ type Deps struct {
 	SwitchReboot SwitchRebootTiming
 	// Logger receives adapter logs; the zero value logs nothing.
 	Logger zerolog.Logger
+	// PowerSeen, when set, is told of every power state read or set
+	// through an adapter (the console's last-known power view).
+	PowerSeen PowerSeen
 }
 
 // Config identifies one node.
 type Config struct {
-	ID   string
-	Type hw.NodeType
-	BMC  hw.Endpoint
+	ID string
+	// RackID is the node's rack; only PowerSeen reports it.
+	RackID string
+	Type   hw.NodeType
+	BMC    hw.Endpoint
 	// Host is the NVOS endpoint of a switch tray.
 	Host hw.Endpoint
 }
@@ -105,6 +110,9 @@ func New(deps Deps, cfg Config) (Device, error) {
 	d, err := e.New(deps, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("platform for node %s (%s): %w", cfg.ID, cfg.Type.Name(), err)
+	}
+	if p, ok := d.(powerReporter); ok && deps.PowerSeen != nil {
+		p.setPowerSeen(deps.PowerSeen, cfg)
 	}
 	return d, nil
 }

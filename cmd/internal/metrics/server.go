@@ -19,9 +19,17 @@ type Server struct {
 	served chan struct{}
 }
 
-// Listen binds addr and serves h at /metrics, over TLS when tlsConfig is
-// set. A port in use fails here, so the daemon's start fails with it.
-func Listen(addr string, tlsConfig *tls.Config, h http.Handler, log zerolog.Logger) (*Server, error) {
+// Route is one more handler the metrics listener serves beside /metrics
+// (the web console), with its http.ServeMux pattern.
+type Route struct {
+	Pattern string
+	Handler http.Handler
+}
+
+// Listen binds addr and serves h at /metrics, and every extra route, over
+// TLS when tlsConfig is set. A port in use fails here, so the daemon's
+// start fails with it.
+func Listen(addr string, tlsConfig *tls.Config, h http.Handler, log zerolog.Logger, extra ...Route) (*Server, error) {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: listen on %s: %w", addr, err)
@@ -31,6 +39,9 @@ func Listen(addr string, tlsConfig *tls.Config, h http.Handler, log zerolog.Logg
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", h)
+	for _, r := range extra {
+		mux.Handle(r.Pattern, r.Handler)
+	}
 	s := &Server{lis: lis, served: make(chan struct{}),
 		http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 	go func() {

@@ -1,0 +1,6 @@
+package console
+
+import "net/url"
+
+// urlQuery escapes a value for a query string.
+func urlQuery(s string) string { return url.QueryEscape(s) }
