@@ -1,11 +1,14 @@
 package docs
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/authz"
 )
 
@@ -37,5 +40,32 @@ func TestAuthzGuideListsEveryGroup(t *testing.T) {
 		if want := authz.MethodsOf(g); !slices.Equal(listed, want) {
 			t.Errorf("authz.md lists for %s\n  %v\nthe table has\n  %v", g, listed, want)
 		}
+	}
+}
+
+// TestAuthzGuideExampleLoads: the configuration example of authz.md is a
+// valid [authz] that rmsd would start with.
+func TestAuthzGuideExampleLoads(t *testing.T) {
+	body := section(t, readGuide(t, "authz.md"), "Configuration")
+	start := strings.Index(body, "```toml\n")
+	if start < 0 {
+		t.Fatal("no TOML example in the Configuration section")
+	}
+	example := body[start+len("```toml\n"):]
+	example = example[:strings.Index(example, "```")]
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(example), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.Source{Path: path, Explicit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := authz.New(cfg.Authz)
+	if err != nil || p == nil {
+		t.Fatalf("authz.New: %v %v", p, err)
+	}
+	if len(cfg.Authz.Roles) != 4 || len(cfg.Authz.Bindings) != 4 {
+		t.Fatalf("the example has %d roles and %d bindings", len(cfg.Authz.Roles), len(cfg.Authz.Bindings))
 	}
 }

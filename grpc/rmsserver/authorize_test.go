@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
@@ -268,6 +269,18 @@ func TestAuthzUnverifiedCallerIsDenied(t *testing.T) {
 	if err != nil || h.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Errorf("health under authz: %v %v", h, err)
 	}
+	refl, err := reflectionpb.NewServerReflectionClient(r.conn).ServerReflectionInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := refl.Send(&reflectionpb.ServerReflectionRequest{MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{}}); err != nil {
+		t.Fatal(err)
+	}
+	listed, err := refl.Recv()
+	if err != nil || len(listed.GetListServicesResponse().GetService()) == 0 {
+		t.Errorf("reflection under authz: %v %v", listed, err)
+	}
+	_ = refl.CloseSend()
 }
 
 // TestAuthzUnknownServiceIsDenied: with authz on, an RPC of a service the
