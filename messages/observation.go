@@ -61,4 +61,3 @@ type Hold struct {
 	Operation string
 	Since     time.Time
 }
-
