@@ -148,6 +148,204 @@ func (x *RackStatus) GetEpoch() int64 {
 	return 0
 }
 
+// Forward carries one RackManager (or RackManagerV2) call from the member
+// that received it to the member that owns its rack, where the rack's job
+// engine runs: the rack grain answers it with the rack's handlers.
+type Forward struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// method is the call's full gRPC method name, e.g.
+	// "/rack_manager.RackManager/GetJobStatus".
+	Method string `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
+	// request is the call's request message, protobuf-encoded.
+	Request []byte `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	// metadata is the incoming metadata the handlers read (first value of
+	// each key), e.g. a request id; never credentials.
+	Metadata map[string]string `protobuf:"bytes,3,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// caller is the caller's identity as the receiving member saw it
+	// (grpc/callerid), for the owner's logs.
+	Caller string `protobuf:"bytes,4,opt,name=caller,proto3" json:"caller,omitempty"`
+	// deadline_unix_nano is the caller's deadline (0: none); the owner runs
+	// the call under it.
+	DeadlineUnixNano int64 `protobuf:"varint,5,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"`
+	// rack_id is the rack the call is for: the grain's identity.
+	RackId string `protobuf:"bytes,6,opt,name=rack_id,json=rackId,proto3" json:"rack_id,omitempty"`
+	// from_member is the member that received the call.
+	FromMember    string `protobuf:"bytes,7,opt,name=from_member,json=fromMember,proto3" json:"from_member,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Forward) Reset() {
+	*x = Forward{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Forward) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Forward) ProtoMessage() {}
+
+func (x *Forward) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Forward.ProtoReflect.Descriptor instead.
+func (*Forward) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Forward) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *Forward) GetRequest() []byte {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *Forward) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *Forward) GetCaller() string {
+	if x != nil {
+		return x.Caller
+	}
+	return ""
+}
+
+func (x *Forward) GetDeadlineUnixNano() int64 {
+	if x != nil {
+		return x.DeadlineUnixNano
+	}
+	return 0
+}
+
+func (x *Forward) GetRackId() string {
+	if x != nil {
+		return x.RackId
+	}
+	return ""
+}
+
+func (x *Forward) GetFromMember() string {
+	if x != nil {
+		return x.FromMember
+	}
+	return ""
+}
+
+// ForwardReply is the owner's answer to a Forward.
+type ForwardReply struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// reply is the reply message, protobuf-encoded, when code is 0 (OK).
+	Reply []byte `protobuf:"bytes,1,opt,name=reply,proto3" json:"reply,omitempty"`
+	// code is the call's gRPC status code.
+	Code uint32 `protobuf:"varint,2,opt,name=code,proto3" json:"code,omitempty"`
+	// message is the status message when code is not OK.
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// reason is the in-band failure's reason (the rms-reason trailer), if
+	// the reply is an in-band failure.
+	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// member_id is the member that served the call.
+	MemberId string `protobuf:"bytes,5,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	// epoch is the rack's epoch under which the owner served it.
+	Epoch         int64 `protobuf:"varint,6,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForwardReply) Reset() {
+	*x = ForwardReply{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForwardReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForwardReply) ProtoMessage() {}
+
+func (x *ForwardReply) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForwardReply.ProtoReflect.Descriptor instead.
+func (*ForwardReply) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ForwardReply) GetReply() []byte {
+	if x != nil {
+		return x.Reply
+	}
+	return nil
+}
+
+func (x *ForwardReply) GetCode() uint32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *ForwardReply) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ForwardReply) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ForwardReply) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
+func (x *ForwardReply) GetEpoch() int64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
 var File_rmsd_cluster_rack_proto protoreflect.FileDescriptor
 
 const file_rmsd_cluster_rack_proto_rawDesc = "" +
@@ -161,7 +359,26 @@ const file_rmsd_cluster_rack_proto_rawDesc = "" +
 	"\arack_id\x18\x01 \x01(\tR\x06rackId\x12\x1b\n" +
 	"\tmember_id\x18\x02 \x01(\tR\bmemberId\x12\x14\n" +
 	"\x05owner\x18\x03 \x01(\bR\x05owner\x12\x14\n" +
-	"\x05epoch\x18\x04 \x01(\x03R\x05epochB$Z\"github.com/rmsd/rmsd/member/rackpbb\x06proto3"
+	"\x05epoch\x18\x04 \x01(\x03R\x05epoch\"\xb9\x02\n" +
+	"\aForward\x12\x16\n" +
+	"\x06method\x18\x01 \x01(\tR\x06method\x12\x18\n" +
+	"\arequest\x18\x02 \x01(\fR\arequest\x12?\n" +
+	"\bmetadata\x18\x03 \x03(\v2#.rmsd_cluster.Forward.MetadataEntryR\bmetadata\x12\x16\n" +
+	"\x06caller\x18\x04 \x01(\tR\x06caller\x12,\n" +
+	"\x12deadline_unix_nano\x18\x05 \x01(\x03R\x10deadlineUnixNano\x12\x17\n" +
+	"\arack_id\x18\x06 \x01(\tR\x06rackId\x12\x1f\n" +
+	"\vfrom_member\x18\a \x01(\tR\n" +
+	"fromMember\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x9d\x01\n" +
+	"\fForwardReply\x12\x14\n" +
+	"\x05reply\x18\x01 \x01(\fR\x05reply\x12\x12\n" +
+	"\x04code\x18\x02 \x01(\rR\x04code\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1b\n" +
+	"\tmember_id\x18\x05 \x01(\tR\bmemberId\x12\x14\n" +
+	"\x05epoch\x18\x06 \x01(\x03R\x05epochB$Z\"github.com/rmsd/rmsd/member/rackpbb\x06proto3"
 
 var (
 	file_rmsd_cluster_rack_proto_rawDescOnce sync.Once
@@ -175,17 +392,21 @@ func file_rmsd_cluster_rack_proto_rawDescGZIP() []byte {
 	return file_rmsd_cluster_rack_proto_rawDescData
 }
 
-var file_rmsd_cluster_rack_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_rmsd_cluster_rack_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_rmsd_cluster_rack_proto_goTypes = []any{
-	(*RackTouch)(nil),  // 0: rmsd_cluster.RackTouch
-	(*RackStatus)(nil), // 1: rmsd_cluster.RackStatus
+	(*RackTouch)(nil),    // 0: rmsd_cluster.RackTouch
+	(*RackStatus)(nil),   // 1: rmsd_cluster.RackStatus
+	(*Forward)(nil),      // 2: rmsd_cluster.Forward
+	(*ForwardReply)(nil), // 3: rmsd_cluster.ForwardReply
+	nil,                  // 4: rmsd_cluster.Forward.MetadataEntry
 }
 var file_rmsd_cluster_rack_proto_depIdxs = []int32{
-	0, // [0:0] is the sub-list for method output_type
-	0, // [0:0] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	4, // 0: rmsd_cluster.Forward.metadata:type_name -> rmsd_cluster.Forward.MetadataEntry
+	1, // [1:1] is the sub-list for method output_type
+	1, // [1:1] is the sub-list for method input_type
+	1, // [1:1] is the sub-list for extension type_name
+	1, // [1:1] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_rmsd_cluster_rack_proto_init() }
@@ -199,7 +420,7 @@ func file_rmsd_cluster_rack_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rmsd_cluster_rack_proto_rawDesc), len(file_rmsd_cluster_rack_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
