@@ -43,10 +43,10 @@ func BenchmarkRackFencedAppend(b *testing.B) {
 		}
 	})
 	b.Run("fenced-job", func(b *testing.B) {
-		n := 0
+		run, n := strconv.FormatInt(time.Now().UnixNano(), 36), 0 // new ids on every run
 		for b.Loop() {
 			n++
-			named := []store.Event{{Kind: "JobCreated", Data: events[0].Data, Jobs: []string{"job-" + strconv.Itoa(n)}}}
+			named := []store.Event{{Kind: "JobCreated", Data: events[0].Data, Jobs: []string{"job-" + run + "-" + strconv.Itoa(n)}}}
 			if _, err := s.AppendRackEvents(b.Context(), lease, named); err != nil {
 				b.Fatal(err)
 			}
