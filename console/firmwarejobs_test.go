@@ -134,15 +134,18 @@ func TestFirmwareJobsCatchesUpAfterTheFeedDroppedIt(t *testing.T) {
 	f := newFixture(t, nil)
 	named := make(chan hw.Ref, 256)
 	hold := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(hold) }) }
 	var log syncBuffer
 	runFirmwareJobs(t, f, 1, &log, func(ref hw.Ref) {
 		<-hold
 		named <- ref
 	})
+	t.Cleanup(release) // before the follower is stopped, should the test fail early
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	want := jobKinds(t, ctx, f, "")
-	close(hold)
+	release()
 	jobKinds(t, ctx, f, "last-")
 	got := collect(t, named, "last-update")
 	slices.Sort(want)
