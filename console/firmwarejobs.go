@@ -39,30 +39,37 @@ type FirmwareJobs struct {
 	Log zerolog.Logger
 }
 
-// Run follows the feed until ctx ends or the engine closes. When the feed
-// drops it (it fell behind), it subscribes again, lists the jobs and names
-// the nodes of the firmware jobs that ended since the newest job change it
-// had read, so no ended job is missed (some may be named twice).
-func (f FirmwareJobs) Run(ctx context.Context) {
+// Start subscribes to the feed, so that every firmware job that ends
+// after Start returns is named, and follows it on a goroutine of its own
+// until ctx ends or the engine closes; done is closed when that goroutine
+// has ended. When the feed drops it (it fell behind), it subscribes again,
+// lists the jobs and names the nodes of the firmware jobs that ended since
+// the newest job change it had read, so no ended job is missed (some may
+// be named twice).
+func (f FirmwareJobs) Start(ctx context.Context) (done <-chan struct{}) {
 	if f.Buffer <= 0 {
 		f.Buffer = firmwareJobsBuffer
 	}
 	w := &firmwareWatch{FirmwareJobs: f, parents: map[string]messages.JobType{}}
-	for resync := false; ; resync = true {
-		sub := f.Jobs.Subscribe(f.Buffer)
-		if resync {
+	sub := f.Jobs.Subscribe(f.Buffer)
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		for {
+			dropped := w.follow(ctx, sub)
+			sub.Close()
+			if !dropped || ctx.Err() != nil {
+				return
+			}
+			f.Log.Warn().Int("buffer", f.Buffer).Msg("firmware job follower fell behind the job feed; listing the jobs to catch up")
+			sub = f.Jobs.Subscribe(f.Buffer)
 			w.resync(ctx)
 		}
-		dropped := w.follow(ctx, sub)
-		sub.Close()
-		if !dropped || ctx.Err() != nil {
-			return
-		}
-		f.Log.Warn().Int("buffer", f.Buffer).Msg("firmware job follower fell behind the job feed; listing the jobs to catch up")
-	}
+	}()
+	return ended
 }
 
-// firmwareWatch is one Run's state.
+// firmwareWatch is one follower's state.
 type firmwareWatch struct {
 	FirmwareJobs
 	// parents are the open top-level jobs of a firmware type, by id, so a

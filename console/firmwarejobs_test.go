@@ -24,16 +24,12 @@ var (
 	})
 )
 
-// runFirmwareJobs starts the follower; it is stopped, and waited for,
-// when the test ends.
+// runFirmwareJobs starts the follower (subscribed once it returns); it
+// is stopped, and waited for, when the test ends.
 func runFirmwareJobs(t *testing.T, f *fixture, buffer int, log io.Writer, ended func(hw.Ref)) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		console.FirmwareJobs{Jobs: f.engine, Ended: ended, Buffer: buffer, Log: zerolog.New(log)}.Run(ctx)
-	}()
+	done := console.FirmwareJobs{Jobs: f.engine, Ended: ended, Buffer: buffer, Log: zerolog.New(log)}.Start(ctx)
 	t.Cleanup(func() { cancel(); <-done })
 }
 
@@ -81,26 +77,31 @@ func jobKinds(t *testing.T, ctx context.Context, f *fixture, prefix string) []st
 	return want
 }
 
-// collect reads named nodes until last is named, and returns them sorted.
-func collect(t *testing.T, named <-chan hw.Ref, last string) []string {
+// collect reads named nodes until last is named and, when all is set,
+// every node of all too; it returns the nodes named other than the
+// "last-" ones, sorted, each once.
+func collect(t *testing.T, named <-chan hw.Ref, last string, all []string) []string {
 	t.Helper()
+	seen := map[string]bool{}
 	var got []string
 	deadline := time.After(30 * time.Second)
 	for {
+		missing := slices.ContainsFunc(all, func(n string) bool { return !seen[n] })
+		if seen[last] && !missing {
+			slices.Sort(got)
+			return slices.Compact(got)
+		}
 		select {
 		case ref := <-named:
 			if ref.RackID != "r" {
 				t.Errorf("named %v, on another rack", ref)
 			}
-			if ref.NodeID == last {
-				slices.Sort(got)
-				return slices.Compact(got)
-			}
-			if !strings.HasPrefix(ref.NodeID, "last-") { // a catch-up may name them in any order
+			seen[ref.NodeID] = true
+			if !strings.HasPrefix(ref.NodeID, "last-") {
 				got = append(got, ref.NodeID)
 			}
 		case <-deadline:
-			t.Fatalf("%s never named; named so far %v", last, got)
+			t.Fatalf("%s or one of %v never named; named so far %v", last, all, got)
 		}
 	}
 }
@@ -119,7 +120,7 @@ func TestFirmwareJobsNamesTheNodesOfEndedFirmwareJobsOnly(t *testing.T) {
 	// The feed is ordered: once a last firmware job is named, every
 	// earlier one has been.
 	jobKinds(t, ctx, f, "last-")
-	got := collect(t, named, "last-update")
+	got := collect(t, named, "last-update", nil)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("named %v, want %v", got, want)
@@ -147,7 +148,9 @@ func TestFirmwareJobsCatchesUpAfterTheFeedDroppedIt(t *testing.T) {
 	want := jobKinds(t, ctx, f, "")
 	release()
 	jobKinds(t, ctx, f, "last-")
-	got := collect(t, named, "last-update")
+	// A catch-up names the nodes newest first: wait for all of them (one
+	// wrongly named, being newer than the image children, comes first).
+	got := collect(t, named, "last-update", want)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("named %v, want %v", got, want)

@@ -143,8 +143,9 @@ func (s *consoleService) startRefresher(d *daemon, registry *racks.Registry, eve
 			stale.Mark(n)
 		}
 	}}
+	following := follow.Start(ctx)
+	s.refreshed.Go(func() { <-following })
 	s.refreshed.Go(func() { r.Run(ctx) })
-	s.refreshed.Go(func() { follow.Run(ctx) })
 }
 
 // readOnce reads a node's slot and firmware inventory the first time its
