@@ -16,8 +16,8 @@ import (
 // message field (SetPowerState, GetPowerState), so the reason of every
 // in-band failure travels in the ReasonTrailer response trailer, which
 // upstream's clients ignore and rmsctl prints, and is logged once, at
-// warn, with its rack, node and, for a node or rack a job holds, the
-// holder job. A handler records a failure with m.failed (or, for a batch,
+// warn (a caller's repeats of it at debug: reasonrepeat.go), with its
+// rack, node and, for a node or rack a job holds, the holder job. A handler records a failure with m.failed (or, for a batch,
 // m.failedNodes); reasonUnary does the rest once the handler returned. A
 // FAILURE reply whose handler recorded nothing is reported from the
 // reply's own message.
@@ -110,7 +110,12 @@ func holderOf(err error) string {
 
 // logFailure logs one in-band failure at warn.
 func logFailure(log zerolog.Logger, method string, e inBandFailure) {
-	ev := log.Warn().Str("reason", clip(e.err.Error(), maxLogged))
+	failureEvent(log.Warn(), method, e).Msg("request failed in-band")
+}
+
+// failureEvent adds the fields of one in-band failure to ev.
+func failureEvent(ev *zerolog.Event, method string, e inBandFailure) *zerolog.Event {
+	ev = ev.Str("reason", clip(e.err.Error(), maxLogged))
 	if method != "" {
 		ev = ev.Str("rpc", method)
 	}
@@ -123,7 +128,7 @@ func logFailure(log zerolog.Logger, method string, e inBandFailure) {
 	if h := holderOf(e.err); h != "" {
 		ev = ev.Str("holder_job", h)
 	}
-	ev.Msg("request failed in-band")
+	return ev
 }
 
 // reasonText is the trailer's reason for failures of a request that
