@@ -97,4 +97,3 @@ func TestCallerKeyIgnoresThePort(t *testing.T) {
 		t.Errorf("no peer %q", got)
 	}
 }
-
