@@ -18,6 +18,7 @@ import (
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
+	"github.com/rmsd/rmsd/test/syncbuf"
 )
 
 // journalBackends are the stores the journal tests run on: SQLite always,
@@ -134,24 +135,6 @@ func (c *cutJournal) ReadEvents(ctx context.Context, after int64, limit int) ([]
 	return c.Journal.ReadEvents(ctx, after, limit)
 }
 
-// syncBuffer collects log lines from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // blocks is a workflow that reports nothing and ends only when cancelled.
 var blocks = messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
 	<-ctx.Done()
@@ -207,7 +190,7 @@ func TestJournalRestartBringsBackJobsAndInterruptsTheRest(t *testing.T) {
 			close(g.release)      // what the dying process still does is lost
 			waitTerminal(t, e1, running.ID)
 
-			var logs syncBuffer
+			var logs syncbuf.Buffer
 			e2, _ := newEngine(t, Options{Journal: st, Logger: zerolog.New(&logs)})
 			for id, was := range before {
 				got := mustGet(t, e2, id)

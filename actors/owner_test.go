@@ -16,6 +16,7 @@ import (
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
+	"github.com/rmsd/rmsd/test/syncbuf"
 )
 
 // TestJournalStoreTakenOverRefusesJobsAndSaysSo: once another rmsd has
@@ -27,7 +28,7 @@ func TestJournalStoreTakenOverRefusesJobsAndSaysSo(t *testing.T) {
 	st := openJournalStore(t, func(ctx context.Context) (store.Store, error) {
 		return sqlstore.OpenSQLite(ctx, path, sqlstore.Options{Owner: &sqlstore.Ownership{}})
 	})
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	e, _ := newEngine(t, Options{Journal: st, Logger: zerolog.New(&logs)})
 	done := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "a"}, completes("Completed", "{}"))
 	waitTerminal(t, e, done.ID)
@@ -82,7 +83,7 @@ func TestJournalPostgresLockLostRefusesJobsUntilRetaken(t *testing.T) {
 			OnChange:      func(c sqlstore.OwnershipChange) { changes <- c.Kind },
 		}})
 	})
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	e, _ := newEngine(t, Options{Journal: st, Logger: zerolog.New(&logs)})
 	mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "a"}, completes("Completed", "{}"))
 

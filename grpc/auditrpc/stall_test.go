@@ -22,6 +22,7 @@ import (
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
+	"github.com/rmsd/rmsd/test/syncbuf"
 )
 
 // TestAStalledStoreDoesNotDelayAuditedRPCs stalls the PostgreSQL store
@@ -41,7 +42,7 @@ func TestAStalledStoreDoesNotDelayAuditedRPCs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var stream syncBuffer
+	var stream syncbuf.Buffer
 	rec := audit.New(audit.Options{Stream: zerolog.New(&stream), Log: zerolog.Nop(), Store: st})
 	srv := rmsserver.New(rmsserver.Options{Deps: rmsserver.Deps{Racks: racks.New(nil)}, Logger: zerolog.Nop(),
 		Interceptors: []grpc.UnaryServerInterceptor{auditrpc.Unary(rec, auditrpc.Mutating)}})
