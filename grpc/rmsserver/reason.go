@@ -110,25 +110,26 @@ func holderOf(err error) string {
 
 // logFailure logs one in-band failure at warn.
 func logFailure(log zerolog.Logger, method string, e inBandFailure) {
-	failureEvent(log.Warn(), method, e).Msg("request failed in-band")
+	log.Warn().Func(failureFields(method, e)).Msg("request failed in-band")
 }
 
-// failureEvent adds the fields of one in-band failure to ev.
-func failureEvent(ev *zerolog.Event, method string, e inBandFailure) *zerolog.Event {
-	ev = ev.Str("reason", clip(e.err.Error(), maxLogged))
-	if method != "" {
-		ev = ev.Str("rpc", method)
+// failureFields adds the fields of one in-band failure to a log event.
+func failureFields(method string, e inBandFailure) func(*zerolog.Event) {
+	return func(ev *zerolog.Event) {
+		ev.Str("reason", clip(e.err.Error(), maxLogged))
+		if method != "" {
+			ev.Str("rpc", method)
+		}
+		if e.rack != "" {
+			ev.Str("rack_id", clip(e.rack, maxEchoed))
+		}
+		if e.node != "" {
+			ev.Str("node_id", clip(e.node, maxEchoed))
+		}
+		if h := holderOf(e.err); h != "" {
+			ev.Str("holder_job", h)
+		}
 	}
-	if e.rack != "" {
-		ev = ev.Str("rack_id", clip(e.rack, maxEchoed))
-	}
-	if e.node != "" {
-		ev = ev.Str("node_id", clip(e.node, maxEchoed))
-	}
-	if h := holderOf(e.err); h != "" {
-		ev = ev.Str("holder_job", h)
-	}
-	return ev
 }
 
 // reasonText is the trailer's reason for failures of a request that

@@ -47,9 +47,9 @@ func reasonUnary(log zerolog.Logger) grpc.UnaryServerInterceptor {
 			warn, repeats := seen.warn(failureKey{caller: caller, rpc: info.FullMethod, rack: f.rack, node: f.node, reason: reason})
 			switch {
 			case !warn:
-				failureEvent(log.Debug(), info.FullMethod, f).Bool("repeat", true).Msg("request failed in-band")
+				log.Debug().Func(failureFields(info.FullMethod, f)).Bool("repeat", true).Msg("request failed in-band")
 			case repeats > 0:
-				failureEvent(log.Warn(), info.FullMethod, f).Int("repeats", repeats).Msg("request failed in-band")
+				log.Warn().Func(failureFields(info.FullMethod, f)).Int("repeats", repeats).Msg("request failed in-band")
 			default:
 				logFailure(log, info.FullMethod, f)
 			}
