@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -384,15 +383,9 @@ func TestJournalStoreFailureRefusesJobsAndRecovers(t *testing.T) {
 // resumes and the journal has what happened meanwhile.
 func TestJournalPostgresOutageRefusesJobsAndRecovers(t *testing.T) {
 	dbURL := storetest.TempPostgresDatabase(t)
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storetest.NewCutProxy(t, u.Host)
-	viaProxy := *u
-	viaProxy.Host = proxy.Addr()
+	proxy, viaProxy := storetest.ProxyPostgres(t, dbURL)
 	st := openJournalStore(t, func(ctx context.Context) (store.Store, error) {
-		return sqlstore.OpenPostgres(ctx, viaProxy.String(), 4, sqlstore.Options{})
+		return sqlstore.OpenPostgres(ctx, viaProxy, 4, sqlstore.Options{})
 	})
 	e, _ := newEngine(t, Options{Journal: st})
 	g := newGate()
@@ -400,7 +393,7 @@ func TestJournalPostgresOutageRefusesJobsAndRecovers(t *testing.T) {
 	g.waitRunning(t, e, 1)
 
 	proxy.Cut()
-	_, err = e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "a"}, blocks, nil)
+	_, err := e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "a"}, blocks, nil)
 	if !errors.Is(err, messages.ErrStoreUnavailable) || !strings.Contains(err.Error(), "job store unavailable") {
 		t.Fatalf("create with PostgreSQL cut off: %v, want a clear ErrStoreUnavailable", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,16 +68,10 @@ func TestJournalStoreTakenOverRefusesJobsAndSaysSo(t *testing.T) {
 // connection is back and nobody else took the store, the store takes it
 // back under a new epoch and admission resumes.
 func TestJournalPostgresLockLostRefusesJobsUntilRetaken(t *testing.T) {
-	u, err := url.Parse(storetest.TempPostgresDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storetest.NewCutProxy(t, u.Host)
-	via := *u
-	via.Host = proxy.Addr()
+	proxy, via := storetest.ProxyPostgres(t, storetest.TempPostgresDatabase(t))
 	changes := make(chan sqlstore.ChangeKind, 16)
 	st := openJournalStore(t, func(ctx context.Context) (store.Store, error) {
-		return sqlstore.OpenPostgres(ctx, via.String(), 4, sqlstore.Options{Owner: &sqlstore.Ownership{
+		return sqlstore.OpenPostgres(ctx, via, 4, sqlstore.Options{Owner: &sqlstore.Ownership{
 			CheckInterval: 50 * time.Millisecond,
 			OnChange:      func(c sqlstore.OwnershipChange) { changes <- c.Kind },
 		}})
@@ -89,7 +82,7 @@ func TestJournalPostgresLockLostRefusesJobsUntilRetaken(t *testing.T) {
 
 	proxy.Cut()
 	waitChange(t, changes, sqlstore.OwnershipLost)
-	_, err = e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "b"}, blocks, nil)
+	_, err := e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "b"}, blocks, nil)
 	if !errors.Is(err, messages.ErrStoreUnavailable) {
 		t.Fatalf("create with the store's lock lost: %v, want ErrStoreUnavailable", err)
 	}

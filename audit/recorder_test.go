@@ -3,7 +3,6 @@ package audit_test
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,16 +109,10 @@ func TestRetentionPrunesOldRecords(t *testing.T) {
 // in the stream, the store queue overflows into the dropped counter with a
 // warning, and once the store answers again the records it took are there.
 func TestAStalledStoreNeitherDelaysNorLosesTheStream(t *testing.T) {
-	u, err := url.Parse(storetest.TempPostgresDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storetest.NewCutProxy(t, u.Host)
-	via := *u
-	via.Host = proxy.Addr()
+	proxy, via := storetest.ProxyPostgres(t, storetest.TempPostgresDatabase(t))
 	// A write deadline far past the test's patience: were Record to wait
 	// for the store, it could not return while the store is stalled.
-	st, err := sqlstore.OpenPostgres(t.Context(), via.String(), 4, sqlstore.Options{WriteTimeout: 10 * time.Minute})
+	st, err := sqlstore.OpenPostgres(t.Context(), via, 4, sqlstore.Options{WriteTimeout: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package auditrpc_test
 import (
 	"context"
 	"net"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -30,14 +29,8 @@ import (
 // longer than the test): audited RPCs still answer, their records are in
 // the stream at once and reach the store once it answers again.
 func TestAStalledStoreDoesNotDelayAuditedRPCs(t *testing.T) {
-	u, err := url.Parse(storetest.TempPostgresDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storetest.NewCutProxy(t, u.Host)
-	via := *u
-	via.Host = proxy.Addr()
-	st, err := sqlstore.OpenPostgres(t.Context(), via.String(), 4, sqlstore.Options{WriteTimeout: 10 * time.Minute})
+	proxy, via := storetest.ProxyPostgres(t, storetest.TempPostgresDatabase(t))
+	st, err := sqlstore.OpenPostgres(t.Context(), via, 4, sqlstore.Options{WriteTimeout: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
