@@ -232,3 +232,23 @@ func TestAnUnreachableOwnerAnswersUnavailable(t *testing.T) {
 		t.Errorf("status with the owner down: %v", err)
 	}
 }
+
+// A request of a one-rack method naming nodes of two racks gets the
+// refusal a single rmsd gives, from the first rack's owner, and nothing
+// starts.
+func TestAOneRackMethodOverTwoRacksIsRefusedAsByASingleRmsd(t *testing.T) {
+	s := startSite(t, 2)
+	c := s.member(t, "member-a")
+	resp, err := c.ExecuteColdReboot(rpcContext(t), &rmspb.ExecuteColdRebootRequest{
+		Nodes: nodeSet(s.compute[s.racks[0]], s.nodes[s.racks[0]][0], s.compute[s.racks[1]])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := resp.GetResponse()
+	if r.GetStatus() != rmspb.ReturnCode_RETURN_CODE_FAILURE || r.GetJobId() != "" || !strings.Contains(r.GetMessage()+r.GetNodeResults()[2].GetErrorMessage(), "one rack per request") {
+		t.Errorf("reply %v", r)
+	}
+	if fw := s.cluster.forwards(); len(fw) != 1 || fw[0].GetRackId() != s.racks[0] {
+		t.Errorf("forwards %v", fw)
+	}
+}
