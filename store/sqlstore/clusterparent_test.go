@@ -47,7 +47,7 @@ func checkClusterParents(t *testing.T, writer, reader *sqlstore.Store) {
 	if !read.CreatedAt.Equal(got.CreatedAt) {
 		t.Errorf("created %v, read %v", got.CreatedAt, read.CreatedAt)
 	}
-	read.CreatedAt, got.CreatedAt = got.CreatedAt, got.CreatedAt
+	read.CreatedAt = got.CreatedAt
 	if !reflect.DeepEqual(read, got) {
 		t.Errorf("read %+v, want %+v", read, got)
 	}
