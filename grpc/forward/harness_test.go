@@ -140,7 +140,7 @@ var fastAdminTiming = switchadmin.Timing{
 }
 
 // startSite starts n simulated racks of two switches each.
-func startSite(t *testing.T, n int) *site {
+func startSite(t testing.TB, n int) *site {
 	t.Helper()
 	logs := &syncBuffer{}
 	t.Cleanup(func() {
@@ -207,7 +207,7 @@ func startSite(t *testing.T, n int) *site {
 // member starts a receiving member named id: a gRPC server with no job
 // engine of its own whose Interceptor forwards through the site's
 // cluster; it returns a client of it.
-func (s *site) member(t *testing.T, id string) rmspb.RackManagerClient {
+func (s *site) member(t testing.TB, id string) rmspb.RackManagerClient {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
