@@ -282,3 +282,7 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// The shared store serves the receiving side as it is: each job's rack
+// and the cluster parents.
+var _ Store = (*sqlstore.Store)(nil)
