@@ -21,9 +21,8 @@ import (
 // calls without a listener (Invoke) to serve a call another member
 // forwarded to it. One Handlers serves any number of calls at once.
 type Handlers struct {
-	v1  *rackManager
-	v2  *rackManagerV2
-	log zerolog.Logger
+	v1 *rackManager
+	v2 *rackManagerV2
 	// methods are both services' unary methods by full method name.
 	methods map[string]boundMethod
 	// inner is what Invoke runs around a handler: the in-band reasons and
@@ -43,7 +42,6 @@ func NewHandlers(deps Deps, log zerolog.Logger) *Handlers {
 	h := &Handlers{
 		v1:      &rackManager{deps: deps, log: log},
 		v2:      &rackManagerV2{deps: deps, log: log},
-		log:     log,
 		methods: map[string]boundMethod{},
 	}
 	for _, svc := range []struct {
