@@ -12,6 +12,13 @@
 // NOT_SERVING, stops accepting connections, lets in-flight RPCs finish until
 // its context ends, then cuts the rest.
 //
+// The handlers are one implementation, Handlers (NewHandlers): the Server
+// registers them, and a cluster member's rack grain calls them without a
+// listener (Invoke) to serve a call another member forwarded to it
+// (grpc/forward). Options.Inner runs interceptors innermost, after
+// authorization; RecordReason lets one report the in-band reason of a
+// reply it got from elsewhere.
+//
 // RPCs whose issue has not landed are listed in pending.go and answer
 // UNIMPLEMENTED; a test keeps that list and the service descriptors in step.
 package rmsserver
