@@ -25,6 +25,8 @@ type options struct {
 	scale       []int
 	network     int
 	keep        bool
+	firmwareMiB int // the firmware scenario's package
+	admitNodes  int // the admission scenario's batch
 }
 
 // results is everything one harness run measured.
@@ -36,6 +38,8 @@ type results struct {
 	first      []run    // first reads after start, both sides
 	memory     []memory // resident sets after warm site reads
 	scale      []scalePoint
+	firmware   []firmwareRun // both sides, every round
+	admissions []admission   // rmsd and the engine alone, every round
 }
 
 // memory is one side's resident set with the site's connections pooled.
@@ -61,6 +65,7 @@ type harness struct {
 	o             options
 	dir           string
 	rmsd, bareBin string
+	engineBin     string // bench/engineadmit
 	sims          *sims
 	log           io.Writer
 }
@@ -77,7 +82,7 @@ func runHarness(ctx context.Context, o options, log io.Writer) (*results, error)
 		defer os.RemoveAll(dir)
 	}
 	h := &harness{o: o, dir: dir, log: log}
-	fmt.Fprintf(log, "building rmsd, rmssim and the bare client\n")
+	fmt.Fprintf(log, "building rmsd, rmssim, the bare client and engineadmit\n")
 	if h.rmsd, err = launch.Build(ctx, o.root, "./cmd/rmsd", dir); err != nil {
 		return nil, err
 	}
@@ -88,6 +93,9 @@ func runHarness(ctx context.Context, o options, log io.Writer) (*results, error)
 	if h.bareBin, err = launch.Build(ctx, filepath.Join(o.root, "bench"), "./bareclient", dir); err != nil {
 		return nil, err
 	}
+	if h.engineBin, err = launch.Build(ctx, filepath.Join(o.root, "bench"), "./engineadmit", dir); err != nil {
+		return nil, err
+	}
 	most := slices.Max(append([]int{o.siteRacks}, o.scale...))
 	fmt.Fprintf(log, "starting %d simulated racks (%d BMCs)\n", most, most*35)
 	if h.sims, err = startSims(ctx, sim, dir, most, o.network); err != nil {
@@ -96,6 +104,12 @@ func runHarness(ctx context.Context, o options, log io.Writer) (*results, error)
 	defer h.sims.stop()
 
 	if err := h.warmScenarios(ctx, res); err != nil {
+		return nil, err
+	}
+	if err := h.firmwareScenario(ctx, res); err != nil {
+		return nil, err
+	}
+	if err := h.admissionScenario(ctx, res); err != nil {
 		return nil, err
 	}
 	if err := h.firstReads(ctx, res); err != nil {

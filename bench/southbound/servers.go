@@ -26,12 +26,15 @@ type daemon struct {
 	// ready is how long it took from exec until it served and held every
 	// rack's nodes.
 	ready time.Duration
+	// dir is its directory: configuration, store, firmware_dir.
+	dir string
 }
 
 // daemonConfig is rmsd's configuration: plaintext gRPC on a free loopback
 // port, a store of its own, info logging (rmsd's default level), and a
 // generous BMC connect and request timeouts: on a loaded machine thousands of first TLS
-// handshakes queue for the CPU (the bare client waits as long).
+// handshakes queue for the CPU (the bare client waits as long), and a
+// firmware task read every second (the bare client's cadence too).
 const daemonConfig = `
 port = 0
 [server]
@@ -45,6 +48,7 @@ insecure = true
 [redfish]
 connect_timeout_seconds = 120
 request_timeout_seconds = 300
+task_poll_interval_seconds = 1
 [workflows]
 firmware_dir = %q
 [storage]
@@ -77,7 +81,7 @@ func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet) (
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{Process: p}
+	d := &daemon{Process: p, dir: dir}
 	if d.conn, err = launch.Dial(ctx, addr, launch.DefaultStartTimeout, grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20))); err != nil {
 		p.Kill()
 		return nil, err
