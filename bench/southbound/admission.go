@@ -48,7 +48,7 @@ func (a admission) perNode() time.Duration {
 // addresses lead to a listener that accepts nothing, so every child waits
 // at its first connect, costing no CPU, until rmsd stops.
 func (h *harness) admissionScenario(ctx context.Context, res *results) error {
-	trays, err := h.computeTrays(h.o.admitNodes)
+	trays, err := h.computeTrays()
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (h *harness) admissionScenario(ctx context.Context, res *results) error {
 				}
 				continue
 			}
-			a, err := d.admit(ctx, batchOf(trays, round, port))
+			a, err := d.admit(ctx, batchOf(trays, h.o.admitNodes, round, port))
 			if err != nil {
 				return err
 			}
@@ -134,34 +134,37 @@ func (h *harness) printAdmission(a admission) {
 		a.round, a.side, a.nodes, ms(a.wall), ms(a.cpu), us(a.perNode()), a.load)
 }
 
-// computeTrays is the first n compute trays of the site, rack by rack.
-func (h *harness) computeTrays(n int) ([]*rmspb.NodeInfo, error) {
+// computeTrays is every compute tray of the site, rack by rack.
+func (h *harness) computeTrays() ([]*rmspb.NodeInfo, error) {
 	var out []*rmspb.NodeInfo
 	for _, r := range h.sims.racks {
 		for _, node := range r.GetNodes() {
-			if strings.HasPrefix(node.GetType().String(), "COMPUTE_") && len(out) < n {
+			if strings.HasPrefix(node.GetType().String(), "COMPUTE_") {
 				out = append(out, node)
 			}
 		}
 	}
-	if len(out) < n {
-		return nil, fmt.Errorf("admission: %d compute trays in %d simulated racks, want %d", len(out), len(h.sims.racks), n)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("admission: no compute trays in %d simulated racks", len(h.sims.racks))
 	}
 	return out, nil
 }
 
-// batchOf is round's copy of trays: node ids of the round's own, each BMC
-// at an address of its own on the silent listener's port, no other
-// endpoint (the trays of earlier rounds still hold theirs).
-func batchOf(trays []*rmspb.NodeInfo, round, port int) *rmspb.NodeSet {
+// batchOf is round's batch of n nodes made from trays, taken in turn (a
+// site with fewer trays than n gives each several nodes): node ids of the
+// round's own, each BMC at an address of its own on the silent listener's
+// port, no other endpoint (the nodes of earlier rounds still hold
+// theirs).
+func batchOf(trays []*rmspb.NodeInfo, n, round, port int) *rmspb.NodeSet {
 	set := &rmspb.NodeSet{}
-	for i, t := range trays {
-		n := proto.CloneOf(t)
-		n.NodeId = fmt.Sprintf("%s-a%d", t.GetNodeId(), round)
-		n.HostEndpoint, n.AdditionalHostEndpoints = nil, nil
-		n.BmcEndpoint.Interface.IpAddress = fmt.Sprintf("127.%d.%d.%d", 230+round%20, 1+i>>8, i&255)
-		n.BmcEndpoint.Port = uint32(port)
-		set.Nodes = append(set.Nodes, n)
+	for i := range n {
+		t := trays[i%len(trays)]
+		node := proto.CloneOf(t)
+		node.NodeId = fmt.Sprintf("%s-a%d-%d", t.GetNodeId(), round, i/len(trays))
+		node.HostEndpoint, node.AdditionalHostEndpoints = nil, nil
+		node.BmcEndpoint.Interface.IpAddress = fmt.Sprintf("127.%d.%d.%d", 230+round%20, 1+i>>8, i&255)
+		node.BmcEndpoint.Port = uint32(port)
+		set.Nodes = append(set.Nodes, node)
 	}
 	return set
 }
