@@ -56,7 +56,7 @@ func main() {
 const maxTrackedJobs = 10000
 
 func run(ctx context.Context, nodes, rounds int, dir string, out io.Writer) error {
-	if nodes < 1 || rounds < 1 || (nodes+1)*1 > maxTrackedJobs {
+	if nodes < 1 || rounds < 1 || nodes+1 > maxTrackedJobs {
 		return fmt.Errorf("-nodes %d, -rounds %d: want 1 to %d nodes and a round or more", nodes, rounds, maxTrackedJobs-1)
 	}
 	if dir == "" {
