@@ -8,6 +8,9 @@
 //
 //	power RACK   reads the power state of every node of RACK
 //	power *      reads every node it loaded (the whole site)
+//	firmware RACK FILE POLL_MS
+//	             updates the BMC firmware of every compute tray of RACK
+//	             with FILE, reading each tray's task every POLL_MS
 //	quit         exits
 //
 // and answers `done <nanoseconds> <ok> <failed>`. It prints `bareclient
@@ -21,6 +24,12 @@
 // verification and without TLS session resumption, like rmsd's pool; at
 // most -concurrency node reads run at once and each BMC sees one at a time
 // (every node has a BMC of its own here).
+//
+// A firmware update of a compute tray is rmsd's with force_update and no
+// activation: the update preconditions (every chassis, firmware inventory
+// member and task), the update service, one multipart/form-data push with
+// a Content-Length streamed from the file (never held in memory), then the
+// task until it ends; every tray of the rack at once.
 package main
 
 import (
@@ -29,7 +38,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -67,6 +78,15 @@ func run(ctx context.Context, files []string, concurrency int) error {
 				break
 			}
 			r := c.readPower(ctx, nodes)
+			fmt.Fprintf(out, "done %d %d %d\n", r.took.Nanoseconds(), r.ok, r.failed)
+		case len(f) == 4 && f[0] == "firmware":
+			nodes := site.computeTrays(f[1])
+			poll, err := strconv.Atoi(f[3])
+			if len(nodes) == 0 || err != nil || poll <= 0 {
+				fmt.Fprintf(out, "error no compute trays in %q or a bad poll interval %q\n", f[1], f[3])
+				break
+			}
+			r := c.updateFirmware(ctx, nodes, f[2], time.Duration(poll)*time.Millisecond)
 			fmt.Fprintf(out, "done %d %d %d\n", r.took.Nanoseconds(), r.ok, r.failed)
 		default:
 			fmt.Fprintf(out, "error unknown command %q\n", in.Text())

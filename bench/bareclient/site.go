@@ -20,6 +20,7 @@ type node struct {
 	user     string
 	password string
 	shelf    bool // a power shelf: the PSU walk instead of System_0
+	compute  bool // a compute tray: a firmware command updates it
 }
 
 // site is every node loaded, in file order.
@@ -58,6 +59,7 @@ func loadSite(files []string) (*site, error) {
 				user:     bmc.GetCredentials().GetUserPass().GetUsername(),
 				password: bmc.GetCredentials().GetUserPass().GetPassword(),
 				shelf:    strings.HasPrefix(n.GetType().String(), "POWERSHELF_"),
+				compute:  strings.HasPrefix(n.GetType().String(), "COMPUTE_"),
 			})
 		}
 	}
@@ -65,6 +67,17 @@ func loadSite(files []string) (*site, error) {
 		return nil, fmt.Errorf("no nodes in %v", files)
 	}
 	return s, nil
+}
+
+// computeTrays returns the compute trays of rack id.
+func (s *site) computeTrays(id string) []node {
+	var out []node
+	for _, n := range s.rack(id) {
+		if n.compute {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // rack returns the nodes of rack id, or every node for "*".

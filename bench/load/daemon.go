@@ -1,24 +1,24 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 
+	"github.com/rmsd/rmsd/bench/launch"
 	"github.com/rmsd/rmsd/grpc/adminpb"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 )
 
 // server is one of the two measured servers, and a client of it.
 type server struct {
-	*process
+	*launch.Process
 	name string // "rmsd" or "bare", as the report names it
 	conn *grpc.ClientConn
 	rms  rmspb.RackManagerClient
@@ -63,20 +63,6 @@ nodes_file = %q
 sqlite_path = %q
 `
 
-// build compiles the rmsd module's command pkg (e.g. "./cmd/rmsd") into
-// dir with the rmsd module's own dependency versions.
-func build(ctx context.Context, root, pkg, dir string) (string, error) {
-	bin := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=auto", "-o", bin, pkg) // GetVersion names the revision when git can tell it
-	cmd.Dir = root
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build %s in %s: %w\n%s", pkg, root, err, out.String())
-	}
-	return bin, nil
-}
-
 // startDaemon starts bin as `rmsd --simulate` in dir and waits until its
 // gRPC health answers SERVING.
 func startDaemon(ctx context.Context, bin, dir string, network int) (*daemon, error) {
@@ -86,9 +72,9 @@ func startDaemon(ctx context.Context, bin, dir string, network int) (*daemon, er
 		return nil, err
 	}
 	var rmsAddr, adminAddr string
-	ready := func(line []byte) bool {
+	ready := func(line string) bool {
 		var l struct{ Message, Addr string }
-		if json.Unmarshal(line, &l) == nil {
+		if json.Unmarshal([]byte(line), &l) == nil {
 			switch l.Message {
 			case "rmsd serving":
 				rmsAddr = l.Addr
@@ -98,18 +84,19 @@ func startDaemon(ctx context.Context, bin, dir string, network int) (*daemon, er
 		}
 		return rmsAddr != "" && adminAddr != ""
 	}
-	p, err := startProcess(ctx, "rmsd", filepath.Join(dir, "rmsd.log"), ready, bin, "--simulate", "--config", cfg)
+	p, err := launch.Start(ctx, launch.Spec{Name: "rmsd", LogPath: filepath.Join(dir, "rmsd.log"), Ready: ready, StartTimeout: startTimeout},
+		bin, "--simulate", "--config", cfg)
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{server: server{process: p, name: "rmsd"}, dir: dir}
-	if d.conn, err = dial(ctx, rmsAddr); err != nil {
-		p.kill()
+	d := &daemon{server: server{Process: p, name: "rmsd"}, dir: dir}
+	if d.conn, err = launch.Dial(ctx, rmsAddr, startTimeout); err != nil {
+		p.Kill()
 		return nil, err
 	}
-	if d.adminConn, err = connect(adminAddr); err != nil { // the admin service has no health service
+	if d.adminConn, err = launch.Connect(adminAddr); err != nil { // the admin service has no health service
 		d.conn.Close()
-		p.kill()
+		p.Kill()
 		return nil, err
 	}
 	d.rms = rmspb.NewRackManagerClient(d.conn)
@@ -121,20 +108,21 @@ func startDaemon(ctx context.Context, bin, dir string, network int) (*daemon, er
 // its health answers SERVING.
 func startBare(ctx context.Context, bin, recording, logPath string) (*server, error) {
 	var addr string
-	ready := func(line []byte) bool {
-		if a, ok := strings.CutPrefix(string(line), "bare serving "); ok {
+	ready := func(line string) bool {
+		if a, ok := strings.CutPrefix(line, "bare serving "); ok {
 			addr = a
 			return true
 		}
 		return false
 	}
-	p, err := startProcess(ctx, "bare", logPath, ready, bin, "-recording", recording)
+	p, err := launch.Start(ctx, launch.Spec{Name: "bare", LogPath: logPath, Ready: ready, StartTimeout: startTimeout},
+		bin, "-recording", recording)
 	if err != nil {
 		return nil, err
 	}
-	s := &server{process: p, name: "bare"}
-	if s.conn, err = dial(ctx, addr); err != nil {
-		p.kill()
+	s := &server{Process: p, name: "bare"}
+	if s.conn, err = launch.Dial(ctx, addr, startTimeout); err != nil {
+		p.Kill()
 		return nil, err
 	}
 	s.rms = rmspb.NewRackManagerClient(s.conn)
@@ -144,13 +132,16 @@ func startBare(ctx context.Context, bin, recording, logPath string) (*server, er
 // close closes the client and stops the process.
 func (s *server) close() error {
 	s.conn.Close()
-	return s.stop()
+	return s.Stop()
 }
 
 func (d *daemon) close() error {
 	d.adminConn.Close()
 	return d.server.close()
 }
+
+// startTimeout bounds a start, from exec until health answers SERVING.
+const startTimeout = 2 * time.Minute
 
 // target is the address ghz dials.
 func (s *server) target() string { return s.conn.Target() }

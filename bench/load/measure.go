@@ -95,11 +95,11 @@ func (b *bench) measure(ctx context.Context, w workload, s, other *server, round
 		opts = append(opts, runner.WithRunDuration(d), runner.WithDurationStopAction("wait"), data)
 	}
 
-	cpu0, err := procstat.CPUTime(s.pid())
+	cpu0, err := procstat.CPUTime(s.PID())
 	if err != nil {
 		return m, err
 	}
-	other0, err := procstat.CPUTime(other.pid())
+	other0, err := procstat.CPUTime(other.PID())
 	if err != nil {
 		return m, err
 	}
@@ -111,7 +111,7 @@ func (b *bench) measure(ctx context.Context, w workload, s, other *server, round
 		}
 		return m, fmt.Errorf("ghz %s on %s: %s", w.name, s.name, msg)
 	}
-	answered, err := procstat.CPUTime(s.pid())
+	answered, err := procstat.CPUTime(s.PID())
 	if err != nil {
 		return m, err
 	}
@@ -123,11 +123,11 @@ func (b *bench) measure(ctx context.Context, w workload, s, other *server, round
 		}
 		m.settle = time.Since(start)
 	}
-	cpu1, err := procstat.CPUTime(s.pid())
+	cpu1, err := procstat.CPUTime(s.PID())
 	if err != nil {
 		return m, err
 	}
-	other1, err := procstat.CPUTime(other.pid())
+	other1, err := procstat.CPUTime(other.PID())
 	if err != nil {
 		return m, err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rmsd/rmsd/bench/launch"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 )
 
@@ -84,11 +85,11 @@ func setup(ctx context.Context, o options, dir string) (b *bench, ws []workload,
 	progress("building rmsd and the bare server")
 	bin := o.rmsd
 	if bin == "" {
-		if bin, err = build(ctx, root, "./cmd/rmsd", dir); err != nil {
+		if bin, err = launch.Build(ctx, root, "./cmd/rmsd", dir); err != nil {
 			return nil, nil, err
 		}
 	}
-	bareBin, err := build(ctx, filepath.Join(root, "bench"), "./bare", dir)
+	bareBin, err := launch.Build(ctx, filepath.Join(root, "bench"), "./bare", dir)
 	if err != nil {
 		return nil, nil, err
 	}

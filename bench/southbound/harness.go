@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/rmsd/rmsd/bench/launch"
 	"github.com/rmsd/rmsd/bench/procstat"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 )
@@ -26,6 +25,8 @@ type options struct {
 	scale       []int
 	network     int
 	keep        bool
+	firmwareMiB int // the firmware scenario's package
+	admitNodes  int // the admission scenario's batch
 }
 
 // results is everything one harness run measured.
@@ -37,6 +38,8 @@ type results struct {
 	first      []run    // first reads after start, both sides
 	memory     []memory // resident sets after warm site reads
 	scale      []scalePoint
+	firmware   []firmwareRun // both sides, every round
+	admissions []admission   // rmsd and the engine alone, every round
 }
 
 // memory is one side's resident set with the site's connections pooled.
@@ -62,6 +65,7 @@ type harness struct {
 	o             options
 	dir           string
 	rmsd, bareBin string
+	engineBin     string // bench/engineadmit
 	sims          *sims
 	log           io.Writer
 }
@@ -78,15 +82,18 @@ func runHarness(ctx context.Context, o options, log io.Writer) (*results, error)
 		defer os.RemoveAll(dir)
 	}
 	h := &harness{o: o, dir: dir, log: log}
-	fmt.Fprintf(log, "building rmsd, rmssim and the bare client\n")
-	if h.rmsd, err = build(ctx, o.root, "./cmd/rmsd", dir); err != nil {
+	fmt.Fprintf(log, "building rmsd, rmssim, the bare client and engineadmit\n")
+	if h.rmsd, err = launch.Build(ctx, o.root, "./cmd/rmsd", dir); err != nil {
 		return nil, err
 	}
-	sim, err := build(ctx, o.root, "./cmd/rmssim", dir)
+	sim, err := launch.Build(ctx, o.root, "./cmd/rmssim", dir)
 	if err != nil {
 		return nil, err
 	}
-	if h.bareBin, err = build(ctx, filepath.Join(o.root, "bench"), "./bareclient", dir); err != nil {
+	if h.bareBin, err = launch.Build(ctx, filepath.Join(o.root, "bench"), "./bareclient", dir); err != nil {
+		return nil, err
+	}
+	if h.engineBin, err = launch.Build(ctx, filepath.Join(o.root, "bench"), "./engineadmit", dir); err != nil {
 		return nil, err
 	}
 	most := slices.Max(append([]int{o.siteRacks}, o.scale...))
@@ -97,6 +104,12 @@ func runHarness(ctx context.Context, o options, log io.Writer) (*results, error)
 	defer h.sims.stop()
 
 	if err := h.warmScenarios(ctx, res); err != nil {
+		return nil, err
+	}
+	if err := h.firmwareScenario(ctx, res); err != nil {
+		return nil, err
+	}
+	if err := h.admissionScenario(ctx, res); err != nil {
 		return nil, err
 	}
 	if err := h.firstReads(ctx, res); err != nil {
@@ -140,13 +153,13 @@ func (h *harness) warmScenarios(ctx context.Context, res *results) error {
 	if err != nil {
 		return err
 	}
-	defer b.stop()
+	defer b.Stop()
 	n := h.bmcs(h.o.siteRacks)
 	mem := []memory{{side: "rmsd", bmcs: n}, {side: "bare", bmcs: n}}
-	if mem[0].idle, err = procstat.RSS(d.pid()); err != nil {
+	if mem[0].idle, err = procstat.RSS(d.PID()); err != nil {
 		return err
 	}
-	if mem[1].idle, err = procstat.RSS(b.pid()); err != nil {
+	if mem[1].idle, err = procstat.RSS(b.PID()); err != nil {
 		return err
 	}
 	rack := racks[0]
@@ -157,10 +170,10 @@ func (h *harness) warmScenarios(ctx context.Context, res *results) error {
 		rack      func(context.Context) error
 		wholeSite func(context.Context) error
 	}{
-		{"rmsd", d.pid(),
+		{"rmsd", d.PID(),
 			func(ctx context.Context) error { return d.readPower(ctx, racks[:1]) },
 			func(ctx context.Context) error { return d.readPower(ctx, racks) }},
-		{"bare", b.pid(),
+		{"bare", b.PID(),
 			func(ctx context.Context) error { return b.readPower(ctx, rackID, len(rack.GetNodes())) },
 			func(ctx context.Context) error { return b.readPower(ctx, "*", n) }},
 	}
@@ -190,10 +203,10 @@ func (h *harness) warmScenarios(ctx context.Context, res *results) error {
 			res.runs = append(res.runs, r)
 		}
 	}
-	if mem[0].warm, err = procstat.RSS(d.pid()); err != nil {
+	if mem[0].warm, err = procstat.RSS(d.PID()); err != nil {
 		return err
 	}
-	if mem[1].warm, err = procstat.RSS(b.pid()); err != nil {
+	if mem[1].warm, err = procstat.RSS(b.PID()); err != nil {
 		return err
 	}
 	for i := range mem {
@@ -235,7 +248,7 @@ func (h *harness) firstRMSD(ctx context.Context, round int, racks []*rmspb.NodeS
 		return run{}, err
 	}
 	defer d.close()
-	return timed(ctx, "first", "rmsd", round, 1, d.pid(), h.sims, func(ctx context.Context) error { return d.readPower(ctx, racks) })
+	return timed(ctx, "first", "rmsd", round, 1, d.PID(), h.sims, func(ctx context.Context) error { return d.readPower(ctx, racks) })
 }
 
 func (h *harness) firstBare(ctx context.Context, round, n int) (run, error) {
@@ -243,8 +256,8 @@ func (h *harness) firstBare(ctx context.Context, round, n int) (run, error) {
 	if err != nil {
 		return run{}, err
 	}
-	defer b.stop()
-	return timed(ctx, "first", "bare", round, 1, b.pid(), h.sims, func(ctx context.Context) error { return b.readPower(ctx, "*", n) })
+	defer b.Stop()
+	return timed(ctx, "first", "bare", round, 1, b.PID(), h.sims, func(ctx context.Context) error { return b.readPower(ctx, "*", n) })
 }
 
 // scaleCurve starts rmsd on 1, 10, … racks: its start time, resident set
@@ -261,7 +274,7 @@ func (h *harness) scaleCurve(ctx context.Context, res *results) error {
 			defer d.close()
 			p.ready = d.ready
 			var err error
-			if p.idleRSS, err = procstat.RSS(d.pid()); err != nil {
+			if p.idleRSS, err = procstat.RSS(d.PID()); err != nil {
 				return err
 			}
 			if p.first, err = wallOf(ctx, func(ctx context.Context) error { return d.readPower(ctx, racks) }); err != nil {
@@ -270,7 +283,7 @@ func (h *harness) scaleCurve(ctx context.Context, res *results) error {
 			if p.warm, err = wallOf(ctx, func(ctx context.Context) error { return d.readPower(ctx, racks) }); err != nil {
 				return err
 			}
-			p.warmRSS, err = procstat.RSS(d.pid())
+			p.warmRSS, err = procstat.RSS(d.PID())
 			return err
 		}()
 		if err != nil {
@@ -281,11 +294,11 @@ func (h *harness) scaleCurve(ctx context.Context, res *results) error {
 			return err
 		}
 		if err := b.readPower(ctx, "*", p.bmcs); err != nil {
-			_ = b.stop()
+			_ = b.Stop()
 			return err
 		}
 		p.bareWarm, err = wallOf(ctx, func(ctx context.Context) error { return b.readPower(ctx, "*", p.bmcs) })
-		_ = b.stop()
+		_ = b.Stop()
 		if err != nil {
 			return err
 		}
@@ -308,17 +321,4 @@ func wallOf(ctx context.Context, call func(context.Context) error) (time.Duratio
 func (h *harness) print(r run) {
 	fmt.Fprintf(h.log, "%-5s round %d %-4s: %d calls in %s, p50 %s, CPU %s per call, simulators %.2f cores; load %s\n",
 		r.scenario, r.round, r.side, r.calls(), ms(r.wall), ms(r.p50()), ms(r.cpuPerCall()), r.simCores(), r.load)
-}
-
-// build compiles the command pkg of the module at root into dir.
-func build(ctx context.Context, root, pkg, dir string) (string, error) {
-	bin := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
-	cmd.Dir = root
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build %s in %s: %w\n%s", pkg, root, err, out.String())
-	}
-	return bin, nil
 }

@@ -12,6 +12,12 @@
 //     latency, in alternated rounds;
 //   - the whole site (-site-racks racks): the warm read, in the same
 //     rounds, and both resident sets with every connection pooled;
+//   - firmware: a -firmware-mib package to every compute tray of a rack,
+//     through rmsd's BatchUpdateFirmware and the bare client's streamed
+//     multipart push, throughput and resident-set growth, alternated;
+//   - admission: a BatchUpdateFirmware of -admit-nodes trays, rmsd's CPU
+//     time per admitted node against the engine's own admission
+//     (bench/engineadmit), alternated;
 //   - the first whole-site read after a start (every TLS handshake in it),
 //     each side freshly started per round;
 //   - the scale curve: rmsd started on each of -scale racks, its start
@@ -21,7 +27,7 @@
 //
 // Usage (from bench/, a module of its own):
 //
-//	go run ./southbound [-site-racks 100] [-scale 1,10,30,100,300] [-rounds 3] [-out .]
+//	go run ./southbound [-site-racks 100] [-scale 1,10,30,100,300] [-rounds 3] [-firmware-mib 256] [-admit-nodes 1000] [-out .]
 package main
 
 import (
@@ -44,6 +50,8 @@ func main() {
 	flag.IntVar(&o.rackCalls, "rack-calls", 60, "one-rack reads per run")
 	flag.IntVar(&o.rounds, "rounds", 3, "alternated rounds of the one-rack and warm whole-site scenarios")
 	flag.IntVar(&o.firstRounds, "first-rounds", 2, "alternated rounds of the first read after a start")
+	flag.IntVar(&o.firmwareMiB, "firmware-mib", 256, "MiB of the firmware scenario's package, pushed to every compute tray of a rack")
+	flag.IntVar(&o.admitNodes, "admit-nodes", 1000, "compute trays of the admission scenario's BatchUpdateFirmware")
 	flag.StringVar(&scale, "scale", "1,10,30,100,300", "racks of each point of the scale curve")
 	flag.IntVar(&o.network, "network", 71, "second octet of the first simulator's loopback addresses (each further simulator, one per 50 racks, takes the next)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (logs, stores)")

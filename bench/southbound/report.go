@@ -139,9 +139,24 @@ func render(w io.Writer, res *results, chart string) error {
 		"per rack, all racks at once; the bare client reads the same nodes with the same concurrency. " +
 		"CPU time is utime+stime from `/proc/<pid>/stat` (10 ms ticks), memory is VmRSS. " +
 		"Every scenario alternates rmsd and the bare client round by round (who goes first alternates too); " +
-		"a ratio is rmsd/bare per round, given as the median and the range over the rounds.\n\n")
+		"a ratio is rmsd/bare per round, given as the median and the range over the rounds.\n\n" +
+		"Firmware: one package pushed to every compute tray of a rack at once, by rmsd's `BatchUpdateFirmware` " +
+		"(force_update, no activation; the harness waits for the parent job to end) and by the bare client " +
+		"(rmsd's requests per tray: the update preconditions, the update service, one multipart push with a " +
+		"Content-Length streamed from the file, then the task every second until it ends, as rmsd's " +
+		"task_poll_interval_seconds = 1). The simulators run 10,000 times faster than real time, so a " +
+		"flash takes 60 ms and the upload is what is timed. Throughput is the bytes pushed over the wall time; " +
+		"the ratio is rmsd's over the bare client's. RSS growth is the largest VmRSS sampled every 20 ms " +
+		"during the push less VmRSS before it.\n\n" +
+		"Admission: one `BatchUpdateFirmware` of compute trays through gRPC, rmsd's CPU time from the call to " +
+		"its answer per admitted node, against `bench/engineadmit`, the job engine alone in a process of its own " +
+		"(the same `CreateBatch` of one child per node, its journal on SQLite as rmsd's), CPU time per child. " +
+		"Both are whole-process CPU time, so the ratio is what gRPC, validation, planning and the reply add to " +
+		"the engine's own admission. The trays' BMC addresses lead to a listener that never accepts, so no " +
+		"child does hardware work while the admission is measured. A warm-up round on each side is not counted.\n\n")
 	fmt.Fprintf(&b, "Settings: %d racks for the whole site (%d BMCs), %d calls per one-rack run, %d rounds, "+
-		"%d first-read rounds, scale curve at %v racks.\n\n", o.siteRacks, o.siteRacks*35, o.rackCalls, o.rounds, o.firstRounds, o.scale)
+		"%d first-read rounds, scale curve at %v racks, a %d MiB firmware package, %d nodes admitted.\n\n",
+		o.siteRacks, o.siteRacks*35, o.rackCalls, o.rounds, o.firstRounds, o.scale, o.firmwareMiB, o.admitNodes)
 
 	b.WriteString("## Ratios (rmsd / bare)\n\n| What | Target | Ratio (median, range) | rmsd | bare |\n| --- | --- | --- | --- | --- |\n")
 	for _, r := range res.ratios() {
@@ -158,12 +173,16 @@ func render(w io.Writer, res *results, chart string) error {
 		fmt.Fprintf(&b, "| rmsd's RSS per managed BMC, %d BMCs with their connections pooled | ≤ 64 KiB | %s (%s in all; %s after start) | | |\n",
 			m.bmcs, kib(m.warm/int64(m.bmcs)), mib(m.warm), mib(m.idle))
 	}
+	writeFirmwareRatios(&b, res)
+	writeAdmissionRatio(&b, res)
 	b.WriteString("\n## Runs\n\n| Scenario | Round | Side | Calls | Wall | p50 | CPU per call | Sim cores | Load average |\n" +
 		"| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range append(slices.Clone(res.runs), res.first...) {
 		fmt.Fprintf(&b, "| %s | %d | %s | %d | %s | %s | %s | %.2f | %s |\n",
 			r.scenario, r.round, r.side, r.calls(), ms(r.wall), ms(r.p50()), ms(r.cpuPerCall()), r.simCores(), r.load)
 	}
+	writeFirmwareRuns(&b, res)
+	writeAdmissionRuns(&b, res)
 	b.WriteString("\n## Memory\n\n| Side | BMCs | RSS after start | RSS with connections pooled | Per BMC | Load average |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, m := range res.memory {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", m.side, m.bmcs, mib(m.idle), mib(m.warm), kib(m.warm/int64(m.bmcs)), m.load)
@@ -211,6 +230,10 @@ func times(f float64) string {
 
 func ms(d time.Duration) string {
 	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+func us(d time.Duration) string {
+	return fmt.Sprintf("%.1f µs", float64(d)/float64(time.Microsecond))
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }

@@ -13,26 +13,28 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/rmsd/rmsd/bench/launch"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 )
 
 // daemon is a running rmsd and a gRPC client of it.
 type daemon struct {
-	*process
+	*launch.Process
 	conn *grpc.ClientConn
 	rms  rmspb.RackManagerClient
 	// ready is how long it took from exec until it served and held every
 	// rack's nodes.
 	ready time.Duration
+	// dir is its directory: configuration, store, firmware_dir.
+	dir string
 }
 
 // daemonConfig is rmsd's configuration: plaintext gRPC on a free loopback
 // port, a store of its own, info logging (rmsd's default level), and a
 // generous BMC connect and request timeouts: on a loaded machine thousands of first TLS
-// handshakes queue for the CPU (the bare client waits as long).
+// handshakes queue for the CPU (the bare client waits as long), and a
+// firmware task read every second (the bare client's cadence too).
 const daemonConfig = `
 port = 0
 [server]
@@ -46,6 +48,7 @@ insecure = true
 [redfish]
 connect_timeout_seconds = 120
 request_timeout_seconds = 300
+task_poll_interval_seconds = 1
 [workflows]
 firmware_dir = %q
 [storage]
@@ -73,13 +76,14 @@ func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet) (
 		}
 		return false
 	}
-	p, err := start(ctx, "rmsd", filepath.Join(dir, "rmsd.log"), []string{"RMS_ALLOW_INSECURE=1"}, false, ready, bin, "--config", cfg)
+	p, err := launch.Start(ctx, launch.Spec{Name: "rmsd", LogPath: filepath.Join(dir, "rmsd.log"),
+		Env: []string{"RMS_ALLOW_INSECURE=1"}, Ready: ready}, bin, "--config", cfg)
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{process: p}
-	if d.conn, err = dial(ctx, addr); err != nil {
-		p.kill()
+	d := &daemon{Process: p, dir: dir}
+	if d.conn, err = launch.Dial(ctx, addr, launch.DefaultStartTimeout, grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20))); err != nil {
+		p.Kill()
 		return nil, err
 	}
 	d.rms = rmspb.NewRackManagerClient(d.conn)
@@ -94,7 +98,7 @@ func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet) (
 			return nil, fmt.Errorf("CreateNodes: %s", resp.GetResponse().GetMessage())
 		}
 	}
-	d.ready = time.Since(p.started)
+	d.ready = time.Since(p.Started())
 	return d, nil
 }
 
@@ -119,23 +123,23 @@ func (d *daemon) readPower(ctx context.Context, racks []*rmspb.NodeSet) error {
 
 func (d *daemon) close() error {
 	d.conn.Close()
-	return d.stop()
+	return d.Stop()
 }
 
 // bare is a running bare client.
 type bare struct {
-	*process
+	*launch.Process
 	mu sync.Mutex
 }
 
 // startBare starts the bare client on a nodes file.
 func startBare(ctx context.Context, bin, dir, nodesFile string) (*bare, error) {
-	p, err := start(ctx, "bareclient", filepath.Join(dir, "bareclient.log"), nil, true,
-		func(l string) bool { return strings.HasPrefix(l, "bareclient ready ") }, bin, "-nodes", nodesFile)
+	p, err := launch.Start(ctx, launch.Spec{Name: "bareclient", LogPath: filepath.Join(dir, "bareclient.log"), Commands: true,
+		Ready: func(l string) bool { return strings.HasPrefix(l, "bareclient ready ") }}, bin, "-nodes", nodesFile)
 	if err != nil {
 		return nil, err
 	}
-	return &bare{process: p}, nil
+	return &bare{Process: p}, nil
 }
 
 // readPower has the bare client read rack ("*": every node it loaded) and
@@ -143,7 +147,7 @@ func startBare(ctx context.Context, bin, dir, nodesFile string) (*bare, error) {
 func (b *bare) readPower(ctx context.Context, rack string, want int) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	line, err := b.command(ctx, "power "+rack)
+	line, err := b.Command(ctx, "power "+rack)
 	if err != nil {
 		return err
 	}
@@ -156,28 +160,4 @@ func (b *bare) readPower(ctx context.Context, rack string, want int) error {
 		return fmt.Errorf("bare client: %d of %d nodes answered (%s)", ok, want, line)
 	}
 	return nil
-}
-
-// dial connects to addr and waits until its health answers SERVING.
-func dial(ctx context.Context, addr string) (*grpc.ClientConn, error) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
-	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", addr, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
-	h := healthpb.NewHealthClient(conn)
-	for {
-		resp, err := h.Check(ctx, &healthpb.HealthCheckRequest{})
-		if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
-			return conn, nil
-		}
-		select {
-		case <-ctx.Done():
-			conn.Close()
-			return nil, fmt.Errorf("health of %s: not SERVING (%v)", addr, err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }

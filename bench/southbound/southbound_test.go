@@ -12,12 +12,14 @@ import (
 )
 
 // TestHarnessWritesAWellFormedReport runs every scenario at the smallest
-// scale (one rack, two for the scale curve, one round) against real rmsd, rmssim and bare client
-// processes, and checks the report and chart it writes: the harness works,
+// scale (one rack, two for the scale curve, one round, a 4 MiB firmware
+// package, 20 nodes admitted) against real rmsd, rmssim, bare client and
+// engineadmit processes, and checks the report and chart it writes: the harness works,
 // whatever the figures are.
 func TestHarnessWritesAWellFormedReport(t *testing.T) {
 	out := t.TempDir()
-	o := options{root: "../..", out: out, siteRacks: 1, rackCalls: 2, rounds: 1, firstRounds: 1, scale: []int{1, 2}, network: 78}
+	o := options{root: "../..", out: out, siteRacks: 1, rackCalls: 2, rounds: 1, firstRounds: 1, scale: []int{1, 2}, network: 78,
+		firmwareMiB: 4, admitNodes: 20}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := measureAndReport(ctx, o, testLog{t}); err != nil {
@@ -34,6 +36,10 @@ func TestHarnessWritesAWellFormedReport(t *testing.T) {
 		"Whole-site power read, 1 racks: wall time, first read after start",
 		"rmsd's RSS per managed BMC, 35 BMCs",
 		"Least-squares lines over the curve",
+		"## Firmware", "## Admission",
+		"Firmware, 4.0 MiB to the 18 compute trays of a rack: throughput",
+		"rmsd's RSS growth during the push",
+		"BatchUpdateFirmware of 20 nodes through gRPC: server CPU per admitted node",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)
@@ -41,8 +47,8 @@ func TestHarnessWritesAWellFormedReport(t *testing.T) {
 	}
 	// Every ratio row has a figure (the figures themselves are not checked).
 	ratioRow := regexp.MustCompile(`(?m)^\| [^|]+ \| [^|]+ \| (\d+\.\d\d×|n/a) \(`)
-	if got := len(ratioRow.FindAllString(report, -1)); got != 5 {
-		t.Errorf("%d ratio rows with a figure, want 5:\n%s", got, report)
+	if got := len(ratioRow.FindAllString(report, -1)); got != 7 {
+		t.Errorf("%d ratio rows with a figure, want 7:\n%s", got, report)
 	}
 	// One run per scenario and side: rack, site and first, rmsd and bare.
 	for _, scenario := range []string{"rack", "site", "first"} {
@@ -51,6 +57,13 @@ func TestHarnessWritesAWellFormedReport(t *testing.T) {
 			if !row.MatchString(report) {
 				t.Errorf("no %s run of %s in the report:\n%s", scenario, side, report)
 			}
+		}
+	}
+	// One firmware run and one admission round per side.
+	for _, row := range []string{`(?m)^\| 0 \| rmsd \| 18 \| 72\.0 MiB \|`, `(?m)^\| 0 \| bare \| 18 \| 72\.0 MiB \|`,
+		`(?m)^\| 0 \| rmsd \| 20 \| \d+\.\d\d ms \|`, `(?m)^\| 0 \| engine \| 20 \| \d+\.\d\d ms \|`} {
+		if !regexp.MustCompile(row).MatchString(report) {
+			t.Errorf("no row %s in the report:\n%s", row, report)
 		}
 	}
 	for _, racks := range []string{"| 1 | 35 |", "| 2 | 70 |"} {

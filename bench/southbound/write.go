@@ -14,8 +14,8 @@ const reportFile = "southbound.md"
 // measureAndReport runs every scenario and writes the report and chart,
 // printing the report too.
 func measureAndReport(ctx context.Context, o options, log io.Writer) error {
-	if o.siteRacks < 1 || o.rackCalls < 1 || o.rounds < 1 || o.firstRounds < 1 || len(o.scale) == 0 {
-		return fmt.Errorf("site racks, rack calls, rounds and first rounds must be at least 1, with one scale point or more")
+	if o.siteRacks < 1 || o.rackCalls < 1 || o.rounds < 1 || o.firstRounds < 1 || len(o.scale) == 0 || o.firmwareMiB < 1 || o.admitNodes < 1 {
+		return fmt.Errorf("site racks, rack calls, rounds, first rounds, firmware MiB and admission nodes must be at least 1, with one scale point or more")
 	}
 	res, err := runHarness(ctx, o, log)
 	if err != nil {

@@ -52,7 +52,7 @@ var switchComponent = regexp.MustCompile(`^(?i:bmc|fpga|erot|cpld[0-9]*|bios|tra
 // each file confined to firmwareDir and present, each target valid for the
 // kind. In-band NIC targets (CX7, CX8, BF3_NIC: Flint over the host) are
 // taken for compute nodes only; directPlan checks the node's type.
-func directTargets(firmwareDir string, k hw.Kind, list []*rmspb.FirmwareTarget) ([]fwupdate.Target, error) {
+func directTargets(files *firmwareFiles, k hw.Kind, list []*rmspb.FirmwareTarget) ([]fwupdate.Target, error) {
 	if len(list) == 0 {
 		return nil, targetErrorf(rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_CLIENT_FAILURE,
 			"no firmware target: set filename (and target) or firmware_targets")
@@ -81,7 +81,7 @@ func directTargets(firmwareDir string, k hw.Kind, list []*rmspb.FirmwareTarget) 
 		case hw.KindPowerShelf:
 			target = "" // a shelf package names its own components
 		}
-		path, err := firmwareFile(firmwareDir, name)
+		path, err := files.resolve(name)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
@@ -121,9 +121,10 @@ func firmwareFile(firmwareDir, name string) (string, error) {
 }
 
 // directPlan is a direct update of node n: its targets, checked for the
-// node's kind and type, and its inventory profile.
-func (m *rackManager) directPlan(n hw.Node, list []*rmspb.FirmwareTarget, activate, force bool) (fwupdate.Plan, error) {
-	targets, err := directTargets(m.deps.FirmwareDir, n.Type.Kind(), list)
+// node's kind and type, and its inventory profile. files resolves the
+// request's firmware files (one per request, shared by its nodes).
+func (m *rackManager) directPlan(files *firmwareFiles, n hw.Node, list []*rmspb.FirmwareTarget, activate, force bool) (fwupdate.Plan, error) {
+	targets, err := directTargets(files, n.Type.Kind(), list)
 	if err != nil {
 		return fwupdate.Plan{}, err
 	}

@@ -34,7 +34,7 @@ func (m *rackManager) UpdateFirmware(ctx context.Context, req *rmspb.UpdateFirmw
 	if err != nil {
 		return fail(rmspb.FirmwareUpdateError_FIRMWARE_UPDATE_ERROR_TARGET_NOT_FOUND, err)
 	}
-	plan, err := m.directPlan(n, requestTargets(req.GetFirmwareTargets(), req.GetTarget(), req.GetFilename()),
+	plan, err := m.directPlan(newFirmwareFiles(m.deps.FirmwareDir), n, requestTargets(req.GetFirmwareTargets(), req.GetTarget(), req.GetFilename()),
 		req.GetActivate(), req.GetForceUpdate())
 	if err != nil {
 		return fail(targetErrorCode(err), err)
@@ -93,8 +93,9 @@ func (m *rackManager) BatchUpdateFirmwareByNodeType(ctx context.Context, req *rm
 	}
 	list := requestTargets(req.GetFirmwareTargets(), req.GetTarget(), req.GetFilename())
 	b := firmwareBatch{operation: "BatchUpdateFirmwareByNodeType", rackID: req.GetRackId()}
+	files := newFirmwareFiles(m.deps.FirmwareDir)
 	for _, n := range nodes {
-		plan, err := m.directPlan(n, list, req.GetActivate(), req.GetForceUpdate())
+		plan, err := m.directPlan(files, n, list, req.GetActivate(), req.GetForceUpdate())
 		b.nodes = append(b.nodes, nodeUpdate{node: n, plan: plan, err: err})
 	}
 	res, err := m.startFirmwareBatch(ctx, b)
@@ -136,11 +137,12 @@ func (m *rackManager) BatchUpdateFirmware(ctx context.Context, req *rmspb.BatchU
 		lists[t] = l.GetTargets()
 	}
 	b := firmwareBatch{operation: "BatchUpdateFirmware", rackID: commonRack(nodes)}
+	files := newFirmwareFiles(m.deps.FirmwareDir)
 	for _, n := range nodes {
 		nu := nodeUpdate{node: n, err: errors.Join(identityProblem(n), addressProblem(n))}
 		if nu.err == nil {
 			if list, ok := lists[n.Type]; ok {
-				nu.plan, nu.err = m.directPlan(n, list, req.GetActivate(), req.GetForceUpdate())
+				nu.plan, nu.err = m.directPlan(files, n, list, req.GetActivate(), req.GetForceUpdate())
 			} else {
 				nu.err = fmt.Errorf("no firmware targets for node type %s", n.Type.Name())
 			}

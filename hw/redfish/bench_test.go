@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/sim"
@@ -146,4 +148,22 @@ func sweep(eps []hw.Endpoint, read func(hw.Endpoint) error) error {
 	wg.Wait()
 	close(errs)
 	return <-errs // nil when the channel is empty
+}
+
+// BenchmarkDeviceClient builds the client of one BMC, as every node
+// operation does (hw/nodeops builds the node's adapter per operation):
+// read its allocations against the requests the operation then sends.
+//
+//	go test -run '^$' -bench DeviceClient -benchmem ./hw/redfish
+func BenchmarkDeviceClient(b *testing.B) {
+	o := fastOptions()
+	o.Logger = zerolog.New(io.Discard).Level(zerolog.InfoLevel)
+	p := redfish.NewPool(o)
+	defer p.Close()
+	ep := hw.Endpoint{IP: "127.0.0.1", Port: 8443, Credentials: hw.UserPass("admin", "secret")}
+	for b.Loop() {
+		if _, err := p.DeviceClient(hw.KindCompute, ep); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

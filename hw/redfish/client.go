@@ -79,9 +79,13 @@ func (p *Pool) Close() { p.transport.CloseIdleConnections() }
 type Client struct {
 	pool  *Pool
 	kind  hw.Kind // the device's, for the request observer
+	addr  string  // host:port, as the debug log names the BMC
 	base  string  // https://host:port
 	creds hw.Credentials
-	log   zerolog.Logger
+	// log is the pool's logger, shared: a client is made for every node
+	// operation, so it adds the BMC's address to each debug line itself
+	// rather than keep a logger of its own.
+	log zerolog.Logger
 
 	mu         sync.Mutex
 	shelfCache map[ShelfStyle]string // discovered power-shelf chassis URI
@@ -105,12 +109,14 @@ func (p *Pool) DeviceClient(kind hw.Kind, ep hw.Endpoint) (*Client, error) {
 	if !userPass && ep.Credentials.Token.IsZero() {
 		return nil, fmt.Errorf("redfish client %s: user name and password (or a session token) required: %w", ep.Host(), ErrClient)
 	}
+	addr := ep.Addr(DefaultPort)
 	return &Client{
 		pool:  p,
 		kind:  kind,
-		base:  "https://" + ep.Addr(DefaultPort),
+		addr:  addr,
+		base:  "https://" + addr,
 		creds: ep.Credentials,
-		log:   p.opts.Logger.With().Str("bmc", ep.Addr(DefaultPort)).Logger(),
+		log:   p.opts.Logger,
 	}, nil
 }
 
@@ -207,8 +213,10 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 	if len(body) > maxBodyBytes {
 		return nil, fmt.Errorf("redfish %s %s: body exceeds %d bytes: %w", r.method, u, maxBodyBytes, ErrInvalidResponse)
 	}
-	c.log.Debug().Str("method", r.method).Str("path", req.URL.Path).Int("status", resp.StatusCode).
-		Dur("took_ms", time.Since(start)).Msg("redfish request")
+	if e := c.log.Debug(); e.Enabled() {
+		e.Str("bmc", c.addr).Str("method", r.method).Str("path", req.URL.Path).Int("status", resp.StatusCode).
+			Dur("took_ms", time.Since(start)).Msg("redfish request")
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, &HTTPError{Method: r.method, URL: u, StatusCode: resp.StatusCode, Message: errorMessage(body)}
 	}

@@ -109,34 +109,46 @@ type upload struct {
 }
 
 // readFirmware streams a firmware file, returning its version and size.
+// The file is hashed only when neither its header nor its name gives the
+// version: a large package named by its header costs one pass that keeps
+// nothing (the simulator must not be the bottleneck of an upload).
 func readFirmware(r io.Reader, fileName string) (string, int64, error) {
 	br := bufio.NewReader(r)
 	peek, _ := br.Peek(128) // a short file simply peeks less
-	head := append([]byte(nil), peek...)
+	version := namedVersion(string(peek), fileName)
+	if version != "" {
+		n, err := io.Copy(io.Discard, br)
+		return version, n, err
+	}
 	h := sha256.New()
 	n, err := io.Copy(h, br)
 	if err != nil {
 		return "", n, err
 	}
-	if strings.HasPrefix(string(head), FirmwareMagic) {
-		v := strings.TrimPrefix(string(head), FirmwareMagic)
+	return "sha256-" + hex.EncodeToString(h.Sum(nil))[:12], n, nil
+}
+
+// namedVersion is the version a firmware file names: the one after
+// FirmwareMagic in its head, else its file name without the package
+// extensions; "" when it names none.
+func namedVersion(head, fileName string) string {
+	if strings.HasPrefix(head, FirmwareMagic) {
+		v := strings.TrimPrefix(head, FirmwareMagic)
 		if i := strings.IndexAny(v, " \r\n\t"); i >= 0 {
 			v = v[:i]
 		}
 		if v != "" {
-			return v, n, nil
+			return v
 		}
 	}
-	if fileName != "" {
-		base := filepath.Base(fileName)
-		for _, ext := range []string{".gz", ".tar", ".fwpkg", ".pldm", ".bin", ".tgz"} {
-			base = strings.TrimSuffix(base, ext)
-		}
-		if base != "" {
-			return base, n, nil
-		}
+	if fileName == "" {
+		return ""
 	}
-	return "sha256-" + hex.EncodeToString(h.Sum(nil))[:12], n, nil
+	base := filepath.Base(fileName)
+	for _, ext := range []string{".gz", ".tar", ".fwpkg", ".pldm", ".bin", ".tgz"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
 }
 
 // targetsOf maps UpdateParameters.Targets onto component ids.

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/rmsd/rmsd/bench/procstat"
+	"github.com/rmsd/rmsd/grpc/rmspb"
+)
+
+// admission is one admission round of one side: rmsd's BatchUpdateFirmware
+// or the engine's own CreateBatch (bench/engineadmit).
+type admission struct {
+	side  string
+	round int
+	nodes int
+	cpu   time.Duration // the process's CPU time over the admission
+	wall  time.Duration
+	load  string
+}
+
+// perNode is the CPU time per admitted node.
+func (a admission) perNode() time.Duration {
+	if a.nodes == 0 {
+		return 0
+	}
+	return a.cpu / time.Duration(a.nodes)
+}
+
+// admissionScenario admits a firmware update of o.admitNodes compute
+// trays through rmsd's BatchUpdateFirmware (one call, one parent, one
+// child per tray) and through the job engine alone (bench/engineadmit: the
+// same batch, the same journal store), in alternated rounds after one
+// warm-up round each, and takes each side's CPU time over the admission.
+//
+// The children must not do their hardware work while the admission is
+// measured (the firmware scenario measures that): the trays' BMC
+// addresses lead to a listener that accepts nothing, so every child waits
+// at its first connect, costing no CPU, until rmsd stops.
+func (h *harness) admissionScenario(ctx context.Context, res *results) error {
+	trays, err := h.computeTrays()
+	if err != nil {
+		return err
+	}
+	silent, port, err := silentListener()
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(silent)
+	d, err := startDaemon(ctx, h.rmsd, h.dir, nil)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	if err := os.MkdirAll(d.dir+"/firmware", 0o755); err != nil {
+		return fmt.Errorf("admission: rmsd's firmware_dir: %w", err)
+	}
+	if err := writePackage(d.dir+"/firmware/"+firmwareFile, 4096); err != nil {
+		return err
+	}
+	engine, err := h.engineRounds(ctx, h.o.rounds+1)
+	if err != nil {
+		return err
+	}
+	for round := range h.o.rounds + 1 { // round 0 warms both sides up
+		for i := range 2 {
+			if (i+round)%2 == 1 {
+				if round > 0 {
+					e := engine[round]
+					e.round, e.load = round-1, loadAverage()
+					h.printAdmission(e)
+					res.admissions = append(res.admissions, e)
+				}
+				continue
+			}
+			a, err := d.admit(ctx, batchOf(trays, h.o.admitNodes, round, port))
+			if err != nil {
+				return err
+			}
+			a.round = round - 1
+			if round > 0 {
+				h.printAdmission(a)
+				res.admissions = append(res.admissions, a)
+			}
+		}
+	}
+	return nil
+}
+
+// engineRounds runs bench/engineadmit for rounds rounds of o.admitNodes
+// children. It runs apart from rmsd (the engine alone has the machine for
+// itself, as rmsd has during its rounds).
+func (h *harness) engineRounds(ctx context.Context, rounds int) ([]admission, error) {
+	dir, err := os.MkdirTemp(h.dir, "engineadmit-")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, h.engineBin, "-nodes", strconv.Itoa(h.o.admitNodes), "-rounds", strconv.Itoa(rounds), "-dir", dir)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("engineadmit: %w: %s", err, errOut.String())
+	}
+	var runs []admission
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 5 || f[0] != "round" {
+			continue
+		}
+		n, _ := strconv.Atoi(f[2])
+		cpu, _ := strconv.ParseInt(f[3], 10, 64)
+		wall, _ := strconv.ParseInt(f[4], 10, 64)
+		runs = append(runs, admission{side: "engine", nodes: n, cpu: time.Duration(cpu), wall: time.Duration(wall)})
+	}
+	if len(runs) != rounds {
+		return nil, fmt.Errorf("engineadmit: %d rounds in its output, want %d:\n%s", len(runs), rounds, out.String())
+	}
+	return runs, nil
+}
+
+func (h *harness) printAdmission(a admission) {
+	fmt.Fprintf(h.log, "admit round %d %-6s: %d nodes in %s, CPU %s (%s per node); load %s\n",
+		a.round, a.side, a.nodes, ms(a.wall), ms(a.cpu), us(a.perNode()), a.load)
+}
+
+// computeTrays is every compute tray of the site, rack by rack.
+func (h *harness) computeTrays() ([]*rmspb.NodeInfo, error) {
+	var out []*rmspb.NodeInfo
+	for _, r := range h.sims.racks {
+		for _, node := range r.GetNodes() {
+			if strings.HasPrefix(node.GetType().String(), "COMPUTE_") {
+				out = append(out, node)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("admission: no compute trays in %d simulated racks", len(h.sims.racks))
+	}
+	return out, nil
+}
+
+// batchOf is round's batch of n nodes made from trays, taken in turn (a
+// site with fewer trays than n gives each several nodes): node ids of the
+// round's own, each BMC at an address of its own on the silent listener's
+// port, no other endpoint (the nodes of earlier rounds still hold
+// theirs).
+func batchOf(trays []*rmspb.NodeInfo, n, round, port int) *rmspb.NodeSet {
+	set := &rmspb.NodeSet{}
+	for i := range n {
+		t := trays[i%len(trays)]
+		node := proto.CloneOf(t)
+		node.NodeId = fmt.Sprintf("%s-a%d-%d", t.GetNodeId(), round, i/len(trays))
+		node.HostEndpoint, node.AdditionalHostEndpoints = nil, nil
+		node.BmcEndpoint.Interface.IpAddress = fmt.Sprintf("127.%d.%d.%d", 230+round%20, 1+i>>8, i&255)
+		node.BmcEndpoint.Port = uint32(port)
+		set.Nodes = append(set.Nodes, node)
+	}
+	return set
+}
+
+// admit starts a firmware update of nodes with one BatchUpdateFirmware
+// and takes rmsd's CPU time over the call; every node must be admitted.
+func (d *daemon) admit(ctx context.Context, nodes *rmspb.NodeSet) (admission, error) {
+	t := nodes.GetNodes()[0].GetType()
+	req := &rmspb.BatchUpdateFirmwareRequest{
+		Nodes: nodes, ForceUpdate: true,
+		FirmwareTargets: map[int32]*rmspb.FirmwareTargetList{int32(t): {Targets: []*rmspb.FirmwareTarget{{Target: "BMC", Filename: firmwareFile}}}},
+	}
+	cpu0, err := procstat.CPUTime(d.PID())
+	if err != nil {
+		return admission{}, err
+	}
+	start := time.Now()
+	resp, err := d.rms.BatchUpdateFirmware(ctx, req)
+	wall := time.Since(start)
+	cpu1, cerr := procstat.CPUTime(d.PID())
+	if err != nil {
+		return admission{}, fmt.Errorf("BatchUpdateFirmware of %d nodes: %w", len(nodes.GetNodes()), err)
+	}
+	if cerr != nil {
+		return admission{}, cerr
+	}
+	if got := len(resp.GetJobs()); got != len(nodes.GetNodes()) {
+		return admission{}, fmt.Errorf("BatchUpdateFirmware: %d of %d nodes admitted: %s", got, len(nodes.GetNodes()), resp.GetResponse().GetMessage())
+	}
+	return admission{side: "rmsd", nodes: len(nodes.GetNodes()), cpu: cpu1 - cpu0, wall: wall, load: loadAverage()}, nil
+}
+
+// silentListener is a TCP socket listening on every address (so on all of
+// 127.0.0.0/8) with the smallest backlog, which never accepts: once its
+// queue is full, connects to it wait without an answer. It returns the
+// socket and its port.
+func silentListener() (int, int, error) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0, 0, fmt.Errorf("silent listener: %w", err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{}); err != nil {
+		syscall.Close(fd)
+		return 0, 0, fmt.Errorf("silent listener: bind: %w", err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		syscall.Close(fd)
+		return 0, 0, fmt.Errorf("silent listener: listen: %w", err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		syscall.Close(fd)
+		return 0, 0, fmt.Errorf("silent listener: %w", err)
+	}
+	in, ok := sa.(*syscall.SockaddrInet4)
+	if !ok {
+		syscall.Close(fd)
+		return 0, 0, fmt.Errorf("silent listener: address %v", sa)
+	}
+	return fd, in.Port, nil
+}
