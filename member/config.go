@@ -37,6 +37,10 @@ type Config struct {
 	MembershipTimeout time.Duration
 	// Store is the shared store.
 	Store Store
+	// OpenRack builds a rack's service once this member holds the rack's
+	// lease; nil leaves the member owning racks without serving them
+	// (their forwarded calls answer UNAVAILABLE).
+	OpenRack OpenRack
 	// Log receives the member's lines; protoactor's own go to
 	// ActorSystemLog's logger when set.
 	Log zerolog.Logger

@@ -29,6 +29,7 @@ type Member struct {
 
 	mu      sync.Mutex
 	holders map[string]*racklease.Holder // by rack, the leases held here
+	grains  map[string]*actor.PID        // by rack, the grains active here
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -56,7 +57,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 		return nil, fmt.Errorf("member: the automanaged health port: %w", err)
 	}
 	_ = probe.Close()
-	m := &Member{cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{}, done: make(chan struct{})}
+	m := &Member{cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{}, grains: map[string]*actor.PID{}, done: make(chan struct{})}
 	m.sys = actor.NewActorSystem(actorOpts...)
 	bind := cfg.BindHost
 	if bind == "" {
@@ -89,11 +90,13 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 	return m, nil
 }
 
-// Stop stops touching racks, leaves the cluster (its grains stop and
-// release their racks) and releases any lease still held.
+// Stop stops touching racks, hands every rack over (its service stops,
+// interrupting the jobs still running, and its lease is released),
+// leaves the cluster and releases any lease still held.
 func (m *Member) Stop() {
 	m.cancel()
 	<-m.done
+	m.handOverAll()
 	m.c.Shutdown(true)
 	m.mu.Lock()
 	left := make([]*racklease.Holder, 0, len(m.holders))
@@ -146,6 +149,32 @@ func (m *Member) touchAll(ctx context.Context) {
 		})
 	}
 	wg.Wait()
+}
+
+// grainStarted and grainStopped keep the member's record of its grains.
+func (m *Member) grainStarted(rackID string, pid *actor.PID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.grains[rackID] = pid
+}
+
+func (m *Member) grainStopped(rackID string, pid *actor.PID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.grains[rackID].Equal(pid) {
+		delete(m.grains, rackID)
+	}
+}
+
+// localGrains returns the grains active on this member.
+func (m *Member) localGrains() map[string]*actor.PID {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]*actor.PID, len(m.grains))
+	for id, pid := range m.grains {
+		out[id] = pid
+	}
+	return out
 }
 
 // held and unheld keep the member's record of the leases its grains hold,

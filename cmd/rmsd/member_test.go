@@ -45,7 +45,7 @@ type memberProcess struct {
 // given remote and automanaged ports and every member's seed.
 func startMemberProcess(t *testing.T, dbURL, id string, remotePort, autoPort int, seeds string) *memberProcess {
 	t.Helper()
-	cfg := writeFile(t, fmt.Sprintf(`[postgres]
+	cfg := writeFile(t, insecureLoopback+fmt.Sprintf(`[postgres]
 db_url = %q
 [cluster]
 enabled = true
@@ -57,7 +57,7 @@ membership_timeout_seconds = 3
 `, dbURL, id, remotePort, autoPort, seeds))
 	p := &memberProcess{id: id, activeRacks: map[string]int{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(os.Args[0], asDaemon, "--config", cfg)
-	p.cmd.Env = append(os.Environ(), raceLogEnv(t, id))
+	p.cmd.Env = append(os.Environ(), raceLogEnv(t, id), "RMS_ALLOW_INSECURE=1", "RMS_WORKFLOWS__FIRMWARE_DIR="+t.TempDir())
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
