@@ -212,7 +212,7 @@ func (r *registry) admitJob(ctx actor.Context, m *messages.CreateJob) (*record, 
 		return nil, nil, &messages.CreateJobReply{Job: r.store.snapshot(rec)}
 	}
 	if r.storeUnavailable() {
-		return nil, nil, &messages.CreateJobReply{Err: errStoreDown}
+		return nil, nil, &messages.CreateJobReply{Err: r.storeDown()}
 	}
 	if m.Workflow == nil {
 		return nil, nil, &messages.CreateJobReply{Err: fmt.Errorf("create job %s: workflow is required: %w", spec.ID, messages.ErrInvalidSpec)}
@@ -276,7 +276,7 @@ func (r *registry) admitBatch(ctx actor.Context, m *messages.CreateBatch) (*reco
 		return nil, nil, r.batchReply(rec)
 	}
 	if r.storeUnavailable() {
-		return nil, nil, &messages.CreateBatchReply{Err: errStoreDown}
+		return nil, nil, &messages.CreateBatchReply{Err: r.storeDown()}
 	}
 	if spec.NodeID != "" || spec.ParentID != "" {
 		return nil, nil, &messages.CreateBatchReply{Err: fmt.Errorf("create batch %s: a parent has no node and no parent: %w", spec.ID, messages.ErrInvalidSpec)}

@@ -47,6 +47,9 @@ func (s *jobStore) enterFlight(r *record) {
 		return
 	}
 	s.inFlight[r.kind]++
+	if r.reservation {
+		s.reservationsInFlight++
+	}
 }
 
 // leaveFlight is called before a record in flight becomes terminal (ended)
@@ -60,6 +63,9 @@ func (s *jobStore) leaveFlight(r *record, ended bool) {
 	}
 	if s.inFlight[r.kind]--; s.inFlight[r.kind] <= 0 {
 		delete(s.inFlight, r.kind)
+	}
+	if r.reservation {
+		s.reservationsInFlight--
 	}
 	if ended {
 		s.terminal.push(r.snap.ID)

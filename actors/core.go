@@ -58,12 +58,20 @@ type core struct {
 
 	onCleanup func(messages.CleanupReport)
 	onJob     func(messages.JobObservation)
+	// interrupted is the message of a job replay finds unfinished
+	// (Options.Interrupted).
+	interrupted func(stage string) string
+	// abandoned is set once the engine is abandoned (Engine.Abandon).
+	abandoned atomic.Pointer[abandonment]
 	// feed hands every applied change to the subscribers (feed.go).
 	feed feed
 	// trackedJobs and heldNodes are the registry's index sizes after its
 	// last turn (Engine.Load).
 	trackedJobs atomic.Int64
 	heldNodes   atomic.Int64
+	// inFlightJobs is the number of jobs not terminal, reservation
+	// children aside, after the registry's last turn (Engine.InFlight).
+	inFlightJobs atomic.Int64
 	// quarantinedJobs is the number of quarantined jobs after the
 	// registry's last turn (QuarantinedJobs).
 	quarantinedJobs atomic.Int64

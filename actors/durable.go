@@ -100,9 +100,18 @@ func (r *registry) sendDurable(ctx actor.Context, to *actor.PID, msg any, seq ui
 }
 
 // storeUnavailable reports whether new jobs must be refused because the
-// journal cannot be written.
+// journal cannot be written (or the engine was abandoned).
 func (r *registry) storeUnavailable() bool {
-	return r.core.journal != nil && r.core.journal.unavailable()
+	return r.core.abandoned.Load() != nil || r.core.journal != nil && r.core.journal.unavailable()
+}
+
+// storeDown is the refusal of an admission while storeUnavailable: the
+// abandonment's once the engine is abandoned.
+func (r *registry) storeDown() error {
+	if a := r.core.abandoned.Load(); a != nil {
+		return a.refusal
+	}
+	return errStoreDown
 }
 
 // maybeCompact queues a snapshot of the index when the journal's tail has

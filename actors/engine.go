@@ -76,6 +76,11 @@ type Options struct {
 	// how long it took and its error (nil once it is durable). It runs on
 	// the journal's writer goroutine between commits, so it must be cheap.
 	OnCommit func(elapsed time.Duration, err error)
+	// Interrupted, when set, gives the error message of a job that replay
+	// finds unfinished, from the stage it was at (nil: interrupted by a
+	// restart of rmsd). A cluster member replaying a rack it takes over
+	// names the member that left.
+	Interrupted func(stage string) string
 }
 
 // Engine is the job engine: a JobRegistry actor (under a keeper that
@@ -128,6 +133,9 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 	if opts.QuarantineAfter == 0 {
 		opts.QuarantineAfter = DefaultQuarantineAfter
 	}
+	if opts.Interrupted == nil {
+		opts.Interrupted = interruptedMessage
+	}
 	c := &core{
 		quarantineAfter: opts.QuarantineAfter,
 		askTimeout:      opts.AskTimeout,
@@ -138,6 +146,7 @@ func newEngineWithStore(sys *actor.ActorSystem, opts Options, store *jobStore) (
 		noRestart:       actor.NewOneForOneStrategy(0, 0, stopDecider),
 		onCleanup:       opts.OnCleanup,
 		onJob:           opts.OnJob,
+		interrupted:     opts.Interrupted,
 		removeDir:       os.RemoveAll,
 		dispatcher:      newDispatcher(defaultWorkers()),
 	}
@@ -220,6 +229,9 @@ var errAskLost = errors.New("jobs: registry answer lost")
 // askOnce makes one attempt of ask.
 func (e *Engine) askOnce(ctx context.Context, msg any) (any, error) {
 	if e.closed.Load() {
+		if a := e.core.abandoned.Load(); a != nil {
+			return nil, fmt.Errorf("%w: %w", a.refusal, messages.ErrEngineClosed)
+		}
 		return nil, messages.ErrEngineClosed
 	}
 	if err := ctx.Err(); err != nil {
@@ -480,38 +492,45 @@ func (e *Engine) closeWithin(d time.Duration) {
 		} else if n := len(res.(*interruptJobsReply).jobs); n > 0 {
 			e.core.log.Error().Int("jobs", n).Msg("jobs interrupted by shutdown")
 		}
-		if res, err := e.ask(ctx, &stopActors{}); err != nil {
-			e.core.log.Error().Err(err).Msg("stop job engine actors")
-		} else {
-			futures := make([]*actor.Future, 0, len(res.(*stopActorsReply).pids))
-			for _, pid := range res.(*stopActorsReply).pids {
-				futures = append(futures, e.sys.Root.StopFuture(pid))
-			}
-			for _, f := range futures {
-				_ = f.Wait()
-			}
-		}
-		e.closed.Store(true)
-		e.core.feed.close()
-		e.core.stopWork()
-		_ = e.sys.Root.StopFuture(e.keeper).Wait()
-		if j := e.core.journal; j != nil { // the registry is gone: nothing more is added
-			flushBy := time.Now().Add(max(time.Until(deadline), closeGrace))
-			if j.unavailable() { // a failing store gets a moment, not the whole window
-				flushBy = time.Now().Add(closeGrace)
-			}
-			j.close(flushBy)
-		}
-		e.core.dispatcher.close()
-		done := make(chan struct{})
-		go func() { e.core.workers.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(time.Until(deadline)):
-			e.core.log.Error().Strs("job_ids", e.core.workflows.list()).
-				Msg("job workflows still running after shutdown; they ignore cancellation and end with the process")
-		}
+		e.stopEverything(ctx, deadline)
 	})
+}
+
+// stopEverything is the end of Close and Abandon: it stops the engine's
+// actors, then the journal (its queue written by deadline, unless
+// abandoned), and waits for the workflows until deadline.
+func (e *Engine) stopEverything(ctx context.Context, deadline time.Time) {
+	if res, err := e.ask(ctx, &stopActors{}); err != nil {
+		e.core.log.Error().Err(err).Msg("stop job engine actors")
+	} else {
+		futures := make([]*actor.Future, 0, len(res.(*stopActorsReply).pids))
+		for _, pid := range res.(*stopActorsReply).pids {
+			futures = append(futures, e.sys.Root.StopFuture(pid))
+		}
+		for _, f := range futures {
+			_ = f.Wait()
+		}
+	}
+	e.closed.Store(true)
+	e.core.feed.close()
+	e.core.stopWork()
+	_ = e.sys.Root.StopFuture(e.keeper).Wait()
+	if j := e.core.journal; j != nil { // the registry is gone: nothing more is added
+		flushBy := time.Now().Add(max(time.Until(deadline), closeGrace))
+		if j.unavailable() { // a failing store gets a moment, not the whole window
+			flushBy = time.Now().Add(closeGrace)
+		}
+		j.close(flushBy) // an abandoned journal is closed already
+	}
+	e.core.dispatcher.close()
+	done := make(chan struct{})
+	go func() { e.core.workers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Until(deadline)):
+		e.core.log.Error().Strs("job_ids", e.core.workflows.list()).
+			Msg("job workflows still running after shutdown; they ignore cancellation and end with the process")
+	}
 }
 
 // awaitForCleanup waits for jobs on behalf of a cleanup plan; false means

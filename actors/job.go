@@ -94,7 +94,11 @@ func (j *jobActor) Receive(ctx actor.Context) {
 			j.core.workers.Done() // the worker goroutine will never run
 			return
 		}
-		j.hardStop(errActorStopped)
+		cause := errActorStopped
+		if a := j.core.abandoned.Load(); a != nil {
+			cause = a.cause // the engine is given up: say why
+		}
+		j.hardStop(cause)
 		if j.pending != nil {
 			// Sent before our Terminated, so the registry records it before
 			// it considers the fallback seal.

@@ -101,12 +101,19 @@ type journalWriter struct {
 	// longer owns the store (store.ErrNotOwner).
 	notOwner bool
 
+	// abandoned: the engine was abandoned; nothing more is written.
+	abandoned bool
+
 	down   atomic.Bool // the last write failed
 	writes atomic.Int64
 	wake   chan struct{}
 	stop   chan struct{}
 	done   chan struct{}
 	closed bool
+	// writeCtx is every write's parent; abandon cancels it, so that a
+	// commit in flight is given up.
+	writeCtx    context.Context
+	cancelWrite context.CancelFunc
 }
 
 func newJournalWriter(st store.Journal, sys *actor.ActorSystem, log zerolog.Logger, tail int, writeTimeout time.Duration,
@@ -115,6 +122,7 @@ func newJournalWriter(st store.Journal, sys *actor.ActorSystem, log zerolog.Logg
 		st: st, sys: sys, log: log, tail: tail, writeTimeout: writeTimeout, readWait: writeTimeout / 5, onCommit: onCommit,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 	}
+	w.writeCtx, w.cancelWrite = context.WithCancel(context.Background())
 	go w.run()
 	return w
 }
@@ -125,6 +133,12 @@ func (w *journalWriter) add(evs []messages.Event) uint64 {
 		return w.last()
 	}
 	w.mu.Lock()
+	if w.abandoned { // nothing more is written; the replies fail at once
+		w.queued += uint64(len(evs))
+		seq := w.queued
+		w.mu.Unlock()
+		return seq
+	}
 	for _, ev := range evs {
 		w.pending = append(w.pending, journalItem{ev: ev})
 	}
@@ -140,6 +154,12 @@ func (w *journalWriter) add(evs []messages.Event) uint64 {
 // replaces the journal before it.
 func (w *journalWriter) addSnapshot(evs []messages.Event) uint64 {
 	w.mu.Lock()
+	if w.abandoned {
+		w.queued++
+		seq := w.queued
+		w.mu.Unlock()
+		return seq
+	}
 	w.pending = append(w.pending, journalItem{snapshot: evs})
 	w.queued++
 	w.tail = 0
@@ -161,6 +181,13 @@ func (w *journalWriter) tailLen() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.tail
+}
+
+// isAbandoned reports whether abandon has been called.
+func (w *journalWriter) isAbandoned() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.abandoned
 }
 
 // unavailable reports whether the journal's last write failed.
@@ -244,6 +271,9 @@ func (w *journalWriter) flush() {
 		case <-t.C:
 		case <-w.stop:
 			t.Stop()
+			if w.isAbandoned() {
+				return
+			}
 			w.log.Error().Err(err).Int("events", len(batch)).Msg("job journal: stopping with events not written; they will not survive a restart")
 			return
 		}
@@ -320,7 +350,7 @@ func (w *journalWriter) write(batch []journalItem) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), w.writeTimeout)
+	ctx, cancel := context.WithTimeout(w.writeCtx, w.writeTimeout)
 	defer cancel()
 	if start >= 0 {
 		if len(rows) == 0 { // an empty index: one empty row replaces the journal
@@ -372,6 +402,10 @@ func (w *journalWriter) durableUpTo(seq uint64) {
 func (w *journalWriter) fail(err error) {
 	notOwner := errors.Is(err, store.ErrNotOwner)
 	w.mu.Lock()
+	if w.abandoned { // abandon answered the waiting replies; nothing to say
+		w.mu.Unlock()
+		return
+	}
 	first := !w.failing
 	firstNotOwner := notOwner && !w.notOwner
 	w.failing = true
@@ -412,6 +446,37 @@ func (w *journalWriter) close(deadline time.Time) {
 	}
 	close(w.stop)
 	<-w.done
+	w.cancelWrite()
+}
+
+// abandon stops the writer for good without writing what is queued: the
+// engine's member no longer owns what the journal records, and its writes
+// would be refused. A commit in flight is given up, the queue is dropped,
+// every waiting reply is sent its failure (an admission's refusal), and
+// every later reply fails at once. It returns once the writer's goroutine
+// has returned.
+func (w *journalWriter) abandon() {
+	w.mu.Lock()
+	w.abandoned, w.failing, w.closed = true, true, true
+	dropped := len(w.pending)
+	w.pending = nil
+	waiting := w.waiting
+	w.waiting = nil
+	w.mu.Unlock()
+	w.down.Store(true)
+	w.cancelWrite()
+	for _, d := range waiting {
+		w.send(d.failedNow())
+	}
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.done
+	if dropped > 0 {
+		w.log.Warn().Int("items", dropped).Msg("job journal abandoned with changes not written: the rack's new owner replays what was written")
+	}
 }
 
 // errStoreDown is the admission refusal while the journal fails, built

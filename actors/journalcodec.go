@@ -95,7 +95,8 @@ func decodeAs[E messages.Event](data []byte) (messages.Event, error) {
 }
 
 // encodeRows encodes events into journal rows of at most eventsPerRow
-// events each, in order. A row is assembled from the events' own
+// events each, in order; each row's Jobs names the jobs its JobCreated
+// events create (a rack's journal indexes them). A row is assembled from the events' own
 // encodings: the same bytes json.Marshal of []taggedEvent gives (kinds are
 // plain identifiers, events are compact), without encoding/json checking
 // and compacting every event a second time.
@@ -105,10 +106,14 @@ func encodeRows(evs []messages.Event) ([]store.Event, error) {
 		n := min(len(evs), eventsPerRow)
 		data := make([]byte, 0, 160*n)
 		data = append(data, '[')
+		var jobs []string
 		for i, ev := range evs[:n] {
 			kind, err := eventKind(ev)
 			if err != nil {
 				return nil, err
+			}
+			if c, ok := ev.(messages.JobCreated); ok {
+				jobs = append(jobs, c.ID)
 			}
 			e, err := json.Marshal(ev)
 			if err != nil {
@@ -124,7 +129,7 @@ func encodeRows(evs []messages.Event) ([]store.Event, error) {
 			data = append(data, '}')
 		}
 		data = append(data, ']')
-		rows = append(rows, store.Event{Kind: journalKind, Data: data})
+		rows = append(rows, store.Event{Kind: journalKind, Data: data, Jobs: jobs})
 		evs = evs[n:]
 	}
 	return rows, nil

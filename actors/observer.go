@@ -46,6 +46,7 @@ func (r *registry) publishLoad() {
 	r.core.trackedJobs.Store(int64(len(r.store.jobs)))
 	r.core.heldNodes.Store(int64(len(r.store.leases)))
 	r.core.quarantinedJobs.Store(int64(r.store.quarantinedJobs))
+	r.core.inFlightJobs.Store(int64(r.store.inFlightCount() - r.store.reservationsInFlight))
 }
 
 // Load returns the number of job records the registry keeps (terminal ones
@@ -62,3 +63,9 @@ func (e *Engine) Load() (trackedJobs, heldNodes int) {
 // stay held), as of the end of the registry's last turn. Like Load it
 // reads a counter and never waits for the registry.
 func (e *Engine) QuarantinedJobs() int { return int(e.core.quarantinedJobs.Load()) }
+
+// InFlight returns how many jobs are not terminal (queued or running,
+// batch parents included, reservation children aside), as of the end of
+// the registry's last turn. Like Load it never waits for the registry: a
+// cluster member reads it to tell a rack with nothing in flight.
+func (e *Engine) InFlight() int { return int(e.core.inFlightJobs.Load()) }

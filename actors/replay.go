@@ -125,7 +125,7 @@ func (r *registry) recoverInterrupted(ctx actor.Context) {
 			r.core.log.Warn().Str("job_id", id).Str("rack_id", rec.snap.RackID).Str("node_id", rec.snap.NodeID).
 				Str("stage", stage).Msg("job interrupted by restart of rmsd")
 		}
-		f := messages.NewFailure(messages.ErrorInternal, interruptedMessage(stage))
+		f := messages.NewFailure(messages.ErrorInternal, r.core.interrupted(stage))
 		f.Description = "Interrupted"
 		r.seal(ctx, rec, messages.Failed(f))
 	}

@@ -144,6 +144,8 @@ type jobStore struct {
 	// terminal and inFlight split the index for capacity (capacity.go).
 	terminal terminalQueue
 	inFlight map[messages.JobType]int
+	// reservationsInFlight counts the reservation children among inFlight.
+	reservationsInFlight int
 }
 
 func newJobStore() *jobStore {

@@ -28,6 +28,10 @@ var (
 	// ErrStoreUnavailable refuses a new job while the job journal cannot
 	// be written: a job id handed out then would not survive a restart.
 	ErrStoreUnavailable = errors.New("jobs: job store unavailable")
+	// ErrNotOwner refuses a job, in cluster mode, on an engine whose
+	// member no longer owns the rack (actors.Engine.Abandon): the rack's
+	// new owner admits it.
+	ErrNotOwner = errors.New("jobs: this member no longer owns the rack")
 )
 
 // RefusedError is an admission refusal. Error returns the exact message

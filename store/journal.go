@@ -41,6 +41,10 @@ type Event struct {
 	Data []byte
 	// Recorded is set by the store when the event is appended.
 	Recorded time.Time
+	// Jobs are the ids of jobs whose creation this event records; the
+	// rack journal indexes them (RackOwners.JobRack). Not read back: an
+	// event read from the journal has none.
+	Jobs []string
 }
 
 // Validate checks an event about to be appended.

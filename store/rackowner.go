@@ -80,6 +80,22 @@ type RackOwners interface {
 	// writes that passed the check. A stale or ended lease gets
 	// ErrNotOwner and fn does not run.
 	UpdateRack(ctx context.Context, lease RackLease, fn func(tx Tx) error) error
-	// AppendRackEvents is AppendEvents fenced by lease, as UpdateRack.
+	// AppendRackEvents is AppendEvents on the rack's own journal stream
+	// (lease.RackID), fenced by lease as UpdateRack. In the same
+	// transaction it records the rack of every job named in the events'
+	// Jobs (JobRack).
 	AppendRackEvents(ctx context.Context, lease RackLease, events []Event) ([]Event, error)
+	// ReadRackEvents returns up to limit events of rackID's stream with
+	// Seq greater than after, in Seq order (limit <= 0: all). Not fenced:
+	// any member may read.
+	ReadRackEvents(ctx context.Context, rackID string, after int64, limit int) ([]Event, error)
+	// CompactRackEvents is CompactEvents on the rack's stream, fenced by
+	// lease as AppendRackEvents; the other streams are left alone.
+	CompactRackEvents(ctx context.Context, lease RackLease, snapshot []Event) ([]Event, error)
+	// JobRack returns the rack whose stream recorded the creation of
+	// jobID, or ErrNotFound if none did (or its record was pruned).
+	JobRack(ctx context.Context, jobID string) (string, error)
+	// PruneJobRacks removes the job → rack records made before olderThan
+	// and returns how many it removed.
+	PruneJobRacks(ctx context.Context, olderThan time.Time) (int, error)
 }

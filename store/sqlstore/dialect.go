@@ -25,6 +25,9 @@ type dialect struct {
 	// with others running the same statement (migrations, journal
 	// appends); %d is the lock's key. SQLite serialises every write.
 	serialise string
+	// serialisePair is serialise with a lock of two 32-bit keys (%d, %d),
+	// a space apart from serialise's 64-bit keys: the journal streams'.
+	serialisePair string
 	// timesAsMicros: time columns are INTEGER microseconds since the Unix
 	// epoch rather than a native timestamp.
 	timesAsMicros bool
@@ -49,6 +52,7 @@ var postgresDialect = dialect{
 	lockRow:            " FOR UPDATE",
 	shareRow:           " FOR SHARE",
 	serialise:          "SELECT pg_advisory_xact_lock(%d)",
+	serialisePair:      "SELECT pg_advisory_xact_lock(%d, %d)",
 	migrationsTable: `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER     PRIMARY KEY,
 		name       TEXT        NOT NULL,
@@ -64,6 +68,9 @@ const (
 	// lockOwner is held by the owning process's session for its lifetime
 	// (pg_try_advisory_lock), not per transaction.
 	lockOwner int64 = 0x726d7364_0003
+	// lockStreamClass is the first key of every journal stream's lock
+	// (serialisePair), the second a hash of the stream's name.
+	lockStreamClass int32 = 0x726d7364 // "rmsd"
 )
 
 // sql returns query in the engine's placeholder style. Queries are

@@ -148,7 +148,74 @@ func (s *Store) AppendRackEvents(ctx context.Context, lease store.RackLease, eve
 	if len(events) == 0 {
 		return nil, nil
 	}
-	return fenced(ctx, s, lease, func(t *tx) ([]store.Event, error) { return t.AppendEvents(ctx, events) })
+	if err := rackStream(lease.RackID); err != nil {
+		return nil, err
+	}
+	return fenced(ctx, s, lease, func(t *tx) ([]store.Event, error) { return t.appendStream(ctx, lease.RackID, events) })
+}
+
+// ReadRackEvents implements store.RackOwners.
+func (s *Store) ReadRackEvents(ctx context.Context, rackID string, after int64, limit int) ([]store.Event, error) {
+	if err := s.clusterable(); err != nil {
+		return nil, err
+	}
+	if err := rackStream(rackID); err != nil {
+		return nil, err
+	}
+	return view(ctx, s, func(t *tx) ([]store.Event, error) { return t.readStream(ctx, rackID, after, limit) })
+}
+
+// CompactRackEvents implements store.RackOwners.
+func (s *Store) CompactRackEvents(ctx context.Context, lease store.RackLease, snapshot []store.Event) ([]store.Event, error) {
+	if err := rackStream(lease.RackID); err != nil {
+		return nil, err
+	}
+	return fenced(ctx, s, lease, func(t *tx) ([]store.Event, error) { return t.compactStream(ctx, lease.RackID, snapshot) })
+}
+
+// JobRack implements store.RackOwners.
+func (s *Store) JobRack(ctx context.Context, jobID string) (string, error) {
+	if err := s.clusterable(); err != nil {
+		return "", err
+	}
+	return view(ctx, s, func(t *tx) (string, error) {
+		var rack string
+		err := t.queryRow(ctx, `SELECT rack_id FROM job_rack WHERE job_id = ?`, jobID).Scan(&rack)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", fmt.Errorf("sqlstore: no rack's journal recorded job %s: %w", jobID, store.ErrNotFound)
+		}
+		if err != nil {
+			return "", fmt.Errorf("sqlstore: read the rack of job %s: %w", jobID, err)
+		}
+		return rack, nil
+	})
+}
+
+// PruneJobRacks implements store.RackOwners.
+func (s *Store) PruneJobRacks(ctx context.Context, olderThan time.Time) (int, error) {
+	if err := s.clusterable(); err != nil {
+		return 0, err
+	}
+	return write(ctx, s, func(t *tx) (int, error) {
+		res, err := t.exec(ctx, `DELETE FROM job_rack WHERE recorded < ?`, t.d.timeArg(olderThan))
+		if err != nil {
+			return 0, fmt.Errorf("sqlstore: prune job racks recorded before %s: %w", olderThan.UTC().Format(time.RFC3339), err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return 0, fmt.Errorf("sqlstore: prune job racks: %w", err)
+		}
+		return int(n), nil
+	})
+}
+
+// rackStream refuses the empty rack id, whose stream is a single rmsd's
+// journal.
+func rackStream(rackID string) error {
+	if rackID == "" {
+		return fmt.Errorf("sqlstore: rack journal: empty rack id: %w", store.ErrInvalid)
+	}
+	return nil
 }
 
 // fenced runs fn in a write transaction that first checks lease.

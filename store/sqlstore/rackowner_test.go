@@ -100,7 +100,7 @@ func TestRackOwnershipAcquireRenewRelease(t *testing.T) {
 	if _, err := b.AppendRackEvents(ctx, lb, []store.Event{{Kind: "ByNewOwner"}}); err != nil {
 		t.Errorf("fenced append by the new owner after a stale release: %v", err)
 	}
-	evs, err := a.ReadEvents(ctx, 0, 0)
+	evs, err := a.ReadRackEvents(ctx, "rack-1", 0, 0)
 	if err != nil || len(evs) != 2 || evs[0].Kind != "ByOwner" || evs[1].Kind != "ByNewOwner" {
 		t.Errorf("journal = %+v, %v; want ByOwner and ByNewOwner only", evs, err)
 	}
@@ -131,7 +131,7 @@ func TestRackOwnershipTakeOverAfterExpiryFencesTheOldEpoch(t *testing.T) {
 	if _, err := a.AppendRackEvents(ctx, la, []store.Event{{Kind: "Stale"}}); !errors.Is(err, store.ErrNotOwner) {
 		t.Errorf("append under the stale epoch = %v, want ErrNotOwner", err)
 	}
-	if evs, err := a.ReadEvents(ctx, 0, 0); err != nil || len(evs) != 0 {
+	if evs, err := a.ReadRackEvents(ctx, "rack-1", 0, 0); err != nil || len(evs) != 0 {
 		t.Errorf("journal = %+v, %v; want nothing from the stale owner", evs, err)
 	}
 	// The same member acquiring again (a restart) moves to a new epoch
