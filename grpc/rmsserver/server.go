@@ -39,6 +39,12 @@ type Options struct {
 	// the first outermost: the audit log, then authorization, so that the
 	// audit records authorization's refusals.
 	Interceptors []grpc.UnaryServerInterceptor
+	// Inner interceptors run innermost, around the RMS services' handlers
+	// only: after authorization, the in-band reasons and panic recovery,
+	// the first outermost. A cluster member's forwarding goes here, so
+	// that the receiving member authorises a call and reports its reason
+	// (RecordReason) before another member serves it.
+	Inner []grpc.UnaryServerInterceptor
 	// Services are served on the same listener beside the RMS services
 	// (rmsd's read service), and reported by health under their names.
 	Services []Service
@@ -91,6 +97,9 @@ func New(opts Options) *Server {
 		stream = append(stream, authorizeStream(opts.Authorizer, opts.Logger))
 	}
 	unary = append(unary, reasonUnary(opts.Logger), recoverUnary(opts.Logger))
+	if len(opts.Inner) > 0 {
+		unary = append(unary, rmsOnly(opts.Inner))
+	}
 	if opts.ObserveRPC != nil {
 		unary = append([]grpc.UnaryServerInterceptor{observeUnary(opts.ObserveRPC)}, unary...)
 		stream = append([]grpc.StreamServerInterceptor{observeStream(opts.ObserveRPC)}, stream...)
@@ -100,8 +109,7 @@ func New(opts Options) *Server {
 		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(opts.TLS)))
 	}
 	s := &Server{grpc: grpc.NewServer(serverOpts...), health: health.NewServer(), log: opts.Logger}
-	rmspb.RegisterRackManagerServer(s.grpc, &rackManager{deps: opts.Deps, log: opts.Logger})
-	rmspbv2.RegisterRackManagerV2Server(s.grpc, &rackManagerV2{deps: opts.Deps, log: opts.Logger})
+	NewHandlers(opts.Deps, opts.Logger).register(s.grpc)
 	for _, svc := range opts.Services {
 		s.grpc.RegisterService(svc.Desc, svc.Impl)
 		s.extraNames = append(s.extraNames, svc.Desc.ServiceName)

@@ -1,0 +1,263 @@
+package forward
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/rmsd/rmsd/actors"
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/grpc/rmsserver"
+	"github.com/rmsd/rmsd/grpc/rpcfields"
+	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store"
+)
+
+// A cluster parent stands for a batch whose nodes were in several racks:
+// each rack's owner admitted a batch of its own (a parent with one child
+// per node, all or nothing within the rack being the owner's engine's
+// business), and the member that received the request recorded which
+// before answering the cluster parent's id. Its status is computed on
+// every read, by any member, from the racks' batches: the same state,
+// description, error and failure document a single rmsd's batch parent
+// over the same children shows (actors.AggregateBatch), with every node's
+// child job listed as its child.
+
+// spanning splits a request over several racks, forwards each part to its
+// rack's owner and merges the replies; a batch gets a cluster parent.
+func (r *receiver) spanning(ctx context.Context, from caller, method string, route Route, req proto.Message, racks []string) (any, error) {
+	parts, order := splitByRack(req, racks)
+	outs := forwardParts(ctx, r.cluster, from, method, parts)
+	if err := allFailed(outs); err != nil {
+		// Every rack refused the request, as a single rmsd refuses it
+		// (the same request fields are wrong for each), or none answered.
+		return nil, err
+	}
+	replies := make([]rackReply, len(parts))
+	var reasons []string
+	for i, o := range outs {
+		if o.err != nil {
+			why := status.Convert(o.err).Message()
+			replies[i] = rackReply{parts[i].rack, failedReply(method, why, parts[i])}
+			reasons = append(reasons, "rack "+parts[i].rack+": "+why)
+			continue
+		}
+		replies[i] = rackReply{parts[i].rack, o.reply.ProtoReflect()}
+		if o.reason != "" {
+			reasons = append(reasons, "rack "+parts[i].rack+": "+o.reason)
+		}
+	}
+	var parentID string
+	var unrecorded error
+	if route.Span == SpanJobs {
+		parentID, unrecorded = r.recordParent(ctx, method, route.JobType, parts, outs)
+	}
+	merged := merge(method, replies, order, parentID)
+	if unrecorded != nil {
+		notRecorded(merged, unrecorded)
+		reasons = append(reasons, unrecorded.Error())
+	}
+	if _, failed := rpcfields.Failure(merged); failed {
+		rmsserver.RecordReason(ctx, strings.Join(reasons, "; "))
+	}
+	return merged, nil
+}
+
+// allFailed is the first rack's error when every rack answered one.
+func allFailed(outs []outcome) error {
+	for _, o := range outs {
+		if o.err == nil {
+			return nil
+		}
+	}
+	return outs[0].err
+}
+
+// recordParent records the cluster parent of a split batch: each rack's
+// batch (the job_id of its reply) or why it has none. It returns the
+// parent's id, "" when no rack admitted a batch (there is nothing to
+// follow); an error when the record could not be written, the racks'
+// batches running nonetheless.
+func (r *receiver) recordParent(ctx context.Context, method string, t messages.JobType, parts []part, outs []outcome) (string, error) {
+	p := store.ClusterParent{ID: uuid.NewString(), Type: t.String(), Method: method, Member: r.self}
+	anyJob := false
+	for i, o := range outs {
+		rack := store.ClusterParentRack{RackID: parts[i].rack}
+		switch {
+		case o.err != nil:
+			rack.Failure = status.Convert(o.err).Message()
+		default:
+			rack.JobID = replyJobID(o.reply)
+			if rack.JobID == "" {
+				rack.Failure, _ = rpcfields.Failure(o.reply)
+				if rack.Failure == "" {
+					rack.Failure = "no job was admitted"
+				}
+			}
+		}
+		anyJob = anyJob || rack.JobID != ""
+		p.Racks = append(p.Racks, rack)
+	}
+	if !anyJob {
+		return "", nil
+	}
+	if _, err := r.store.CreateClusterParent(context.WithoutCancel(ctx), p); err != nil {
+		r.log.Error().Err(err).Str("job_id", p.ID).Str("rpc", method).Msg("cluster parent not recorded; the racks' jobs run without it")
+		var jobs []string
+		for _, rk := range p.Racks {
+			if rk.JobID != "" {
+				jobs = append(jobs, "rack "+rk.RackID+": "+rk.JobID)
+			}
+		}
+		return "", fmt.Errorf("the cluster parent could not be recorded (%v); follow each rack's job instead: %s", err, strings.Join(jobs, ", "))
+	}
+	r.log.Info().Str("job_id", p.ID).Str("rpc", method).Int("racks", len(p.Racks)).Msg("cluster parent recorded")
+	return p.ID, nil
+}
+
+// replyJobID is the job id a batch reply names: its response's job_id.
+func replyJobID(reply proto.Message) string {
+	m := reply.ProtoReflect()
+	if f := m.Descriptor().Fields().ByName("response"); f != nil && f.Message() != nil && m.Has(f) {
+		return rpcfields.StringField(m.Get(f).Message(), "job_id")
+	}
+	return rpcfields.StringField(m, "job_id")
+}
+
+// notRecorded marks a merged batch reply whose cluster parent was not
+// recorded: FAILURE, with why in its message.
+func notRecorded(reply proto.Message, why error) {
+	m := reply.ProtoReflect()
+	if f := m.Descriptor().Fields().ByName("response"); f != nil && f.Message() != nil {
+		m = m.Mutable(f).Message()
+	}
+	fields := m.Descriptor().Fields()
+	if f := fields.ByName("status"); f != nil && f.Enum() != nil {
+		m.Set(f, protoreflect.ValueOfEnum(protoreflect.EnumNumber(rmspb.ReturnCode_RETURN_CODE_FAILURE)))
+	}
+	if f := fields.ByName("message"); f != nil && f.Kind() == protoreflect.StringKind {
+		msg := why.Error()
+		if old := m.Get(f).String(); old != "" {
+			msg += "; " + old
+		}
+		m.Set(f, protoreflect.ValueOfString(msg))
+	}
+}
+
+// parentStatus answers a job-status call for a job no rack's journal
+// knows: a cluster parent's aggregated status, or the answer a single
+// rmsd gives for an unknown id.
+func (r *receiver) parentStatus(ctx context.Context, from caller, method string, req proto.Message, id string) (any, error) {
+	p, err := r.store.ClusterParent(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return r.answerLocally(ctx, method, req, nil)
+	case err != nil:
+		return nil, storeError(ctx, "read job "+id, err)
+	}
+	snaps, err := r.aggregate(ctx, from, p)
+	if err != nil {
+		return nil, err
+	}
+	return r.answerLocally(ctx, method, req, &shownJobs{id: id, snaps: snaps})
+}
+
+// aggregate reads each rack's batch through its owner and returns the
+// cluster parent's snapshot followed by every child's, rack by rack.
+func (r *receiver) aggregate(ctx context.Context, from caller, p store.ClusterParent) ([]messages.JobSnapshot, error) {
+	t := jobTypeNamed(p.Type)
+	type rackJobs struct {
+		out  outcome
+		rack store.ClusterParentRack
+	}
+	reads := make([]rackJobs, len(p.Racks))
+	var wg sync.WaitGroup
+	for i, rk := range p.Racks {
+		reads[i].rack = rk
+		if rk.JobID == "" {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reads[i].out = forwardCall(ctx, r.cluster, from, rk.RackID, rmspb.RackManager_GetJobStatus_FullMethodName,
+				&rmspb.GetJobStatusRequest{JobId: rk.JobID, IncludeChildJobStates: true})
+		}()
+	}
+	wg.Wait()
+	parent := messages.JobSnapshot{ID: p.ID, Type: t, CreatedAt: p.CreatedAt, UpdatedAt: p.CreatedAt}
+	var children []messages.JobSnapshot
+	var notStarted []string
+	missing := 0
+	for _, rd := range reads {
+		if rd.rack.JobID == "" {
+			notStarted = append(notStarted, "rack "+rd.rack.RackID+": "+rd.rack.Failure)
+			continue
+		}
+		if rd.out.err != nil {
+			if status.Code(rd.out.err) == codes.NotFound {
+				missing++ // the rack's batch is gone (retention)
+				continue
+			}
+			return nil, rd.out.err
+		}
+		states := rd.out.reply.(*rmspb.GetJobStatusResponse).GetJobStates()
+		if len(states) == 0 {
+			missing++
+			continue
+		}
+		rackParent := snapshotOf(states[0])
+		if rackParent.UpdatedAt.After(parent.UpdatedAt) {
+			parent.UpdatedAt = rackParent.UpdatedAt
+		}
+		if len(states) == 1 && rackParent.IsTerminal() {
+			notStarted = append(notStarted, "rack "+rd.rack.RackID+": "+rackParent.ErrorMessage)
+		}
+		for _, s := range states[1:] {
+			children = append(children, snapshotOf(s))
+		}
+	}
+	if len(children) == 0 && missing == 0 {
+		msg := fmt.Sprintf("No %s was started: %s", t.BatchNoun(), strings.Join(notStarted, "; "))
+		out := messages.Failed(messages.NewFailure(messages.ErrorInvalidArgument, msg))
+		parent.State, parent.Description, parent.ErrorCode, parent.ErrorMessage, parent.ResultJSON =
+			out.State, out.Description, out.Code, out.Message, out.ResultJSON
+		return []messages.JobSnapshot{parent}, nil
+	}
+	parent = actors.AggregateBatch(parent, t, children, missing)
+	parent.ChildIDs = make([]string, len(children))
+	for i, c := range children {
+		parent.ChildIDs[i] = c.ID
+	}
+	return append([]messages.JobSnapshot{parent}, children...), nil
+}
+
+// snapshotOf reads a job's wire status back.
+func snapshotOf(js *rmspb.JobStatus) messages.JobSnapshot {
+	return messages.JobSnapshot{
+		ID: js.GetJobId(), ParentID: js.GetParentJobId(), ChildIDs: js.GetChildJobIds(),
+		State: messages.JobState(js.GetExecutionState()), Description: js.GetStateDescription(),
+		RackID: js.GetRackId(), NodeID: js.GetNodeId(), ErrorCode: messages.JobError(js.GetErrorCode()),
+		ErrorMessage: js.GetErrorMessage(), ResultJSON: js.GetResultJson(),
+		CreatedAt: js.GetCreatedAt().AsTime(), UpdatedAt: js.GetUpdatedAt().AsTime(),
+	}
+}
+
+// jobTypeNamed is the job type whose span name is name (TypeNone when
+// none is).
+func jobTypeNamed(name string) messages.JobType {
+	for t := messages.TypeNone; t <= messages.TypeSystemValidation; t++ {
+		if t.String() == name {
+			return t
+		}
+	}
+	return messages.TypeNone
+}
