@@ -41,6 +41,11 @@ type Config struct {
 	// lease; nil leaves the member owning racks without serving them
 	// (their forwarded calls answer UNAVAILABLE).
 	OpenRack OpenRack
+	// ReloadRackNodes reloads one rack's registered nodes from the store
+	// (another member changed them); ReloadAllNodes reloads every rack's,
+	// every membership timeout. Nil: the member keeps no node registry.
+	ReloadRackNodes func(ctx context.Context, rackID string) error
+	ReloadAllNodes  func(ctx context.Context) error
 	// Log receives the member's lines; protoactor's own go to
 	// ActorSystemLog's logger when set.
 	Log zerolog.Logger

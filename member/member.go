@@ -33,6 +33,8 @@ type Member struct {
 
 	cancel context.CancelFunc
 	done   chan struct{}
+	// reloadDone is closed when the full node reloads have stopped.
+	reloadDone chan struct{}
 }
 
 // heartbeatExpiration is the least time gossip waits for a member's
@@ -57,7 +59,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 		return nil, fmt.Errorf("member: the automanaged health port: %w", err)
 	}
 	_ = probe.Close()
-	m := &Member{cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{}, grains: map[string]*actor.PID{}, done: make(chan struct{})}
+	m := &Member{cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{}, grains: map[string]*actor.PID{}, done: make(chan struct{}), reloadDone: make(chan struct{})}
 	m.sys = actor.NewActorSystem(actorOpts...)
 	bind := cfg.BindHost
 	if bind == "" {
@@ -81,12 +83,17 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 		}
 	}()
 	m.c.StartMember()
+	if _, err := m.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &nodesActor{m: m} }), nodesActorName); err != nil {
+		m.c.Shutdown(false)
+		return nil, fmt.Errorf("member: start the nodes actor: %w", err)
+	}
 	m.log.Info().Str("address", m.sys.Address()).Strs("seeds", cfg.Seeds).Int("automanaged_port", cfg.AutomanagedPort).
 		Dur("membership_timeout_ms", cfg.MembershipTimeout).Msg("cluster member started")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
 	go m.keep(ctx)
+	go m.reloadAllNodes(ctx)
 	return m, nil
 }
 
@@ -96,6 +103,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 func (m *Member) Stop() {
 	m.cancel()
 	<-m.done
+	<-m.reloadDone
 	m.handOverAll()
 	m.c.Shutdown(true)
 	m.mu.Lock()

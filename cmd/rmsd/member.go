@@ -10,9 +10,11 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
 
 	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
+	"github.com/rmsd/rmsd/grpc/forward"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/member"
 	"github.com/rmsd/rmsd/messages"
@@ -26,6 +28,7 @@ import (
 // admin and metrics) is the single process's, started by the same path.
 type memberDaemon struct {
 	log    zerolog.Logger
+	id     string
 	member *member.Member
 	racks  *actor.ActorSystem
 }
@@ -41,14 +44,17 @@ func checkCluster(cfg *config.Config, simulate bool) error {
 		return errors.New("--simulate cannot run as a cluster member yet; leave [cluster] enabled unset")
 	case c.Provider != config.ProviderAutomanaged:
 		return fmt.Errorf("[cluster] provider %q is not built into this rmsd yet; use %q (docs/cluster.md)", c.Provider, config.ProviderAutomanaged)
+	case cfg.Storage.EncryptionKeyFile == "":
+		return errors.New("cluster mode needs [storage] encryption_key_file: a rack's registered nodes reach the other members through the store")
 	}
 	return nil
 }
 
 // joinCluster joins the cluster as a member whose racks run their jobs
 // with deps (every dependency but the job engine, which each rack has of
-// its own).
-func joinCluster(cfg *config.Config, st store.Store, deps rmsserver.Deps, logger logging.Logger,
+// its own). nodes is the registry's store: the member reloads racks into
+// it and announces the racks whose nodes it writes.
+func joinCluster(cfg *config.Config, st store.Store, nodes *nodeStore, deps rmsserver.Deps, logger logging.Logger,
 	onJob func(messages.JobObservation), onCommit func(time.Duration, error)) (*memberDaemon, error) {
 	c := cfg.Cluster
 	host, portText, err := net.SplitHostPort(c.AdvertisedAddress)
@@ -65,19 +71,33 @@ func joinCluster(cfg *config.Config, st store.Store, deps rmsserver.Deps, logger
 	}
 	log := logger.Component("cluster")
 	racks := actor.NewActorSystem(logger.ActorSystemOption())
-	opener := &rackOpener{cfg: cfg, logger: logger, sys: racks, st: shared, deps: deps, member: c.MemberID, onJob: onJob, commit: onCommit}
+	opener := &rackOpener{cfg: cfg, logger: logger, sys: racks, st: shared, nodes: nodes, deps: deps, member: c.MemberID, onJob: onJob, commit: onCommit}
 	m, err := member.Start(member.Config{
 		MemberID: c.MemberID, BindHost: c.BindAddress, AdvertisedHost: host, Port: port,
 		Seeds: c.SeedList(), AutomanagedPort: c.AutomanagedPort,
 		MembershipTimeout: seconds(c.MembershipTimeoutSeconds),
 		Store:             shared, Log: log,
-		OpenRack: opener.open,
+		OpenRack:        opener.open,
+		ReloadRackNodes: nodes.reloadRack,
+		ReloadAllNodes:  nodes.reloadAll,
 	}, logger.ActorSystemOption())
 	if err != nil {
 		racks.Shutdown()
 		return nil, err
 	}
-	return &memberDaemon{log: log, member: m, racks: racks}, nil
+	nodes.changed = m.AnnounceNodes
+	return &memberDaemon{log: log, id: c.MemberID, member: m, racks: racks}, nil
+}
+
+// interceptor is the receiving side of forwarding, innermost in this
+// member's gRPC server: every call for a rack or a job goes to the rack's
+// owner through the cluster (grpc/forward).
+func (d *memberDaemon) interceptor(st store.Store, logger logging.Logger) ([]grpc.UnaryServerInterceptor, error) {
+	fst, ok := st.(forward.Store)
+	if !ok {
+		return nil, fmt.Errorf("cluster mode: the %s store keeps no job racks", st.Info().Engine)
+	}
+	return []grpc.UnaryServerInterceptor{forward.Interceptor(d.member, fst, d.id, logger.Component("cluster"))}, nil
 }
 
 // drain stops admitting jobs for this member's racks and waits, until ctx

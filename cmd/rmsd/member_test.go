@@ -57,7 +57,12 @@ membership_timeout_seconds = 3
 `, dbURL, id, remotePort, autoPort, seeds))
 	p := &memberProcess{id: id, activeRacks: map[string]int{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(os.Args[0], asDaemon, "--config", cfg)
-	p.cmd.Env = append(os.Environ(), raceLogEnv(t, id), "RMS_ALLOW_INSECURE=1", "RMS_WORKFLOWS__FIRMWARE_DIR="+t.TempDir())
+	keys := filepath.Join(t.TempDir(), "store-keys")
+	if err := os.WriteFile(keys, []byte(keyLine("k1", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Env = append(os.Environ(), raceLogEnv(t, id), "RMS_ALLOW_INSECURE=1", "RMS_WORKFLOWS__FIRMWARE_DIR="+t.TempDir(),
+		"RMS_STORAGE__ENCRYPTION_KEY_FILE="+keys)
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

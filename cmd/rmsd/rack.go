@@ -13,8 +13,10 @@ import (
 	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
+	"github.com/rmsd/rmsd/grpc/forward"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/member"
+	"github.com/rmsd/rmsd/member/rackjournal"
 	"github.com/rmsd/rmsd/member/rackpb"
 	"github.com/rmsd/rmsd/messages"
 	"github.com/rmsd/rmsd/store"
@@ -40,17 +42,21 @@ type rackOpener struct {
 	logger logging.Logger
 	sys    *actor.ActorSystem
 	st     store.RackOwners
+	nodes  *nodeStore
 	deps   rmsserver.Deps
 	member string
 	onJob  func(messages.JobObservation)
 	commit func(time.Duration, error)
 }
 
-// open implements member.OpenRack: it starts the rack's engine (its
-// replay seals the previous owner's unfinished jobs before it returns)
-// and the rack's handlers.
-func (o *rackOpener) open(_ context.Context, rackID string, lease func() (store.RackLease, bool), previous string) (member.RackService, error) {
+// open implements member.OpenRack: it reloads the rack's nodes from the
+// store, starts the rack's engine (its replay seals the previous owner's
+// unfinished jobs before it returns) and the rack's handlers.
+func (o *rackOpener) open(ctx context.Context, rackID string, lease func() (store.RackLease, bool), previous string) (member.RackService, error) {
 	log := o.logger.Component("jobs").With().Str("rack_id", rackID).Logger()
+	if err := o.nodes.reloadRack(ctx, rackID); err != nil {
+		return nil, err
+	}
 	w := o.cfg.Workflows
 	e, err := actors.New(o.sys, actors.Options{
 		MaxTrackedJobs:  w.MaxTrackedJobs,
@@ -61,26 +67,32 @@ func (o *rackOpener) open(_ context.Context, rackID string, lease func() (store.
 		OnCommit:        o.commit,
 		Journal:         rackJournal(o.st, rackID, lease),
 		StoreTimeout:    time.Duration(o.cfg.Storage.TimeoutSeconds) * time.Second,
+		Interrupted:     interruptedBy(previous),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("rack %s: start its job engine: %w", rackID, err)
 	}
 	s := &rackService{rackID: rackID, member: o.member, engine: e, log: log}
 	s.jobs = &rackJobs{JobEngine: e, s: s}
-	s.deps = o.deps
-	s.deps.Jobs = s.jobs
+	deps := o.deps
+	deps.Jobs = s.jobs
+	s.handlers = rmsserver.NewHandlers(deps, o.logger.Component("grpc").With().Str("rack_id", rackID).Logger())
 	return s, nil
 }
 
-// rackJournal is the journal of one rack's jobs: nil (memory only) until
-// the per-rack journal lands (member/rackjournal), the one place to switch.
-func rackJournal(store.RackOwners, string, func() (store.RackLease, bool)) store.Journal {
-	return nil
+// rackJournal is the journal of one rack's jobs: the rack's stream of the
+// shared journal, every write fenced by the rack's lease.
+func rackJournal(st store.RackOwners, rackID string, lease func() (store.RackLease, bool)) store.Journal {
+	return rackjournal.New(st, rackID, lease)
 }
 
 // interruptedBy is the message a new owner's replay gives the previous
-// owner's unfinished jobs (upstream's wording for a lost process).
+// owner's unfinished jobs (upstream's wording for a lost process); nil,
+// the engine's own restart message, when the rack had no owner.
 func interruptedBy(previous string) func(stage string) string {
+	if previous == "" {
+		return nil
+	}
 	return func(stage string) string {
 		return fmt.Sprintf("interrupted: member %s left the cluster at stage %q; the state of the hardware is unknown", previous, stage)
 	}
@@ -92,7 +104,7 @@ type rackService struct {
 	rackID, member string
 	engine         *actors.Engine
 	jobs           *rackJobs
-	deps           rmsserver.Deps
+	handlers       *rmsserver.Handlers
 	log            zerolog.Logger
 	// draining refuses new jobs; stopped is set once the engine was closed
 	// or abandoned.
@@ -102,15 +114,11 @@ type rackService struct {
 
 // Serve implements member.RackService.
 func (s *rackService) Serve(ctx context.Context, fwd *rackpb.Forward) *rackpb.ForwardReply {
-	return serveForward(ctx, s.deps, fwd, s.log)
+	return forward.Serve(ctx, s.handlers, fwd, s.log)
 }
 
-// InFlight implements member.RackService: the jobs that still hold the
-// rack's nodes (a job holds its node from admission to its end).
-func (s *rackService) InFlight() int {
-	_, held := s.engine.Load()
-	return held
-}
+// InFlight implements member.RackService.
+func (s *rackService) InFlight() int { return s.engine.InFlight() }
 
 // BeginDrain implements member.RackService.
 func (s *rackService) BeginDrain() { s.draining.Store(true) }
@@ -131,13 +139,13 @@ func (s *rackService) Close(ctx context.Context) error {
 }
 
 // Abandon implements member.RackService: the member no longer holds the
-// rack's lease. With no journal of the rack's the engine is closed; the
-// per-rack journal's engine refuses to write anything more instead.
+// rack's lease, so the engine stops its workflows and writes nothing more;
+// the rack's next owner seals its jobs.
 func (s *rackService) Abandon(cause error) {
 	s.stopOnce.Do(func() {
 		s.draining.Store(true)
-		s.log.Error().Err(cause).Msg("rack abandoned: its jobs are stopped and nothing more is written for it")
-		s.engine.Close()
+		s.log.Error().Err(cause).Msg("rack abandoned: its workflows are stopped and nothing more is written for it")
+		s.engine.Abandon(cause)
 	})
 }
 

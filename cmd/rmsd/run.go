@@ -172,7 +172,8 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		}
 	}
 	// After the simulation's own nodes, which are not persisted.
-	if err = restoreNodes(ctx, cfg.Storage, d.store, registry, logger.Component("nodes")); err != nil {
+	var nodes *nodeStore
+	if nodes, err = loadNodes(ctx, cfg.Storage, d.store, registry, logger.Component("nodes")); err != nil {
 		return nil, err
 	}
 	var simIdentity *switchIdentity
@@ -258,14 +259,14 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		Validation:        validation,
 	}
 	if cfg.Cluster.Enabled {
-		if d.member, err = joinCluster(cfg, d.store, serverOpts.Deps, logger, d.metrics.ObserveJob, d.metrics.ObserveCommit); err != nil {
+		if d.member, err = joinCluster(cfg, d.store, nodes, serverOpts.Deps, logger, d.metrics.ObserveJob, d.metrics.ObserveCommit); err != nil {
 			return nil, err
 		}
-		// A rack's jobs run on its owner only: calls for a rack go there
-		// (forward.go), and this server's own handlers admit none.
+		// A rack's jobs run on its owner only: calls for a rack go there,
+		// and this server's own handlers admit none.
 		serverOpts.Deps.Jobs = nil
-		if forward := forwardInterceptor(d.member.member, logger.Component("cluster")); forward != nil {
-			serverOpts.Interceptors = append(serverOpts.Interceptors, forward)
+		if serverOpts.Inner, err = d.member.interceptor(d.store, logger); err != nil {
+			return nil, err
 		}
 	}
 	d.server = rmsserver.New(serverOpts)
