@@ -36,6 +36,8 @@ type memberProcess struct {
 	mu          sync.Mutex
 	activeRacks map[string]int
 	lines       []string
+	// addr is the gRPC address, once "rmsd serving" is logged.
+	addr string
 	// exited is closed once the process has ended, with err its end.
 	exited chan struct{}
 	err    error
@@ -43,7 +45,7 @@ type memberProcess struct {
 
 // startMemberProcess starts member id on the shared database with the
 // given remote and automanaged ports and every member's seed.
-func startMemberProcess(t *testing.T, dbURL, id string, remotePort, autoPort int, seeds string) *memberProcess {
+func startMemberProcess(t *testing.T, dbURL, id string, remotePort, autoPort int, seeds string, env ...string) *memberProcess {
 	t.Helper()
 	cfg := writeFile(t, insecureLoopback+fmt.Sprintf(`[postgres]
 db_url = %q
@@ -63,6 +65,7 @@ membership_timeout_seconds = 3
 	}
 	p.cmd.Env = append(os.Environ(), raceLogEnv(t, id), "RMS_ALLOW_INSECURE=1", "RMS_WORKFLOWS__FIRMWARE_DIR="+t.TempDir(),
 		"RMS_STORAGE__ENCRYPTION_KEY_FILE="+keys)
+	p.cmd.Env = append(p.cmd.Env, env...)
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +107,7 @@ func (p *memberProcess) read(out io.Reader) {
 		var m struct {
 			Message string `json:"message"`
 			Rack    string `json:"rack_id"`
+			Addr    string `json:"addr"`
 		}
 		_ = json.Unmarshal([]byte(line), &m)
 		p.mu.Lock()
@@ -113,6 +117,8 @@ func (p *memberProcess) read(out io.Reader) {
 			p.activeRacks[m.Rack]++
 		case "rack grain stopped on this member":
 			p.activeRacks[m.Rack]--
+		case "rmsd serving":
+			p.addr = m.Addr
 		}
 		p.mu.Unlock()
 	}
