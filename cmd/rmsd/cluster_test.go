@@ -35,6 +35,9 @@ type clusterSite struct {
 	clients map[string]rmspb.RackManagerClient
 }
 
+// siteMembershipTimeout is the site's [cluster] membership_timeout_seconds.
+const siteMembershipTimeout = 6
+
 // startClusterSite starts the simulator and the members, and registers
 // every simulated node through the first member.
 func startClusterSite(t *testing.T, racks, members int) *clusterSite {
@@ -71,6 +74,10 @@ func startClusterSite(t *testing.T, racks, members int) *clusterSite {
 	env := []string{
 		"RMS_SWITCHES__NVUE_PORT=" + strconv.Itoa(fleet.NVUEPort()), "RMS_SWITCHES__SSH_PORT=" + strconv.Itoa(fleet.SSHPort()),
 		"RMS_SWITCHES__INSECURE_SWITCH=true", "RMS_WORKFLOWS__DRAIN_TIMEOUT_SECONDS=20",
+		// Longer than the ownership test's 3 s: with jobs running on a
+		// loaded two-core machine, a renewal within 3/4 of 3 s is not
+		// assured, and a lost lease interrupts the rack's jobs.
+		"RMS_CLUSTER__MEMBERSHIP_TIMEOUT_SECONDS=" + strconv.Itoa(siteMembershipTimeout),
 	}
 	for i := range members {
 		p := startMemberProcess(t, dbURL, fmt.Sprintf("member-%d", i), ports[i], ports[members+i], strings.Join(seeds, ","), env...)
@@ -171,6 +178,18 @@ func jobState(ctx context.Context, c rmspb.RackManagerClient, id string) (*rmspb
 	return resp.GetJobStates()[0], nil
 }
 
+// untilAnswered reads a job through c, again while its rack's owner
+// answers UNAVAILABLE (a rack being taken over), until ctx ends.
+func untilAnswered(ctx context.Context, c rmspb.RackManagerClient, id string) (*rmspb.JobStatus, error) {
+	for {
+		js, err := jobState(ctx, c, id)
+		if err == nil || ctx.Err() != nil {
+			return js, err
+		}
+		pauseFor(ctx, 250*time.Millisecond)
+	}
+}
+
 func terminalState(st rmspb.JobExecutionState) bool {
 	return st == rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED || st == rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED
 }
@@ -227,7 +246,7 @@ func TestClusterKillingAMemberMidBatchLosesNoJob(t *testing.T) {
 	var running []string
 	for rack, l := range before {
 		if l.Member == victim.id {
-			js, err := jobState(ctx, entry, jobs[rack])
+			js, err := untilAnswered(ctx, entry, jobs[rack])
 			if err != nil {
 				t.Fatalf("job %s of rack %s: %v", jobs[rack], rack, err)
 			}
@@ -251,8 +270,8 @@ func TestClusterKillingAMemberMidBatchLosesNoJob(t *testing.T) {
 		}
 	}
 	after := untilSettled(t, s.store, rackIDs(s), survivors...)
-	t.Logf("%s (%d racks, %d jobs running) killed; its racks owned again %s later",
-		victim.id, count[victim.id], len(running), time.Since(killed).Round(10*time.Millisecond))
+	t.Logf("%s (%d racks, %d jobs running) killed; its racks owned again %s later (membership timeout %d s)",
+		victim.id, count[victim.id], len(running), time.Since(killed).Round(10*time.Millisecond), siteMembershipTimeout)
 
 	// Every job, asked through every survivor, ends: the victim's running
 	// ones Failed as interrupted by its leaving, the others Completed.
