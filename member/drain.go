@@ -47,14 +47,15 @@ func (m *Member) inFlight() int {
 }
 
 // handOverAll hands every rack active here over, in parallel: its
-// service stops within one membership timeout and its lease is released,
-// so the member that the cluster places it on next takes it without
-// waiting for the lease to end.
+// service stops within a quarter of the membership timeout (Drain gave its
+// jobs their window already) and its lease is released, so the member
+// that the cluster places it on next takes it without waiting for the
+// lease to end.
 func (m *Member) handOverAll() {
 	var wg sync.WaitGroup
 	for _, pid := range m.localGrains() {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), m.cfg.MembershipTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), m.cfg.tick())
 			defer cancel()
 			_, _ = m.sys.Root.RequestFuture(pid, &handOver{ctx: ctx}, 2*m.cfg.MembershipTimeout).Result()
 		})

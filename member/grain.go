@@ -113,10 +113,14 @@ func (g *rackGrain) Receive(ctx actor.Context) {
 		g.handOver(msg.ctx)
 		ctx.Respond(&handedOver{})
 	case *actor.Stopping:
+		// The cluster moved the rack to another member (one joined) or
+		// this member is leaving: the rack's jobs get the hand-over
+		// window to end, then what still runs is interrupted, and only
+		// then is the lease released for the next owner.
 		if g.timer != nil {
 			g.timer.Stop()
 		}
-		sctx, cancel := context.WithTimeout(context.Background(), g.m.cfg.tick())
+		sctx, cancel := context.WithTimeout(context.Background(), g.m.cfg.handOverTimeout())
 		g.closeService(sctx)
 		cancel()
 		g.drop()
@@ -236,8 +240,9 @@ func (g *rackGrain) lose(h *racklease.Holder) {
 	g.drop()
 }
 
-// closeService stops the rack's service within ctx (its last jobs are
-// interrupted when ctx ends), after the calls under way have answered.
+// closeService stops the rack's service: it admits no new job, the
+// calls under way answer, the running jobs get until ctx ends to end by
+// themselves, and those still running then are interrupted.
 func (g *rackGrain) closeService(ctx context.Context) {
 	g.unwatch()
 	if g.svc == nil {
@@ -245,12 +250,26 @@ func (g *rackGrain) closeService(ctx context.Context) {
 	}
 	g.svc.BeginDrain()
 	g.serving.Wait()
+	started := time.Now()
+	if n := g.svc.InFlight(); n > 0 {
+		g.log.Info().Int("jobs_in_flight", n).Msg("rack handing over: waiting for its jobs to end")
+		poll := time.NewTicker(max(g.m.cfg.tick()/10, 10*time.Millisecond))
+	wait:
+		for g.svc.InFlight() > 0 {
+			select {
+			case <-ctx.Done():
+				break wait
+			case <-poll.C:
+			}
+		}
+		poll.Stop()
+	}
 	inFlight := g.svc.InFlight()
 	if err := g.svc.Close(ctx); err != nil {
 		g.log.Error().Err(err).Msg("rack's service did not stop cleanly")
 	}
 	g.svc = nil
-	g.log.Info().Int("jobs_interrupted", inFlight).Msg("rack's service stopped on this member")
+	g.log.Info().Int("jobs_interrupted", inFlight).Int64("waited_ms", time.Since(started).Milliseconds()).Msg("rack's service stopped on this member")
 }
 
 // handOver stops the service and releases the rack for good: the member

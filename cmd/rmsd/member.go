@@ -77,6 +77,7 @@ func joinCluster(cfg *config.Config, st store.Store, nodes *nodeStore, deps rmss
 		Seeds: c.SeedList(), AutomanagedPort: c.AutomanagedPort,
 		MembershipTimeout: seconds(c.MembershipTimeoutSeconds),
 		Store:             shared, Log: log,
+		HandOverTimeout: seconds(cfg.Workflows.DrainTimeoutSeconds),
 		OpenRack:        opener.open,
 		ReloadRackNodes: nodes.reloadRack,
 		ReloadAllNodes:  nodes.reloadAll,
