@@ -47,6 +47,13 @@ type memberProcess struct {
 // given remote and automanaged ports and every member's seed.
 func startMemberProcess(t *testing.T, dbURL, id string, remotePort, autoPort int, seeds string, env ...string) *memberProcess {
 	t.Helper()
+	return startMemberBinary(t, []string{os.Args[0], asDaemon}, dbURL, id, remotePort, autoPort, seeds, env...)
+}
+
+// startMemberBinary is startMemberProcess running the command cmdline
+// (the test binary as rmsd, or a built rmsd).
+func startMemberBinary(t *testing.T, cmdline []string, dbURL, id string, remotePort, autoPort int, seeds string, env ...string) *memberProcess {
+	t.Helper()
 	cfg := writeFile(t, insecureLoopback+fmt.Sprintf(`[postgres]
 db_url = %q
 [cluster]
@@ -58,7 +65,7 @@ seeds = %q
 membership_timeout_seconds = 3
 `, dbURL, id, remotePort, autoPort, seeds))
 	p := &memberProcess{id: id, activeRacks: map[string]int{}, exited: make(chan struct{})}
-	p.cmd = exec.Command(os.Args[0], asDaemon, "--config", cfg)
+	p.cmd = exec.Command(cmdline[0], append(cmdline[1:], "--config", cfg)...)
 	keys := filepath.Join(t.TempDir(), "store-keys")
 	if err := os.WriteFile(keys, []byte(keyLine("k1", 1)), 0o600); err != nil {
 		t.Fatal(err)
