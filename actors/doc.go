@@ -47,8 +47,10 @@
 // events per tracked job, a snapshot of the index replaces the journal in
 // one commit (durable.go). On start the engine replays the journal; the
 // registry's first turn seals every job that was not terminal Failed,
-// "interrupted by restart of rmsd at stage ...", releasing its holds, and
-// re-aggregates the parents (replay.go). While the journal cannot be
+// "interrupted by restart of rmsd at stage ..." (Options.Interrupted names
+// another cause: a cluster member taking over a rack), releasing its holds,
+// and re-aggregates the parents (replay.go). Each journal row names the
+// jobs it creates (store.Event.Jobs), which a rack's journal indexes. While the journal cannot be
 // written, admission is refused with messages.ErrStoreUnavailable and
 // reads answer from memory. A commit that has not answered within
 // Options.StoreTimeout counts as failed, so a stalled store refuses the
@@ -153,4 +155,11 @@
 // stopped, and Close waits for them no longer than the window: a workflow
 // that ignores its context is named in the log and left to end with the
 // process, its nodes held until then.
+//
+// Abandon (cluster mode: the member no longer owns the rack the engine
+// runs) refuses admission at once with messages.ErrNotOwner, drops the
+// journal's queue without writing it, cancels every workflow with its
+// cause and waits for them as Close does; it seals nothing, since the
+// rack's new owner replays the journal and seals what was left running
+// (abandon.go).
 package actors

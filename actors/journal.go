@@ -194,14 +194,14 @@ func (w *journalWriter) isAbandoned() bool {
 func (w *journalWriter) unavailable() bool { return w.down.Load() }
 
 // reply sends d.msg once the events up to d.seq are durable: at once when
-// they are, or when the store is failing (reads answer from memory; an
-// admission gets d.failed), or, for a read, when the commit it would wait
-// for is stalling.
+// they are, or when the store is failing or the journal is abandoned
+// (reads answer from memory; an admission gets d.failed), or, for a read,
+// when the commit it would wait for is stalling.
 func (w *journalWriter) reply(d deferredReply) {
 	w.mu.Lock()
 	switch {
 	case d.seq <= w.durable:
-	case w.failing, w.stalling && d.failed == nil:
+	case w.failing, w.abandoned, w.stalling && d.failed == nil:
 		d = d.failedNow()
 	default:
 		w.waiting = append(w.waiting, d)

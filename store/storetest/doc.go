@@ -6,7 +6,9 @@
 // trips, filters and ordering, one default per hardware type under
 // concurrent SetDefaultFirmwareObject calls, deletion keeping the history,
 // all-or-nothing transactions, the journal's ordering under concurrent
-// appends, reopening, migrations applied twice, and concurrent writers in
+// appends, the racks' journal streams of cluster mode (isolated, fenced,
+// compacted one at a time, indexing jobs by rack; refused by an engine a
+// cluster cannot share), reopening, migrations applied twice, and concurrent writers in
 // one and in two stores on the same storage. It never sleeps to
 // synchronise, and every check can fail. It is imported by tests only.
 package storetest

@@ -64,6 +64,7 @@ func Run(t *testing.T, b Backend) {
 		{"AuditPruneKeepsTheRetentionWindow", testAuditPruneKeepsTheRetentionWindow},
 	}
 	tests = append(tests, ownerContract...)
+	tests = append(tests, rackJournalContract...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, b) })
 	}
