@@ -40,9 +40,11 @@ func (c Class) String() string {
 type Span int
 
 const (
-	// NoSpan refuses it (FAILED_PRECONDITION): the method acts on one rack
-	// as a whole, or its reply cannot be merged; the caller sends one call
-	// per rack.
+	// NoSpan methods act on one node or one rack. Those whose requests can
+	// name nodes of several racks (oneRackHandlers) refuse such a request
+	// themselves, in band and before acting, as a single rmsd does: it
+	// goes whole to the first rack's owner, which answers that refusal.
+	// Any other is refused here (FAILED_PRECONDITION).
 	NoSpan Span = iota
 	// SpanJobs splits it by rack, forwards each part to its owner (each
 	// admits a batch of its own) and answers a cluster parent over them.
@@ -74,6 +76,16 @@ func routeOf(method string) (Route, bool) { r, ok := routes[method]; return r, o
 // RouteOf returns how method (a full gRPC method name) is served; false
 // for a method of neither RMS service.
 func RouteOf(method string) (Route, bool) { return routeOf(method) }
+
+// oneRackHandlers are the NoSpan methods whose requests may name nodes
+// of several racks, and whose handlers refuse such a request before
+// acting (a cold reboot is of one rack; a fabric reconcile configures one
+// rack): a test checks that every other NoSpan method names one rack at
+// most.
+var oneRackHandlers = map[string]bool{
+	v1("ExecuteColdReboot"):             true,
+	v2("ConfigureScaleUpFabricManager"): true,
+}
 
 // routes classify every method of both services; a test fails when one is
 // missing. docs/cluster.md (Forwarding) argues each Local entry.

@@ -42,6 +42,9 @@ func TestEveryMethodIsClassified(t *testing.T) {
 			if (r.Span == SpanJobs) != (r.JobType != messages.TypeNone) {
 				t.Errorf("%s: a batch across racks needs its job type, and only it", m)
 			}
+			if r.Class == ByRack && r.Span == NoSpan && len(nodeListsOf(newRequest(m).ProtoReflect().Descriptor())) > 0 && !oneRackHandlers[m] {
+				t.Errorf("%s may name nodes of several racks: it must span them, or refuse them itself (oneRackHandlers)", m)
+			}
 			if newRequest(m) == nil || newReply(m) == nil {
 				t.Errorf("%s: no message types", m)
 			}

@@ -61,6 +61,8 @@ func (r *receiver) intercept(ctx context.Context, req any, info *grpc.UnaryServe
 		return handler(ctx, req)
 	case len(racks) == 1:
 		return r.answer(ctx, forwardCall(ctx, r.cluster, from, racks[0], info.FullMethod, msg))
+	case route.Span == NoSpan && oneRackHandlers[info.FullMethod]:
+		return r.answer(ctx, forwardCall(ctx, r.cluster, from, racks[0], info.FullMethod, msg))
 	case route.Span == NoSpan:
 		return nil, status.Error(codes.FailedPrecondition, fmt.Sprintf(
 			"%s names racks %s: in cluster mode it takes the nodes of one rack; send one call per rack",

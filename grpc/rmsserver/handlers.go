@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -92,6 +93,9 @@ func (h *Handlers) Invoke(ctx context.Context, fullMethod string, req proto.Mess
 		}
 		return nil
 	}
+	// The call has no stream of its own: a trailer the handlers set must
+	// not land on an RPC that ctx may belong to (the caller's).
+	ctx = grpc.NewContextWithServerTransportStream(ctx, noStream{method: fullMethod})
 	reply, err := m.call(m.srv, ctx, dec, func(ctx context.Context, _ any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		return h.inner(ctx, req, info, handler)
 	})
@@ -145,3 +149,12 @@ func RecordReason(ctx context.Context, reason string) {
 		f.add(inBandFailure{err: errors.New(reason)})
 	}
 }
+
+// noStream is the server transport stream of a call Invoke runs: it has
+// no headers or trailers to send, and drops what is set.
+type noStream struct{ method string }
+
+func (s noStream) Method() string             { return s.method }
+func (noStream) SetHeader(metadata.MD) error  { return nil }
+func (noStream) SendHeader(metadata.MD) error { return nil }
+func (noStream) SetTrailer(metadata.MD) error { return nil }
