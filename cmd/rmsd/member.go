@@ -101,12 +101,15 @@ func (d *memberDaemon) interceptor(st store.Store, logger logging.Logger) ([]grp
 	return []grpc.UnaryServerInterceptor{forward.Interceptor(d.member, fst, d.id, logger.Component("cluster"))}, nil
 }
 
-// drain stops admitting jobs for this member's racks and waits, until ctx
-// ends, for their jobs to end.
-func (d *memberDaemon) drain(ctx context.Context) {
+// drain stops admitting jobs for this member's racks and waits, at most
+// timeoutSeconds ([workflows] drain_timeout_seconds), for their jobs to
+// end.
+func (d *memberDaemon) drain(timeoutSeconds int) {
 	if d == nil {
 		return
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), seconds(timeoutSeconds))
+	defer cancel()
 	d.member.Drain(ctx)
 }
 

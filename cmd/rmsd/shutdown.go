@@ -30,9 +30,7 @@ func (d *daemon) wait(ctx context.Context) error {
 	// A member's racks admit no new job from now on; their running jobs
 	// get the drain window, while this member still answers the calls
 	// forwarded to them.
-	drain, cancelDrain := context.WithTimeout(context.Background(), seconds(d.cfg.Workflows.DrainTimeoutSeconds))
-	defer cancelDrain()
-	d.member.drain(drain)
+	d.member.drain(d.cfg.Workflows.DrainTimeoutSeconds)
 	if delay := d.cfg.Server.DrainDelaySeconds; delay > 0 && !served {
 		d.log.Info().Int("drain_delay_seconds", delay).
 			Msg("health NOT_SERVING; accepting connections until the drain delay ends")
@@ -54,6 +52,8 @@ func (d *daemon) wait(ctx context.Context) error {
 	// The racks are handed over (what still runs is interrupted) before
 	// the hardware clients and the store close.
 	d.member.stop()
+	drain, cancel := context.WithTimeout(context.Background(), seconds(d.cfg.Workflows.DrainTimeoutSeconds))
+	defer cancel()
 	drainErr := d.engine.Drain(drain)
 	d.admin.stop()
 	d.stopConsole()
