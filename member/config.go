@@ -37,6 +37,20 @@ type Config struct {
 	MembershipTimeout time.Duration
 	// Store is the shared store.
 	Store Store
+	// OpenRack builds a rack's service once this member holds the rack's
+	// lease; nil leaves the member owning racks without serving them
+	// (their forwarded calls answer UNAVAILABLE).
+	OpenRack OpenRack
+	// HandOverTimeout is how long a rack leaving this member (the cluster
+	// moved it, or the member drains) waits for its running jobs to end
+	// before it interrupts them ([workflows] drain_timeout_seconds); zero
+	// means a quarter of the membership timeout.
+	HandOverTimeout time.Duration
+	// ReloadRackNodes reloads one rack's registered nodes from the store
+	// (another member changed them); ReloadAllNodes reloads every rack's,
+	// every membership timeout. Nil: the member keeps no node registry.
+	ReloadRackNodes func(ctx context.Context, rackID string) error
+	ReloadAllNodes  func(ctx context.Context) error
 	// Log receives the member's lines; protoactor's own go to
 	// ActorSystemLog's logger when set.
 	Log zerolog.Logger
@@ -55,6 +69,14 @@ func (c Config) validate() error {
 		return errors.New("member: no seeds")
 	}
 	return nil
+}
+
+// handOverTimeout is HandOverTimeout or its default.
+func (c Config) handOverTimeout() time.Duration {
+	if c.HandOverTimeout > 0 {
+		return c.HandOverTimeout
+	}
+	return c.tick()
 }
 
 // tick is how often the member touches its racks, the provider checks the

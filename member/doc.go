@@ -8,5 +8,12 @@
 // somewhere by touching each rack's grain every quarter of the membership
 // timeout, so a member that is lost has its racks activated, and taken, by
 // the survivors once the cluster has dropped it and its leases have ended.
-// The job engine is not part of the cluster yet (docs/cluster.md).
+//
+// While it holds the lease, a rack's grain runs the rack's service
+// (Config.OpenRack: the rack's job engine and handlers) and answers the
+// calls other members forward to the rack (Member.Forward) with it; a lost
+// lease abandons the service at once, a rack leaving the member (moved by
+// the cluster, or handed over by a draining member, Drain and Stop) gives
+// its jobs the hand-over window first. Node changes are announced to every
+// member (AnnounceNodes), which reload the rack's nodes (docs/cluster.md).
 package member

@@ -3,11 +3,14 @@ package member
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/rs/zerolog"
+	"google.golang.org/grpc/codes"
 
 	"github.com/rmsd/rmsd/member/racklease"
 	"github.com/rmsd/rmsd/member/rackpb"
@@ -22,49 +25,133 @@ const rackKind = "rack"
 // lease, notice a lease that is no longer its own.
 type check struct{}
 
+// lost tells the grain that the lease of holder stopped acting; its
+// service was abandoned already.
+type lost struct{ holder *racklease.Holder }
+
+// beginDrain asks the grain to refuse new jobs for its rack (a draining
+// member); it answers drainState.
+type beginDrain struct{}
+
+// askInFlight asks the grain for its rack's unfinished jobs; it answers
+// drainState.
+type askInFlight struct{}
+
+// drainState is a grain's answer to beginDrain and askInFlight.
+type drainState struct{ inFlight int }
+
+// handOver asks the grain to stop its service within the context's
+// deadline, release the rack and not take it again: the member is
+// leaving. It answers handedOver.
+type handOver struct{ ctx context.Context }
+
+// handedOver is the grain's answer to handOver.
+type handedOver struct{}
+
 // rackGrain is one rack's activation on this member: while active, it
-// holds the rack's lease or waits for an earlier owner's to end.
+// holds the rack's lease and runs the rack's service, or waits for an
+// earlier owner's lease to end.
 type rackGrain struct {
 	m      *Member
 	rackID string
 	log    zerolog.Logger
 	holder *racklease.Holder
+	// svc is the rack's service, set while the grain holds the lease and
+	// the service has opened (its replay sealed the earlier owner's jobs).
+	svc RackService
+	// stopWatch ends the goroutine that abandons svc when the lease is
+	// lost; watchDone is closed when it has ended.
+	stopWatch, watchDone chan struct{}
+	// serving counts the forwarded calls whose answer is under way.
+	serving sync.WaitGroup
 	// waitingOn is the member whose lease this grain waits for ("" when
 	// it holds the rack or has not tried yet): logged once per owner.
 	waitingOn string
+	// draining: the member is leaving; left: the rack was handed over
+	// and is not taken again here.
+	draining, left bool
+	// elsewhere counts the consecutive checks at which the membership
+	// placed the rack on another member (misplaced).
+	elsewhere int
 	timer     *time.Timer
 }
 
 // Receive implements actor.Actor.
 func (g *rackGrain) Receive(ctx actor.Context) {
-	switch ctx.Message().(type) {
+	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		g.rackID = cluster.GetClusterIdentity(ctx).Identity
 		g.log = g.m.log.With().Str("rack_id", g.rackID).Logger()
 		g.log.Info().Msg("rack grain activated on this member")
-		g.take()
+		g.m.grainStarted(g.rackID, ctx.Self())
+		g.take(ctx)
 		g.arm(ctx)
 	case *check:
+		if g.misplaced(ctx) {
+			return
+		}
 		if g.holder != nil {
 			if _, acting := g.holder.Lease(); !acting {
-				_, why := g.holder.LostAt()
-				g.log.Error().Err(why).Msg("rack ownership lost: this member no longer acts on the rack; it tries to take it again")
-				g.drop()
+				g.lose(g.holder)
 			}
 		}
 		if g.holder == nil {
-			g.take()
+			g.take(ctx)
 		}
 		g.arm(ctx)
+	case *lost:
+		if g.holder == msg.holder {
+			g.lose(g.holder)
+		}
 	case *rackpb.RackTouch:
 		ctx.Respond(g.status())
+	case *rackpb.Forward:
+		g.forward(ctx, msg)
+	case *beginDrain:
+		g.draining = true
+		if g.svc != nil {
+			g.svc.BeginDrain()
+		}
+		ctx.Respond(g.drainState())
+	case *askInFlight:
+		ctx.Respond(g.drainState())
+	case *handOver:
+		g.handOver(msg.ctx)
+		ctx.Respond(&handedOver{})
 	case *actor.Stopping:
+		// The cluster moved the rack to another member (one joined) or
+		// this member is leaving: the rack's jobs get the hand-over
+		// window to end, then what still runs is interrupted, and only
+		// then is the lease released for the next owner.
 		if g.timer != nil {
 			g.timer.Stop()
 		}
+		sctx, cancel := context.WithTimeout(context.Background(), g.m.cfg.handOverTimeout())
+		g.closeService(sctx)
+		cancel()
 		g.drop()
+		g.m.grainStopped(g.rackID, ctx.Self())
 		g.log.Info().Msg("rack grain stopped on this member")
 	}
+}
+
+// misplaced stops the grain (which hands the rack over, Stopping) when the
+// membership has placed the rack on another member at two checks in a
+// row: an activation made under an older view of the membership, which
+// protoactor does not move when the view changes under it. It reports
+// whether the grain is stopping.
+func (g *rackGrain) misplaced(ctx actor.Context) bool {
+	owner := g.m.placement(g.rackID)
+	if owner == "" || owner == g.m.sys.Address() {
+		g.elsewhere = 0
+		return false
+	}
+	if g.elsewhere++; g.elsewhere < 2 {
+		return false
+	}
+	g.log.Warn().Str("placed_on", owner).Msg("rack placed on another member by the membership: handing it over")
+	ctx.Poison(ctx.Self())
+	return true
 }
 
 // arm schedules the next check.
@@ -73,11 +160,23 @@ func (g *rackGrain) arm(ctx actor.Context) {
 	g.timer = time.AfterFunc(g.m.cfg.tick(), func() { root.Send(self, &check{}) })
 }
 
-// take tries to acquire the rack's lease, within one tick.
-func (g *rackGrain) take() {
-	ctx, cancel := context.WithTimeout(context.Background(), g.m.cfg.tick())
+// take tries to acquire the rack's lease, within one tick, and then opens
+// the rack's service, within a membership timeout.
+func (g *rackGrain) take(ctx actor.Context) {
+	if g.left {
+		return
+	}
+	actx, cancel := context.WithTimeout(context.Background(), g.m.cfg.tick())
 	defer cancel()
-	h, err := racklease.Acquire(ctx, g.m.cfg.Store, g.rackID, g.m.cfg.MemberID, g.m.cfg.MembershipTimeout, racklease.Options{})
+	previous := ""
+	switch prev, err := g.m.cfg.Store.RackOwner(actx, g.rackID); {
+	case err == nil:
+		previous = prev.Member
+	case !errors.Is(err, store.ErrNotFound):
+		g.log.Warn().Err(err).Msg("rack's owner not read; trying again")
+		return
+	}
+	h, err := racklease.Acquire(actx, g.m.cfg.Store, g.rackID, g.m.cfg.MemberID, g.m.cfg.MembershipTimeout, racklease.Options{})
 	var held *store.RackHeldError
 	switch {
 	case errors.As(err, &held):
@@ -91,10 +190,131 @@ func (g *rackGrain) take() {
 		g.log.Warn().Err(err).Msg("rack lease not taken; trying again")
 		return
 	}
-	g.holder, g.waitingOn = h, ""
+	g.holder, g.waitingOn = h, previous
 	lease, _ := h.Lease()
 	g.m.held(g.rackID, h)
-	g.log.Info().Int64("epoch", lease.Epoch).Time("expires", lease.Expires).Msg("rack owned by this member")
+	g.log.Info().Int64("epoch", lease.Epoch).Time("expires", lease.Expires).Str("previous_owner", previous).Msg("rack owned by this member")
+	if g.m.cfg.OpenRack == nil {
+		g.waitingOn = ""
+		return
+	}
+	started := time.Now()
+	octx, ocancel := context.WithTimeout(context.Background(), g.m.cfg.MembershipTimeout)
+	svc, err := g.m.cfg.OpenRack(octx, g.rackID, h.Lease, previous)
+	ocancel()
+	if err != nil {
+		g.log.Error().Err(err).Msg("rack's service not opened; the rack is released and taken again")
+		g.drop()
+		return
+	}
+	if _, acting := h.Lease(); !acting {
+		// Lost while the service opened: it must not act.
+		_, why := h.LostAt()
+		svc.Abandon(why)
+		g.lose(h)
+		return
+	}
+	g.svc, g.waitingOn = svc, ""
+	if g.draining {
+		svc.BeginDrain()
+	}
+	g.watch(ctx, h, svc)
+	g.log.Info().Int64("epoch", lease.Epoch).Int64("open_ms", time.Since(started).Milliseconds()).Msg("rack serving on this member")
+}
+
+// watch abandons svc the moment h stops acting (a renewal refused or
+// none in time), without waiting for the grain's turn: the member stops
+// acting on the rack before the store lets another member take it.
+func (g *rackGrain) watch(ctx actor.Context, h *racklease.Holder, svc RackService) {
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	stop, done := make(chan struct{}), make(chan struct{})
+	g.stopWatch, g.watchDone = stop, done
+	go func() {
+		defer close(done)
+		select {
+		case <-h.Lost():
+			_, why := h.LostAt()
+			svc.Abandon(why)
+			root.Send(self, &lost{holder: h})
+		case <-stop:
+		}
+	}()
+}
+
+// unwatch ends the watch goroutine, if any.
+func (g *rackGrain) unwatch() {
+	if g.stopWatch == nil {
+		return
+	}
+	close(g.stopWatch)
+	<-g.watchDone
+	g.stopWatch, g.watchDone = nil, nil
+}
+
+// lose handles a lease that stopped acting: the service is abandoned (at
+// once, by the watch; again here, harmlessly) and the grain tries to take
+// the rack again at its next check.
+func (g *rackGrain) lose(h *racklease.Holder) {
+	_, why := h.LostAt()
+	g.log.Error().Err(why).Msg("rack ownership lost: this member no longer acts on the rack; it tries to take it again")
+	g.unwatch()
+	if g.svc != nil {
+		g.svc.Abandon(why)
+		g.svc = nil
+	}
+	g.drop()
+}
+
+// closeService stops the rack's service: it admits no new job, the
+// calls under way answer, the running jobs get until ctx ends to end by
+// themselves, and those still running then are interrupted.
+func (g *rackGrain) closeService(ctx context.Context) {
+	g.unwatch()
+	if g.svc == nil {
+		return
+	}
+	g.svc.BeginDrain()
+	g.serving.Wait()
+	started := time.Now()
+	if n := g.svc.InFlight(); n > 0 {
+		g.log.Info().Int("jobs_in_flight", n).Msg("rack handing over: waiting for its jobs to end")
+		poll := time.NewTicker(max(g.m.cfg.tick()/10, 10*time.Millisecond))
+	wait:
+		for g.svc.InFlight() > 0 {
+			select {
+			case <-ctx.Done():
+				break wait
+			case <-poll.C:
+			}
+		}
+		poll.Stop()
+	}
+	inFlight := g.svc.InFlight()
+	if err := g.svc.Close(ctx); err != nil {
+		g.log.Error().Err(err).Msg("rack's service did not stop cleanly")
+	}
+	g.svc = nil
+	g.log.Info().Int("jobs_interrupted", inFlight).Int64("waited_ms", time.Since(started).Milliseconds()).Msg("rack's service stopped on this member")
+}
+
+// handOver stops the service and releases the rack for good: the member
+// is leaving the cluster.
+func (g *rackGrain) handOver(ctx context.Context) {
+	g.left = true
+	if g.timer != nil {
+		g.timer.Stop()
+	}
+	var epoch int64
+	if g.holder != nil {
+		lease, _ := g.holder.Lease()
+		epoch = lease.Epoch
+	}
+	g.closeService(ctx)
+	held := g.holder != nil
+	g.drop()
+	if held {
+		g.log.Info().Int64("epoch", epoch).Msg("rack handed over by this member")
+	}
 }
 
 // drop releases the lease, if any, within one tick.
@@ -112,6 +332,59 @@ func (g *rackGrain) drop() {
 	}
 	g.m.unheld(g.rackID, g.holder)
 	g.holder = nil
+}
+
+// forward answers a call carried from another member (or this one): with
+// the rack's service while the grain holds the lease, on a goroutine of
+// its own so that one slow call does not hold up the rack's others;
+// UNAVAILABLE while the rack is being taken over or handed over.
+func (g *rackGrain) forward(ctx actor.Context, fwd *rackpb.Forward) {
+	if g.holder != nil && g.svc != nil {
+		if _, acting := g.holder.Lease(); !acting {
+			g.lose(g.holder)
+		}
+	}
+	if g.holder == nil || g.svc == nil {
+		ctx.Respond(g.unavailable())
+		return
+	}
+	lease, _ := g.holder.Lease()
+	svc, sender, root := g.svc, ctx.Sender(), ctx.ActorSystem().Root
+	deadline := time.Now().Add(g.m.cfg.MembershipTimeout)
+	if fwd.DeadlineUnixNano != 0 {
+		deadline = time.Unix(0, fwd.DeadlineUnixNano)
+	}
+	g.serving.Add(1)
+	go func() {
+		defer g.serving.Done()
+		cctx, cancel := context.WithDeadline(context.Background(), deadline)
+		defer cancel()
+		reply := svc.Serve(cctx, fwd)
+		reply.MemberId, reply.Epoch = g.m.cfg.MemberID, lease.Epoch
+		root.Send(sender, reply)
+	}()
+}
+
+// unavailable is the answer to a call the grain cannot serve now.
+func (g *rackGrain) unavailable() *rackpb.ForwardReply {
+	var msg string
+	switch {
+	case g.left || g.draining:
+		msg = fmt.Sprintf("rack %s is being handed over by member %s; retry", g.rackID, g.m.cfg.MemberID)
+	case g.waitingOn != "":
+		msg = fmt.Sprintf("rack %s is being taken over from member %s; retry", g.rackID, g.waitingOn)
+	default:
+		msg = fmt.Sprintf("rack %s is being taken over by member %s; retry", g.rackID, g.m.cfg.MemberID)
+	}
+	return &rackpb.ForwardReply{Code: uint32(codes.Unavailable), Message: msg, MemberId: g.m.cfg.MemberID}
+}
+
+// drainState is the grain's answer to a draining member.
+func (g *rackGrain) drainState() *drainState {
+	if g.svc == nil {
+		return &drainState{}
+	}
+	return &drainState{inFlight: g.svc.InFlight()}
 }
 
 // status is the grain's answer to a touch.

@@ -29,9 +29,12 @@ type Member struct {
 
 	mu      sync.Mutex
 	holders map[string]*racklease.Holder // by rack, the leases held here
+	grains  map[string]*actor.PID        // by rack, the grains active here
 
 	cancel context.CancelFunc
 	done   chan struct{}
+	// reloadDone is closed when the full node reloads have stopped.
+	reloadDone chan struct{}
 }
 
 // heartbeatExpiration is the least time gossip waits for a member's
@@ -56,7 +59,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 		return nil, fmt.Errorf("member: the automanaged health port: %w", err)
 	}
 	_ = probe.Close()
-	m := &Member{cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{}, done: make(chan struct{})}
+	m := &Member{cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{}, grains: map[string]*actor.PID{}, done: make(chan struct{}), reloadDone: make(chan struct{})}
 	m.sys = actor.NewActorSystem(actorOpts...)
 	bind := cfg.BindHost
 	if bind == "" {
@@ -80,20 +83,28 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 		}
 	}()
 	m.c.StartMember()
+	if _, err := m.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &nodesActor{m: m} }), nodesActorName); err != nil {
+		m.c.Shutdown(false)
+		return nil, fmt.Errorf("member: start the nodes actor: %w", err)
+	}
 	m.log.Info().Str("address", m.sys.Address()).Strs("seeds", cfg.Seeds).Int("automanaged_port", cfg.AutomanagedPort).
 		Dur("membership_timeout_ms", cfg.MembershipTimeout).Msg("cluster member started")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
 	go m.keep(ctx)
+	go m.reloadAllNodes(ctx)
 	return m, nil
 }
 
-// Stop stops touching racks, leaves the cluster (its grains stop and
-// release their racks) and releases any lease still held.
+// Stop stops touching racks, hands every rack over (its service stops,
+// interrupting the jobs still running, and its lease is released),
+// leaves the cluster and releases any lease still held.
 func (m *Member) Stop() {
 	m.cancel()
 	<-m.done
+	<-m.reloadDone
+	m.handOverAll()
 	m.c.Shutdown(true)
 	m.mu.Lock()
 	left := make([]*racklease.Holder, 0, len(m.holders))
@@ -146,6 +157,41 @@ func (m *Member) touchAll(ctx context.Context) {
 		})
 	}
 	wg.Wait()
+}
+
+// placement returns the address of the member the current membership
+// places rackID's grain on, as protoactor's distributed hash does ("" for
+// no member).
+func (m *Member) placement(rackID string) string {
+	rdv := cluster.NewRendezvous()
+	rdv.UpdateMembers(m.c.MemberList.Members().Members())
+	return rdv.GetByClusterIdentity(cluster.NewClusterIdentity(rackID, rackKind))
+}
+
+// grainStarted and grainStopped keep the member's record of its grains.
+func (m *Member) grainStarted(rackID string, pid *actor.PID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.grains[rackID] = pid
+}
+
+func (m *Member) grainStopped(rackID string, pid *actor.PID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.grains[rackID].Equal(pid) {
+		delete(m.grains, rackID)
+	}
+}
+
+// localGrains returns the grains active on this member.
+func (m *Member) localGrains() map[string]*actor.PID {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]*actor.PID, len(m.grains))
+	for id, pid := range m.grains {
+		out[id] = pid
+	}
+	return out
 }
 
 // held and unheld keep the member's record of the leases its grains hold,

@@ -6,35 +6,57 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
 
 	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
+	"github.com/rmsd/rmsd/grpc/forward"
+	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/member"
-	"github.com/rmsd/rmsd/store/sqlstore"
+	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store"
 )
 
-// memberDaemon is rmsd with [cluster] enabled: one member of a cluster
-// sharing the PostgreSQL store. So far a member joins the cluster and owns
-// racks (package member); it does not run the job engine or serve the
-// RackManager API yet, since jobs are not yet fenced by rack
-// (docs/cluster.md).
+// memberDaemon is what [cluster] enabled adds to rmsd: its membership of
+// a cluster sharing the PostgreSQL store (package member), and the actor
+// system the job engines of the racks it owns run on (rack.go). The rest
+// of the daemon (store, catalog, hardware clients, node registry, gRPC,
+// admin and metrics) is the single process's, started by the same path.
 type memberDaemon struct {
 	log    zerolog.Logger
-	store  *sqlstore.Store
+	id     string
 	member *member.Member
+	racks  *actor.ActorSystem
 }
 
-// startMember opens the shared store and joins the cluster.
-func startMember(ctx context.Context, cfg *config.Config, simulate bool, environ []string, logger logging.Logger) (*memberDaemon, error) {
+// checkCluster refuses, before anything starts, what cluster mode cannot
+// run with yet.
+func checkCluster(cfg *config.Config, simulate bool) error {
 	c := cfg.Cluster
 	switch {
+	case !c.Enabled:
+		return nil
 	case simulate:
-		return nil, errors.New("--simulate cannot run as a cluster member yet; leave [cluster] enabled unset")
+		return errors.New("--simulate cannot run as a cluster member yet; leave [cluster] enabled unset")
 	case c.Provider != config.ProviderAutomanaged:
-		return nil, fmt.Errorf("[cluster] provider %q is not built into this rmsd yet; use %q (docs/cluster.md)", c.Provider, config.ProviderAutomanaged)
+		return fmt.Errorf("[cluster] provider %q is not built into this rmsd yet; use %q (docs/cluster.md)", c.Provider, config.ProviderAutomanaged)
+	case cfg.Storage.EncryptionKeyFile == "":
+		return errors.New("cluster mode needs [storage] encryption_key_file: a rack's registered nodes reach the other members through the store")
 	}
+	return nil
+}
+
+// joinCluster joins the cluster as a member whose racks run their jobs
+// with deps (every dependency but the job engine, which each rack has of
+// its own). nodes is the registry's store: the member reloads racks into
+// it and announces the racks whose nodes it writes.
+func joinCluster(cfg *config.Config, st store.Store, nodes *nodeStore, deps rmsserver.Deps, logger logging.Logger,
+	onJob func(messages.JobObservation), onCommit func(time.Duration, error)) (*memberDaemon, error) {
+	c := cfg.Cluster
 	host, portText, err := net.SplitHostPort(c.AdvertisedAddress)
 	if err != nil {
 		return nil, fmt.Errorf("[cluster] advertised_address: %w", err)
@@ -43,45 +65,60 @@ func startMember(ctx context.Context, cfg *config.Config, simulate bool, environ
 	if err != nil {
 		return nil, fmt.Errorf("[cluster] advertised_address: port %q: %w", portText, err)
 	}
-	log := logger.Component("cluster")
-	// Every member writes to the store: none holds it alone. Racks are
-	// fenced one by one instead (store.RackOwners).
-	openCtx, cancel := context.WithTimeout(ctx, storeOpenTimeout)
-	defer cancel()
-	st, err := sqlstore.OpenPostgres(openCtx, cfg.Postgres.DBURL, cfg.Postgres.DBPoolMax, sqlstore.Options{
-		ReadTimeout:  seconds(cfg.Storage.TimeoutSeconds),
-		WriteTimeout: seconds(cfg.Storage.TimeoutSeconds),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("open the store named by %s: %w", databaseURLSetting(environ), err)
+	shared, ok := st.(member.Store)
+	if !ok {
+		return nil, fmt.Errorf("cluster mode: the %s store cannot fence racks", st.Info().Engine)
 	}
-	info := st.Info()
-	storeLog := logger.Component("store")
-	storeLog.Info().Str("engine", info.Engine).Str("location", info.Location).
-		Int("schema_version", info.SchemaVersion).Bool("shared", true).Msg("store opened")
+	log := logger.Component("cluster")
+	racks := actor.NewActorSystem(logger.ActorSystemOption())
+	opener := &rackOpener{cfg: cfg, logger: logger, sys: racks, st: shared, nodes: nodes, deps: deps, member: c.MemberID, onJob: onJob, commit: onCommit}
 	m, err := member.Start(member.Config{
 		MemberID: c.MemberID, BindHost: c.BindAddress, AdvertisedHost: host, Port: port,
 		Seeds: c.SeedList(), AutomanagedPort: c.AutomanagedPort,
 		MembershipTimeout: seconds(c.MembershipTimeoutSeconds),
-		Store:             st, Log: log,
+		Store:             shared, Log: log,
+		HandOverTimeout: seconds(cfg.Workflows.DrainTimeoutSeconds),
+		OpenRack:        opener.open,
+		ReloadRackNodes: nodes.reloadRack,
+		ReloadAllNodes:  nodes.reloadAll,
 	}, logger.ActorSystemOption())
 	if err != nil {
-		return nil, errors.Join(err, st.Close())
+		racks.Shutdown()
+		return nil, err
 	}
-	log.Warn().Msg("cluster mode: this member owns racks but does not run jobs or serve the RackManager API yet (docs/cluster.md)")
-	return &memberDaemon{log: logger.Logger, store: st, member: m}, nil
+	nodes.changed = m.AnnounceNodes
+	return &memberDaemon{log: log, id: c.MemberID, member: m, racks: racks}, nil
 }
 
-// wait runs until ctx ends, then leaves the cluster, releasing this
-// member's racks, and closes the store.
-func (d *memberDaemon) wait(ctx context.Context) error {
-	<-ctx.Done()
-	d.log.Info().Msg("shutdown requested: leaving the cluster")
-	d.member.Stop()
-	var err error
-	if cerr := d.store.Close(); cerr != nil {
-		err = fmt.Errorf("close store: %w", cerr)
+// interceptor is the receiving side of forwarding, innermost in this
+// member's gRPC server: every call for a rack or a job goes to the rack's
+// owner through the cluster (grpc/forward).
+func (d *memberDaemon) interceptor(st store.Store, logger logging.Logger) ([]grpc.UnaryServerInterceptor, error) {
+	fst, ok := st.(forward.Store)
+	if !ok {
+		return nil, fmt.Errorf("cluster mode: the %s store keeps no job racks", st.Info().Engine)
 	}
-	d.log.Info().Msg("rmsd stopped")
-	return err
+	return []grpc.UnaryServerInterceptor{forward.Interceptor(d.member, fst, d.id, logger.Component("cluster"))}, nil
+}
+
+// drain stops admitting jobs for this member's racks and waits, at most
+// timeoutSeconds ([workflows] drain_timeout_seconds), for their jobs to
+// end.
+func (d *memberDaemon) drain(timeoutSeconds int) {
+	if d == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), seconds(timeoutSeconds))
+	defer cancel()
+	d.member.Drain(ctx)
+}
+
+// stop hands every rack over (interrupting the jobs still running), leaves
+// the cluster and stops the racks' actor system.
+func (d *memberDaemon) stop() {
+	if d == nil {
+		return
+	}
+	d.member.Stop()
+	d.racks.Shutdown()
 }

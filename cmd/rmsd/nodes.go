@@ -82,6 +82,12 @@ type nodeStore struct {
 	// nodes at once, so mu guards racks.
 	mu    sync.Mutex
 	racks map[string]bool
+	// reg is the registry the nodes are restored into (and reloaded into,
+	// in cluster mode).
+	reg *racks.Registry
+	// changed, when set, is told of every rack whose nodes this member
+	// wrote (cluster mode: every member reloads the rack).
+	changed func(rackID string)
 }
 
 // seal returns n's store record.
@@ -143,6 +149,9 @@ func (s *nodeStore) observe(ref hw.Ref, n *hw.Node) error {
 			Msg("registered node change refused: the node store did not take it")
 		return fmt.Errorf("the node store is unavailable: %w", err)
 	}
+	if s.changed != nil {
+		s.changed(ref.RackID)
+	}
 	return nil
 }
 
@@ -180,21 +189,28 @@ func (s *nodeStore) recordRack(rackID string) {
 // opens (its key removed from the file) or no longer registers is logged
 // and left in the store.
 func restoreNodes(ctx context.Context, cfg config.Storage, st store.Nodes, reg *racks.Registry, log zerolog.Logger) error {
+	_, err := loadNodes(ctx, cfg, st, reg, log)
+	return err
+}
+
+// loadNodes is restoreNodes returning the node store that persists the
+// changes (nil when nodes are not persisted).
+func loadNodes(ctx context.Context, cfg config.Storage, st store.Nodes, reg *racks.Registry, log zerolog.Logger) (*nodeStore, error) {
 	if cfg.EncryptionKeyFile == "" {
 		log.Warn().Msg("registered nodes are not persisted: [storage] encryption_key_file is not set, so nodes added with CreateNodes are lost at restart")
-		return nil
+		return nil, nil
 	}
 	keys, err := keyring.Load(cfg.EncryptionKeyFile)
 	if err != nil {
-		return fmt.Errorf("[storage] encryption_key_file: %w", err)
+		return nil, fmt.Errorf("[storage] encryption_key_file: %w", err)
 	}
-	s := &nodeStore{st: st, keys: keys, log: log, timeout: defaultNodeWriteTimeout, racks: map[string]bool{}}
+	s := &nodeStore{st: st, keys: keys, log: log, timeout: defaultNodeWriteTimeout, racks: map[string]bool{}, reg: reg}
 	if cfg.TimeoutSeconds > 0 {
 		s.timeout = time.Duration(cfg.TimeoutSeconds) * time.Second
 	}
 	recs, err := st.ListNodes(ctx)
 	if err != nil {
-		return fmt.Errorf("read registered nodes: %w", err)
+		return nil, fmt.Errorf("read registered nodes: %w", err)
 	}
 	var nodes []hw.Node
 	var stale []bool
@@ -217,18 +233,18 @@ func restoreNodes(ctx context.Context, cfg config.Storage, st store.Nodes, reg *
 		restored++
 		if stale[i] {
 			if err := s.put(ctx, nodes[i]); err != nil {
-				return fmt.Errorf("seal node %s/%s with key %q: %w", nodes[i].RackID, nodes[i].ID, keys.Current(), err)
+				return nil, fmt.Errorf("seal node %s/%s with key %q: %w", nodes[i].RackID, nodes[i].ID, keys.Current(), err)
 			}
 			resealed++
 		}
 	}
 	empty, err := s.restoreRacks(ctx, reg, nodes)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	reg.Observe(s.observe)
 	log.Info().Int("nodes", restored).Int("empty_racks", empty).Int("resealed", resealed).Str("key_id", keys.Current()).Msg("registered nodes restored")
-	return nil
+	return s, nil
 }
 
 // restoreRacks registers the recorded racks that have no node left, and

@@ -96,8 +96,8 @@ type daemon struct {
 	fleet            *sim.Fleet
 	release          *simrack.Release
 	served           chan error
-	// member, with [cluster] enabled, is the cluster member this rmsd
-	// runs instead of all of the above (see member.go).
+	// member, with [cluster] enabled, is this rmsd's membership of the
+	// cluster and the racks it owns (member.go); nil otherwise.
 	member *memberDaemon
 }
 
@@ -105,8 +105,8 @@ type daemon struct {
 // metrics, the firmware catalog, hardware clients, the simulation, the job
 // engine, the listeners (gRPC, admin, metrics), the nodes file)
 // and serves. On failure it closes whatever it had started. ctx bounds the
-// start only. With [cluster] enabled it starts a cluster member instead
-// (member.go).
+// start only. With [cluster] enabled it also joins the cluster, whose
+// members run the racks' jobs (member.go).
 func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	f, err := parseFlags(opts.Args, opts.Stdout, opts.Stderr)
 	if err != nil {
@@ -120,12 +120,8 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Cluster.Enabled {
-		m, err := startMember(ctx, cfg, f.simulate, opts.Environ, logger)
-		if err != nil {
-			return nil, err
-		}
-		return &daemon{cfg: cfg, log: logger.Logger, member: m}, nil
+	if err := checkCluster(cfg, f.simulate); err != nil {
+		return nil, err
 	}
 	serverOpts, transport, err := transportOptions(cfg, f.simulate, opts.Environ, logger)
 	if err != nil {
@@ -176,7 +172,8 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		}
 	}
 	// After the simulation's own nodes, which are not persisted.
-	if err = restoreNodes(ctx, cfg.Storage, d.store, registry, logger.Component("nodes")); err != nil {
+	var nodes *nodeStore
+	if nodes, err = loadNodes(ctx, cfg.Storage, d.store, registry, logger.Component("nodes")); err != nil {
 		return nil, err
 	}
 	var simIdentity *switchIdentity
@@ -195,7 +192,13 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.engine, err = startEngine(cfg, logger, d.metrics.ObserveJob, d.metrics.ObserveCommit, d.store); err != nil {
+	// In cluster mode the daemon's own engine has no journal and runs no
+	// rack's job: each rack's engine runs on its owner (rack.go).
+	var journal store.Journal = d.store
+	if cfg.Cluster.Enabled {
+		journal = nil
+	}
+	if d.engine, err = startEngine(cfg, logger, d.metrics.ObserveJob, d.metrics.ObserveCommit, journal); err != nil {
 		return nil, fmt.Errorf("start job engine: %w", err)
 	}
 	addr := net.JoinHostPort(cfg.Server.BindAddress, strconv.Itoa(cfg.Port))
@@ -255,6 +258,17 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		Fabric:            &d.hw.fabric,
 		Validation:        validation,
 	}
+	if cfg.Cluster.Enabled {
+		if d.member, err = joinCluster(cfg, d.store, nodes, serverOpts.Deps, logger, d.metrics.ObserveJob, d.metrics.ObserveCommit); err != nil {
+			return nil, err
+		}
+		// A rack's jobs run on its owner only: calls for a rack go there,
+		// and this server's own handlers admit none.
+		serverOpts.Deps.Jobs = nil
+		if serverOpts.Inner, err = d.member.interceptor(d.store, logger); err != nil {
+			return nil, err
+		}
+	}
 	d.server = rmsserver.New(serverOpts)
 	go func() { d.served <- d.server.Serve(d.lis) }()
 	d.log.Info().Str("addr", d.lis.Addr().String()).Str("version", version).
@@ -292,6 +306,7 @@ func (d *daemon) abandon() {
 	d.stopMetrics()
 	d.admin.stop()
 	d.audit.close()
+	d.member.stop()
 	if d.lis != nil {
 		_ = d.lis.Close()
 	}

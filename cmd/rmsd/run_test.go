@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 	_, err := os.Stat(defaultSQLitePath)
 	existed := err == nil
 	code := m.Run()
+	removeSiteBinary()
 	if code == 0 {
 		// protoactor's dead-letter throttle resets itself on a short-lived
 		// goroutine that ends one throttle interval after the last dead letter.

@@ -14,9 +14,6 @@ import (
 // within the grace period, and running jobs are cancelled and awaited within
 // the drain timeout.
 func (d *daemon) wait(ctx context.Context) error {
-	if d.member != nil {
-		return d.member.wait(ctx)
-	}
 	var serveErr error
 	served := false // d.served has been read
 	select {
@@ -30,6 +27,10 @@ func (d *daemon) wait(ctx context.Context) error {
 	d.metrics.DrainStarted(time.Now())
 	d.server.MarkNotServing()
 	d.engine.BeginShutdown()
+	// A member's racks admit no new job from now on; their running jobs
+	// get the drain window, while this member still answers the calls
+	// forwarded to them.
+	d.member.drain(d.cfg.Workflows.DrainTimeoutSeconds)
 	if delay := d.cfg.Server.DrainDelaySeconds; delay > 0 && !served {
 		d.log.Info().Int("drain_delay_seconds", delay).
 			Msg("health NOT_SERVING; accepting connections until the drain delay ends")
@@ -48,6 +49,9 @@ func (d *daemon) wait(ctx context.Context) error {
 		serveErr = <-d.served
 	}
 
+	// The racks are handed over (what still runs is interrupted) before
+	// the hardware clients and the store close.
+	d.member.stop()
 	drain, cancel := context.WithTimeout(context.Background(), seconds(d.cfg.Workflows.DrainTimeoutSeconds))
 	defer cancel()
 	drainErr := d.engine.Drain(drain)

@@ -44,6 +44,11 @@ func openStore(ctx context.Context, cfg *config.Config, environ []string, log ze
 		ReadTimeout:  time.Duration(cfg.Storage.TimeoutSeconds) * time.Second,
 		WriteTimeout: time.Duration(cfg.Storage.TimeoutSeconds) * time.Second,
 	}
+	if cfg.Cluster.Enabled {
+		// Every member writes to the store: none holds it alone. Racks are
+		// fenced one by one instead (store.RackOwners).
+		opts.Owner = nil
+	}
 	if dbURL := cfg.Postgres.DBURL; dbURL != "" {
 		setting = databaseURLSetting(environ)
 		s, err = sqlstore.OpenPostgres(ctx, dbURL, cfg.Postgres.DBPoolMax, opts)
@@ -55,7 +60,7 @@ func openStore(ctx context.Context, cfg *config.Config, environ []string, log ze
 	}
 	info, own := s.Info(), s.Owner()
 	log.Info().Str("engine", info.Engine).Str("location", info.Location).
-		Int("schema_version", info.SchemaVersion).Str("setting", setting).Int64("epoch", own.Epoch).Msg("store opened")
+		Int("schema_version", info.SchemaVersion).Str("setting", setting).Int64("epoch", own.Epoch).Bool("shared", cfg.Cluster.Enabled).Msg("store opened")
 	return s, nil
 }
 

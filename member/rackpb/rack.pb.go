@@ -346,6 +346,65 @@ func (x *ForwardReply) GetEpoch() int64 {
 	return 0
 }
 
+// RackNodesChanged tells a member that the registered nodes of a rack
+// changed in the store (its owner wrote a CreateNodes, UpdateNode or
+// DeleteNode): the member reloads that rack's nodes from the store. The
+// owner sends it to every member's "rmsd-nodes" actor; a member that
+// misses it catches up at its next full reload.
+type RackNodesChanged struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// rack_id is the rack whose nodes changed.
+	RackId string `protobuf:"bytes,1,opt,name=rack_id,json=rackId,proto3" json:"rack_id,omitempty"`
+	// from_member is the member that wrote the change.
+	FromMember    string `protobuf:"bytes,2,opt,name=from_member,json=fromMember,proto3" json:"from_member,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RackNodesChanged) Reset() {
+	*x = RackNodesChanged{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RackNodesChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RackNodesChanged) ProtoMessage() {}
+
+func (x *RackNodesChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RackNodesChanged.ProtoReflect.Descriptor instead.
+func (*RackNodesChanged) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *RackNodesChanged) GetRackId() string {
+	if x != nil {
+		return x.RackId
+	}
+	return ""
+}
+
+func (x *RackNodesChanged) GetFromMember() string {
+	if x != nil {
+		return x.FromMember
+	}
+	return ""
+}
+
 var File_rmsd_cluster_rack_proto protoreflect.FileDescriptor
 
 const file_rmsd_cluster_rack_proto_rawDesc = "" +
@@ -378,7 +437,11 @@ const file_rmsd_cluster_rack_proto_rawDesc = "" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1b\n" +
 	"\tmember_id\x18\x05 \x01(\tR\bmemberId\x12\x14\n" +
-	"\x05epoch\x18\x06 \x01(\x03R\x05epochB$Z\"github.com/rmsd/rmsd/member/rackpbb\x06proto3"
+	"\x05epoch\x18\x06 \x01(\x03R\x05epoch\"L\n" +
+	"\x10RackNodesChanged\x12\x17\n" +
+	"\arack_id\x18\x01 \x01(\tR\x06rackId\x12\x1f\n" +
+	"\vfrom_member\x18\x02 \x01(\tR\n" +
+	"fromMemberB$Z\"github.com/rmsd/rmsd/member/rackpbb\x06proto3"
 
 var (
 	file_rmsd_cluster_rack_proto_rawDescOnce sync.Once
@@ -392,16 +455,17 @@ func file_rmsd_cluster_rack_proto_rawDescGZIP() []byte {
 	return file_rmsd_cluster_rack_proto_rawDescData
 }
 
-var file_rmsd_cluster_rack_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_rmsd_cluster_rack_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_rmsd_cluster_rack_proto_goTypes = []any{
-	(*RackTouch)(nil),    // 0: rmsd_cluster.RackTouch
-	(*RackStatus)(nil),   // 1: rmsd_cluster.RackStatus
-	(*Forward)(nil),      // 2: rmsd_cluster.Forward
-	(*ForwardReply)(nil), // 3: rmsd_cluster.ForwardReply
-	nil,                  // 4: rmsd_cluster.Forward.MetadataEntry
+	(*RackTouch)(nil),        // 0: rmsd_cluster.RackTouch
+	(*RackStatus)(nil),       // 1: rmsd_cluster.RackStatus
+	(*Forward)(nil),          // 2: rmsd_cluster.Forward
+	(*ForwardReply)(nil),     // 3: rmsd_cluster.ForwardReply
+	(*RackNodesChanged)(nil), // 4: rmsd_cluster.RackNodesChanged
+	nil,                      // 5: rmsd_cluster.Forward.MetadataEntry
 }
 var file_rmsd_cluster_rack_proto_depIdxs = []int32{
-	4, // 0: rmsd_cluster.Forward.metadata:type_name -> rmsd_cluster.Forward.MetadataEntry
+	5, // 0: rmsd_cluster.Forward.metadata:type_name -> rmsd_cluster.Forward.MetadataEntry
 	1, // [1:1] is the sub-list for method output_type
 	1, // [1:1] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name
@@ -420,7 +484,7 @@ func file_rmsd_cluster_rack_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rmsd_cluster_rack_proto_rawDesc), len(file_rmsd_cluster_rack_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
