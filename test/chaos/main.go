@@ -36,10 +36,16 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", uint64(time.Now().UnixNano()), "random seed")
 	flag.BoolVar(&o.verbose, "v", false, "print progress and the daemon's log path")
 	flag.BoolVar(&o.keep, "keep", false, "keep the daemon's log and files even when the run is clean")
+	flag.BoolVar(&o.cluster, "cluster", false, "run a cluster of rmsd members on one PostgreSQL (test/clustersite) and kill members too")
+	flag.IntVar(&o.members, "members", 3, "cluster members (with -cluster)")
 	flag.Parse()
 
 	ctx := context.Background()
-	report, err := run(ctx, o)
+	runner := run
+	if o.cluster {
+		runner = runCluster
+	}
+	report, err := runner(ctx, o)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
 		os.Exit(1)
