@@ -29,8 +29,8 @@ type report struct {
 	// killed with SIGKILL and the members started again (after a kill or
 	// a SIGTERM).
 	memberKills, memberRestarts int
-	daemonErr   error // the daemon stopped badly or stopped answering
-	cluster     bool
+	daemonErr                   error // the daemon stopped badly or stopped answering
+	cluster                     bool
 }
 
 // String is the one summary line.
