@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
+	"github.com/rmsd/rmsd/test/syncbuf"
 )
 
 // journalBackends are the stores the journal tests run on: SQLite always,
@@ -134,24 +134,6 @@ func (c *cutJournal) ReadEvents(ctx context.Context, after int64, limit int) ([]
 	return c.Journal.ReadEvents(ctx, after, limit)
 }
 
-// syncBuffer collects log lines from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // blocks is a workflow that reports nothing and ends only when cancelled.
 var blocks = messages.WorkflowFunc(func(ctx context.Context, job messages.Reporter) {
 	<-ctx.Done()
@@ -207,7 +189,7 @@ func TestJournalRestartBringsBackJobsAndInterruptsTheRest(t *testing.T) {
 			close(g.release)      // what the dying process still does is lost
 			waitTerminal(t, e1, running.ID)
 
-			var logs syncBuffer
+			var logs syncbuf.Buffer
 			e2, _ := newEngine(t, Options{Journal: st, Logger: zerolog.New(&logs)})
 			for id, was := range before {
 				got := mustGet(t, e2, id)
@@ -401,15 +383,9 @@ func TestJournalStoreFailureRefusesJobsAndRecovers(t *testing.T) {
 // resumes and the journal has what happened meanwhile.
 func TestJournalPostgresOutageRefusesJobsAndRecovers(t *testing.T) {
 	dbURL := storetest.TempPostgresDatabase(t)
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storetest.NewCutProxy(t, u.Host)
-	viaProxy := *u
-	viaProxy.Host = proxy.Addr()
+	proxy, viaProxy := storetest.ProxyPostgres(t, dbURL)
 	st := openJournalStore(t, func(ctx context.Context) (store.Store, error) {
-		return sqlstore.OpenPostgres(ctx, viaProxy.String(), 4, sqlstore.Options{})
+		return sqlstore.OpenPostgres(ctx, viaProxy, 4, sqlstore.Options{})
 	})
 	e, _ := newEngine(t, Options{Journal: st})
 	g := newGate()
@@ -417,7 +393,7 @@ func TestJournalPostgresOutageRefusesJobsAndRecovers(t *testing.T) {
 	g.waitRunning(t, e, 1)
 
 	proxy.Cut()
-	_, err = e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "a"}, blocks, nil)
+	_, err := e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "a"}, blocks, nil)
 	if !errors.Is(err, messages.ErrStoreUnavailable) || !strings.Contains(err.Error(), "job store unavailable") {
 		t.Fatalf("create with PostgreSQL cut off: %v, want a clear ErrStoreUnavailable", err)
 	}

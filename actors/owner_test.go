@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
+	"github.com/rmsd/rmsd/test/syncbuf"
 )
 
 // TestJournalStoreTakenOverRefusesJobsAndSaysSo: once another rmsd has
@@ -27,7 +27,7 @@ func TestJournalStoreTakenOverRefusesJobsAndSaysSo(t *testing.T) {
 	st := openJournalStore(t, func(ctx context.Context) (store.Store, error) {
 		return sqlstore.OpenSQLite(ctx, path, sqlstore.Options{Owner: &sqlstore.Ownership{}})
 	})
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	e, _ := newEngine(t, Options{Journal: st, Logger: zerolog.New(&logs)})
 	done := mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "a"}, completes("Completed", "{}"))
 	waitTerminal(t, e, done.ID)
@@ -68,27 +68,21 @@ func TestJournalStoreTakenOverRefusesJobsAndSaysSo(t *testing.T) {
 // connection is back and nobody else took the store, the store takes it
 // back under a new epoch and admission resumes.
 func TestJournalPostgresLockLostRefusesJobsUntilRetaken(t *testing.T) {
-	u, err := url.Parse(storetest.TempPostgresDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storetest.NewCutProxy(t, u.Host)
-	via := *u
-	via.Host = proxy.Addr()
+	proxy, via := storetest.ProxyPostgres(t, storetest.TempPostgresDatabase(t))
 	changes := make(chan sqlstore.ChangeKind, 16)
 	st := openJournalStore(t, func(ctx context.Context) (store.Store, error) {
-		return sqlstore.OpenPostgres(ctx, via.String(), 4, sqlstore.Options{Owner: &sqlstore.Ownership{
+		return sqlstore.OpenPostgres(ctx, via, 4, sqlstore.Options{Owner: &sqlstore.Ownership{
 			CheckInterval: 50 * time.Millisecond,
 			OnChange:      func(c sqlstore.OwnershipChange) { changes <- c.Kind },
 		}})
 	})
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	e, _ := newEngine(t, Options{Journal: st, Logger: zerolog.New(&logs)})
 	mustCreate(t, e, messages.JobSpec{RackID: "r", NodeID: "a"}, completes("Completed", "{}"))
 
 	proxy.Cut()
 	waitChange(t, changes, sqlstore.OwnershipLost)
-	_, err = e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "b"}, blocks, nil)
+	_, err := e.Create(testCtx(t), messages.JobSpec{RackID: "r", NodeID: "b"}, blocks, nil)
 	if !errors.Is(err, messages.ErrStoreUnavailable) {
 		t.Fatalf("create with the store's lock lost: %v, want ErrStoreUnavailable", err)
 	}

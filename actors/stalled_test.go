@@ -3,7 +3,6 @@ package actors
 import (
 	"context"
 	"errors"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,15 +29,9 @@ const stalledStoreTimeout = 10 * time.Second
 // (not the parent, not a child), although the facade retried its request
 // several times; none of its children's workflows ever runs.
 func TestJournalStalledStoreRefusesAdmissionAndStillAnswersReads(t *testing.T) {
-	u, err := url.Parse(storetest.TempPostgresDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storetest.NewCutProxy(t, u.Host)
-	via := *u
-	via.Host = proxy.Addr()
+	proxy, via := storetest.ProxyPostgres(t, storetest.TempPostgresDatabase(t))
 	st := openJournalStore(t, func(ctx context.Context) (store.Store, error) {
-		return sqlstore.OpenPostgres(ctx, via.String(), 4, sqlstore.Options{})
+		return sqlstore.OpenPostgres(ctx, via, 4, sqlstore.Options{})
 	})
 	e, _ := newEngine(t, Options{Journal: st, AskTimeout: 200 * time.Millisecond, StoreTimeout: stalledStoreTimeout})
 

@@ -1,13 +1,10 @@
 package audit_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,25 +14,8 @@ import (
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
+	"github.com/rmsd/rmsd/test/syncbuf"
 )
-
-// syncBuffer is a log sink safe for the recorder's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func openSQLite(t *testing.T) *sqlstore.Store {
 	t.Helper()
@@ -67,7 +47,7 @@ func record(method string, node string) store.AuditRecord {
 
 func TestRecordsGoToTheStreamAndTheStore(t *testing.T) {
 	st := openSQLite(t)
-	var stream, logs syncBuffer
+	var stream, logs syncbuf.Buffer
 	at := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	r := audit.New(audit.Options{Stream: zerolog.New(&stream), Log: zerolog.New(&logs), Store: st,
 		Now: func() time.Time { return at }})
@@ -113,7 +93,7 @@ func TestRetentionPrunesOldRecords(t *testing.T) {
 	if _, err := st.AppendAudit(t.Context(), []store.AuditRecord{old, recent}); err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	r := audit.New(audit.Options{Stream: zerolog.Nop(), Log: zerolog.New(&logs), Store: st,
 		Retention: 90 * 24 * time.Hour, Now: func() time.Time { return now }})
 	defer r.Close(t.Context())
@@ -129,22 +109,16 @@ func TestRetentionPrunesOldRecords(t *testing.T) {
 // in the stream, the store queue overflows into the dropped counter with a
 // warning, and once the store answers again the records it took are there.
 func TestAStalledStoreNeitherDelaysNorLosesTheStream(t *testing.T) {
-	u, err := url.Parse(storetest.TempPostgresDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storetest.NewCutProxy(t, u.Host)
-	via := *u
-	via.Host = proxy.Addr()
+	proxy, via := storetest.ProxyPostgres(t, storetest.TempPostgresDatabase(t))
 	// A write deadline far past the test's patience: were Record to wait
 	// for the store, it could not return while the store is stalled.
-	st, err := sqlstore.OpenPostgres(t.Context(), via.String(), 4, sqlstore.Options{WriteTimeout: 10 * time.Minute})
+	st, err := sqlstore.OpenPostgres(t.Context(), via, 4, sqlstore.Options{WriteTimeout: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
 
-	var stream, logs syncBuffer
+	var stream, logs syncbuf.Buffer
 	r := audit.New(audit.Options{Stream: zerolog.New(&stream), Log: zerolog.New(&logs), Store: st, QueueSize: 4})
 	proxy.Stall()
 	const n = 20

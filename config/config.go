@@ -63,7 +63,8 @@ type Console struct {
 	// PowerRefreshSeconds is the pause between two background rounds that
 	// read the power state of every registered node a job does not hold,
 	// one node at a time, to keep the console's power view current between
-	// rmsd's own reads and changes (0: no background reads).
+	// rmsd's own reads and changes (0: no background rounds; the firmware
+	// of a node is still read again when a firmware job on it ends).
 	PowerRefreshSeconds int `koanf:"power_refresh_seconds"`
 }
 

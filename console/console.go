@@ -25,9 +25,11 @@ const Prefix = "/console/"
 //go:embed web
 var web embed.FS
 
-// Catalog is what the firmware page reads (*catalog.Service implements it).
+// Catalog is what the firmware page reads and follows (*catalog.Service
+// implements it).
 type Catalog interface {
 	List(ctx context.Context, f store.ObjectFilter) ([]catalog.Object, error)
+	Subscribe(buffer int) *catalog.Subscription
 }
 
 // Deps are what the console reads. Jobs, Racks and Power are required.

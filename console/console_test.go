@@ -48,6 +48,12 @@ type fixture struct {
 
 func newFixture(t *testing.T, authorize func(*http.Request) error) *fixture {
 	t.Helper()
+	return newFixtureWith(t, authorize, nil)
+}
+
+// newFixtureWith is newFixture with a firmware catalog (nil: none).
+func newFixtureWith(t *testing.T, authorize func(*http.Request) error, cat console.Catalog) *fixture {
+	t.Helper()
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
@@ -71,7 +77,7 @@ func newFixture(t *testing.T, authorize func(*http.Request) error) *fixture {
 		}
 	}
 	f := &fixture{engine: e, power: powerview.New(nil), racks: reg}
-	f.con, err = console.New(console.Deps{Jobs: e, Racks: reg, Power: f.power, Authorize: authorize, Version: "test"})
+	f.con, err = console.New(console.Deps{Jobs: e, Racks: reg, Power: f.power, Catalog: cat, Authorize: authorize, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

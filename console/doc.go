@@ -4,7 +4,9 @@
 // catalog. Pages are rendered on the server with html/template, so they
 // work without JavaScript; a little plain JavaScript keeps them live, told
 // of changes by server-sent events that come from the job engine's own
-// change feed and rmsd's last-known power view, never from polling.
+// change feed, rmsd's last-known power view and the firmware catalog's
+// change feed, never from polling. FirmwareJobs follows the job feed for
+// the firmware jobs that end, so the node's firmware is read again.
 //
 // The console only reads: the job registry answers who holds what and how
 // each job stands, the rack registry which nodes exist, the power view what

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/powerview"
 	"github.com/rmsd/rmsd/messages"
 )
@@ -17,6 +18,9 @@ const (
 	feedBuffer = 512
 	// powerBuffer is the same for power changes.
 	powerBuffer = 256
+	// catalogBuffer is the same for firmware catalog changes (an object's
+	// download makes two per artifact).
+	catalogBuffer = 256
 	// keepAlive is how often an idle stream sends a comment, so proxies
 	// and the browser keep the connection.
 	keepAlive = 15 * time.Second
@@ -24,7 +28,7 @@ const (
 
 // topic is what one page listens to.
 type topic struct {
-	name string // site, rack, jobs, job
+	name string // site, rack, jobs, job, firmware
 	rack string
 	job  string
 }
@@ -63,26 +67,34 @@ func (t topic) wantsPower(e powerview.Entry) bool {
 // changed is the data of a "changed" event: what changed, so a script
 // can tell, though the console's own script just refreshes its page.
 type changed struct {
-	Job    string `json:"job,omitempty"`
+	Job string `json:"job,omitempty"`
+	// State is the job's state, or the artifact's download state.
 	State  string `json:"state,omitempty"`
 	Rack   string `json:"rack,omitempty"`
 	Node   string `json:"node,omitempty"`
 	Holder string `json:"holder,omitempty"`
 	Power  string `json:"power,omitempty"`
+	// Object is the firmware object a catalog change concerns, Change
+	// what changed (catalog.ChangeKind) and Artifact which artifact.
+	Object   string `json:"object,omitempty"`
+	Change   string `json:"change,omitempty"`
+	Artifact string `json:"artifact,omitempty"`
 }
 
 // events streams a page's changes as server-sent events: "changed" (data:
-// a JSON object naming the job or node) whenever something the page shows
-// changed, "reload" when the stream fell behind and dropped changes (the
-// page must be reloaded), and a first "changed" right after subscribing,
-// covering what changed between the page's render and the stream.
+// a JSON object naming the job, node or firmware object) whenever something
+// the page shows changed, "reload" when the stream fell behind and dropped
+// changes (the page must be reloaded), and a first "changed" right after
+// subscribing, covering what changed between the page's render and the
+// stream. The firmware page follows the catalog's feed, the others the job
+// engine's and the power view's.
 func (c *Console) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	t := topic{name: q.Get("topic"), rack: q.Get("rack"), job: q.Get("id")}
 	switch t.name {
-	case "site", "rack", "jobs", "job":
+	case "site", "rack", "jobs", "job", "firmware":
 	default:
-		c.fail(w, r, http.StatusBadRequest, "topic must be site, rack, jobs or job", nil)
+		c.fail(w, r, http.StatusBadRequest, "topic must be site, rack, jobs, job or firmware", nil)
 		return
 	}
 	fl, ok := w.(http.Flusher)
@@ -90,10 +102,27 @@ func (c *Console) events(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, http.StatusInternalServerError, "streaming unsupported", nil)
 		return
 	}
-	jobs := c.deps.Jobs.Subscribe(feedBuffer)
-	defer jobs.Close()
-	power := c.deps.Power.Subscribe(powerBuffer)
-	defer power.Close()
+	// A nil channel is never ready: a page listens to its sources only.
+	var (
+		jobs    <-chan messages.JobChange
+		power   <-chan powerview.Entry
+		fw      <-chan catalog.Change
+		dropped = func() bool { return false }
+	)
+	if t.name == "firmware" {
+		if c.deps.Catalog != nil {
+			sub := c.deps.Catalog.Subscribe(catalogBuffer)
+			defer sub.Close()
+			fw, dropped = sub.C(), sub.Dropped
+		}
+	} else {
+		js := c.deps.Jobs.Subscribe(feedBuffer)
+		defer js.Close()
+		ps := c.deps.Power.Subscribe(powerBuffer)
+		defer ps.Close()
+		jobs, power = js.C(), ps.C()
+		dropped = func() bool { return js.Dropped() || ps.Dropped() }
+	}
 
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -111,6 +140,13 @@ func (c *Console) events(w http.ResponseWriter, r *http.Request) {
 		fl.Flush()
 		return true
 	}
+	// ended tells the browser to reload when a feed dropped the stream;
+	// a feed closed by its owner (rmsd stopping) just ends it.
+	ended := func() {
+		if dropped() {
+			send("reload", changed{})
+		}
+	}
 	if _, err := fmt.Fprint(w, "retry: 2000\n\n"); err != nil {
 		return
 	}
@@ -120,7 +156,7 @@ func (c *Console) events(w http.ResponseWriter, r *http.Request) {
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
 	for {
-		var ok bool
+		ok := true
 		select {
 		case <-r.Context().Done():
 			return
@@ -131,26 +167,26 @@ func (c *Console) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			fl.Flush()
-			continue
-		case ch, open := <-jobs.C():
+		case ch, open := <-jobs:
 			if !open {
-				if jobs.Dropped() {
-					send("reload", changed{})
-				}
+				ended()
 				return
 			}
 			ok = c.sendJobChange(t, ch, send)
-		case e, open := <-power.C():
+		case e, open := <-power:
 			if !open {
-				if power.Dropped() {
-					send("reload", changed{})
-				}
+				ended()
 				return
 			}
-			ok = true
 			if t.wantsPower(e) {
 				ok = send("changed", changed{Rack: e.RackID, Node: e.NodeID, Power: string(e.State)})
 			}
+		case ch, open := <-fw:
+			if !open {
+				ended()
+				return
+			}
+			ok = send("changed", changed{Object: ch.ObjectID, Change: ch.Kind.String(), Artifact: ch.Artifact, State: string(ch.State)})
 		}
 		if !ok {
 			return

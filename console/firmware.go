@@ -41,7 +41,9 @@ func redactLocation(loc string) string {
 
 func (c *Console) firmware(w http.ResponseWriter, r *http.Request) {
 	v := firmwareView{}
+	events := ""
 	if c.deps.Catalog != nil {
+		events = Prefix + "events?topic=firmware"
 		objs, err := c.deps.Catalog.List(r.Context(), store.ObjectFilter{})
 		if err != nil {
 			c.fail(w, r, http.StatusServiceUnavailable, "the firmware catalog did not answer", err)
@@ -56,7 +58,7 @@ func (c *Console) firmware(w http.ResponseWriter, r *http.Request) {
 			v.Objects = append(v.Objects, fo)
 		}
 	}
-	c.render(w, r, "firmware", view{Title: "Firmware catalog", Data: v})
+	c.render(w, r, "firmware", view{Title: "Firmware catalog", Events: events, Data: v})
 }
 
 // userinfo matches the user information of a URL inside free text.

@@ -70,7 +70,10 @@ type rackGrain struct {
 	// draining: the member is leaving; left: the rack was handed over
 	// and is not taken again here.
 	draining, left bool
-	timer          *time.Timer
+	// elsewhere counts the consecutive checks at which the membership
+	// placed the rack on another member (misplaced).
+	elsewhere int
+	timer     *time.Timer
 }
 
 // Receive implements actor.Actor.
@@ -84,6 +87,9 @@ func (g *rackGrain) Receive(ctx actor.Context) {
 		g.take(ctx)
 		g.arm(ctx)
 	case *check:
+		if g.misplaced(ctx) {
+			return
+		}
 		if g.holder != nil {
 			if _, acting := g.holder.Lease(); !acting {
 				g.lose(g.holder)
@@ -127,6 +133,25 @@ func (g *rackGrain) Receive(ctx actor.Context) {
 		g.m.grainStopped(g.rackID, ctx.Self())
 		g.log.Info().Msg("rack grain stopped on this member")
 	}
+}
+
+// misplaced stops the grain (which hands the rack over, Stopping) when the
+// membership has placed the rack on another member at two checks in a
+// row: an activation made under an older view of the membership, which
+// protoactor does not move when the view changes under it. It reports
+// whether the grain is stopping.
+func (g *rackGrain) misplaced(ctx actor.Context) bool {
+	owner := g.m.placement(g.rackID)
+	if owner == "" || owner == g.m.sys.Address() {
+		g.elsewhere = 0
+		return false
+	}
+	if g.elsewhere++; g.elsewhere < 2 {
+		return false
+	}
+	g.log.Warn().Str("placed_on", owner).Msg("rack placed on another member by the membership: handing it over")
+	ctx.Poison(ctx.Self())
+	return true
 }
 
 // arm schedules the next check.

@@ -159,6 +159,15 @@ func (m *Member) touchAll(ctx context.Context) {
 	wg.Wait()
 }
 
+// placement returns the address of the member the current membership
+// places rackID's grain on, as protoactor's distributed hash does ("" for
+// no member).
+func (m *Member) placement(rackID string) string {
+	rdv := cluster.NewRendezvous()
+	rdv.UpdateMembers(m.c.MemberList.Members().Members())
+	return rdv.GetByClusterIdentity(cluster.NewClusterIdentity(rackID, rackKind))
+}
+
 // grainStarted and grainStopped keep the member's record of its grains.
 func (m *Member) grainStarted(rackID string, pid *actor.PID) {
 	m.mu.Lock()

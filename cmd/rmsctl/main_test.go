@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/test/syncbuf"
 )
 
 // The end-to-end tests run the real rmsctl binary against one real
@@ -33,26 +33,8 @@ var (
 	daemonDir    string // holds simulated-nodes.json and simulated-release.json
 	// daemonLog is everything the daemon wrote to stdout: its log and the
 	// audit log stream.
-	daemonLog lockedBuffer
+	daemonLog syncbuf.Buffer
 )
-
-// lockedBuffer is a bytes.Buffer safe for one writer and many readers.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // simNetwork is the second octet of the simulated devices' addresses, one
 // no other test package uses.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"path/filepath"
@@ -47,14 +46,7 @@ cn = "dash-*"
 `))
 	client := func(name string) rmspb.RackManagerClient {
 		certFile, keyFile := ca.IssueIdentity(t, dir, name, pki.Identity{Subject: pkix.Name{CommonName: name}}, x509.ExtKeyUsageClientAuth)
-		pair, err := tls.LoadX509KeyPair(certFile, keyFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		roots := x509.NewCertPool()
-		roots.AddCert(ca.Cert)
-		conn, err := grpc.NewClient(d.addr.String(), grpc.WithTransportCredentials(credentials.NewTLS(
-			&tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}, ServerName: "localhost", MinVersion: tls.VersionTLS13})))
+		conn, err := grpc.NewClient(d.addr.String(), grpc.WithTransportCredentials(credentials.NewTLS(ca.ClientTLS(t, "localhost", certFile, keyFile))))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"net/http"
@@ -50,9 +49,7 @@ ca = %q
 		t.Fatal("no address in the metrics serving line")
 	}
 
-	roots := x509.NewCertPool()
-	roots.AddCert(ca.Cert)
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, ServerName: "localhost", MinVersion: tls.VersionTLS12}}
+	tr := &http.Transport{TLSClientConfig: ca.ClientTLS(t, "localhost", "", "")}
 	defer tr.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: tr, Timeout: 30 * time.Second}).Get("https://" + addr + "/metrics")
 	if err != nil {

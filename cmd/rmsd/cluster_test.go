@@ -107,6 +107,23 @@ func startClusterSite(t *testing.T, racks, members int) *clusterSite {
 		t.Logf("CreateNodes not done yet (%v, %v); again", resp.GetResponse(), err)
 		pauseFor(ctx, time.Second)
 	}
+	// Every member lists the nodes from its own registry: the racks'
+	// owners wrote them and told every member to reload the racks.
+	written := time.Now()
+	for _, p := range s.members {
+		for {
+			inv, err := s.clients[p.id].ListNodeInventory(ctx, &rmspb.ListNodeInventoryRequest{})
+			if err == nil && len(inv.GetNodes()) == len(all.Nodes) {
+				break
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("%s lists %d nodes (%v), want the %d created through %s", p.id, len(inv.GetNodes()), err, len(all.Nodes), s.members[0].id)
+			}
+			pauseFor(ctx, 100*time.Millisecond)
+		}
+	}
+	t.Logf("every member listed the %d nodes %s after CreateNodes answered (full reload every %d s)",
+		len(all.Nodes), time.Since(written).Round(10*time.Millisecond), siteMembershipTimeout)
 	return s
 }
 

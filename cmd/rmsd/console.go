@@ -8,7 +8,10 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/rmsd/rmsd/cmd/internal/buildinfo"
 	"github.com/rmsd/rmsd/cmd/internal/logging"
@@ -33,9 +36,10 @@ type consoleService struct {
 	srv    *http.Server
 	lis    net.Listener
 	served chan struct{}
-	// stopRefresh ends the refresher; refreshed is closed when it has.
+	// stopRefresh ends the refresher and the firmware job follower;
+	// refreshed is done when both have ended.
 	stopRefresh context.CancelFunc
-	refreshed   chan struct{}
+	refreshed   sync.WaitGroup
 }
 
 // startConsole builds the console and its power refresher. With [console]
@@ -54,9 +58,7 @@ func (d *daemon) startConsole(registry *racks.Registry, grpcTLS *tls.Config, log
 	}
 	s := &consoleService{console: c}
 	d.console = s
-	if every := d.cfg.Console.PowerRefreshSeconds; every > 0 {
-		s.startRefresher(d, registry, seconds(every))
-	}
+	s.startRefresher(d, registry, seconds(d.cfg.Console.PowerRefreshSeconds), log)
 	if d.cfg.Console.Port == 0 {
 		d.log.Info().Str("path", console.Prefix).Msg("console serving on the metrics listener")
 		return []metrics.Route{{Pattern: console.Prefix, Handler: c}, {Pattern: "GET /console", Handler: c}}, nil
@@ -88,13 +90,17 @@ func (d *daemon) startConsole(registry *racks.Registry, grpcTLS *tls.Config, log
 }
 
 // startRefresher reads the power state of every registered node a job
-// does not hold, one node at a time, a round every `every`, and each
-// node's firmware inventory and slot once.
-func (s *consoleService) startRefresher(d *daemon, registry *racks.Registry, every time.Duration) {
+// does not hold, one node at a time, a round every `every` (none when 0),
+// and each node's firmware inventory and slot once; and it reads a node's
+// firmware inventory again as soon as a firmware job on it ends, as the
+// job engine's feed tells (console.FirmwareJobs), so the rack page shows
+// the versions the job left.
+func (s *consoleService) startRefresher(d *daemon, registry *racks.Registry, every time.Duration, log zerolog.Logger) {
 	ctx, cancel := context.WithCancel(context.Background())
-	s.stopRefresh, s.refreshed = cancel, make(chan struct{})
+	s.stopRefresh = cancel
 	engine, view, runner := d.engine.Engine(), d.power, d.hw.runner
-	r := powerview.Refresher{Every: every, Timeout: consoleReadTimeout, Nodes: registry.Nodes,
+	stale := powerview.NewStale(0)
+	r := powerview.Refresher{Every: every, Timeout: consoleReadTimeout, Nodes: registry.Nodes, Stale: stale,
 		Skip: func(ctx context.Context) func(hw.Node) bool {
 			holds, err := engine.Holds(ctx)
 			if err != nil {
@@ -116,11 +122,30 @@ func (s *consoleService) startRefresher(d *daemon, registry *racks.Registry, eve
 				}
 				return readOnce(ctx, view, n, dev)
 			})
+		},
+		ReadFirmware: func(ctx context.Context, n hw.Node) error {
+			err := runner.One(ctx, n, func(ctx context.Context, _ int, dev platform.Device) error {
+				fw, err := dev.FirmwareInventory(ctx)
+				if err != nil {
+					return err
+				}
+				view.SetFirmware(n.RackID, n.ID, fw)
+				return nil
+			})
+			if err != nil {
+				log.Warn().Err(err).Str("rack_id", n.RackID).Str("node_id", n.ID).
+					Msg("console could not read a node's firmware after its firmware job; it shows the versions read before")
+			}
+			return err
 		}}
-	go func() {
-		defer close(s.refreshed)
-		r.Run(ctx)
-	}()
+	follow := console.FirmwareJobs{Jobs: engine, Log: log, Ended: func(ref hw.Ref) {
+		if n, err := registry.Node(ref.RackID, ref.NodeID); err == nil { // a node deleted since is not read
+			stale.Mark(n)
+		}
+	}}
+	following := follow.Start(ctx)
+	s.refreshed.Go(func() { <-following })
+	s.refreshed.Go(func() { r.Run(ctx) })
 }
 
 // readOnce reads a node's slot and firmware inventory the first time its
@@ -155,7 +180,7 @@ func (d *daemon) stopConsole() {
 	s.console.Close()
 	if s.stopRefresh != nil {
 		s.stopRefresh()
-		<-s.refreshed
+		s.refreshed.Wait()
 	}
 	if s.srv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), consoleCloseTimeout)

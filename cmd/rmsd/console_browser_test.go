@@ -104,7 +104,9 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // headless chromium: the site page shows the rack's 35 nodes powered on;
 // a cold reboot started through gRPC colours every cell with its job and
 // turns the shelves off, and the job page's stages advance, all without a
-// reload; then the firmware catalog lists the simulated release.
+// reload; then the firmware catalog page shows the simulated release
+// appear and become available as it is added, and the rack page shows a
+// tray's BMC version change when a firmware update of it ends.
 func TestConsoleInABrowser(t *testing.T) {
 	path := chromium(t)
 	dir := t.TempDir()
@@ -209,7 +211,14 @@ nodes_file = %q
 	waitJS(t, ctx, "the jobs list shows the cold reboot", fmt.Sprintf(`document.querySelector('tr[data-job=%q][data-state="completed"]') !== null`, job))
 	screenshot(t, ctx, "jobs")
 
-	// The firmware catalog, with the simulated release added.
+	// The firmware catalog, open while the simulated release is added
+	// through gRPC: the release appears, then reads available once its
+	// artifacts are downloaded, without a reload.
+	if err := chromedp.Run(ctx, chromedp.Navigate(base+"firmware")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the firmware page's stream is open", `document.querySelector("#live-status.ok") !== null`)
+	evalJS[bool](t, ctx, `window.notReloaded = true`)
 	release, err := os.ReadFile(filepath.Join(dir, "simulated-release.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -220,15 +229,49 @@ nodes_file = %q
 	}
 	addCtx, cancelAdd := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancelAdd()
-	if _, err := client.AddFirmwareObject(addCtx, &add); err != nil {
+	added, err := client.AddFirmwareObject(addCtx, &add)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Run(ctx, chromedp.Navigate(base+"firmware")); err != nil {
-		t.Fatal(err)
+	waitJS(t, ctx, "the release appears and becomes available",
+		fmt.Sprintf(`document.querySelectorAll('section.object').length === 1 && document.querySelector('section[id=%q] .state.completed') !== null`,
+			"object-"+added.GetObject().GetId()))
+	if !evalJS[bool](t, ctx, `window.notReloaded === true`) {
+		t.Fatal("the firmware page was reloaded")
 	}
-	waitJS(t, ctx, "the firmware catalog lists the release", `document.querySelectorAll('section.object').length === 1`)
 	if html := evalJS[string](t, ctx, `document.body.innerHTML`); strings.Contains(html, "password") {
 		t.Error("the firmware page mentions a password")
 	}
 	screenshot(t, ctx, "firmware")
+
+	// The rack page, open while the release is applied to one compute
+	// tray: the tray's BMC version changes from the simulator's to the
+	// release's when the job ends, without a reload.
+	var tray *rmspb.NodeInfo
+	for _, n := range nodes.GetNodes() {
+		if n.GetType() == rmspb.NodeType_COMPUTE_GB200_NVIDIA {
+			tray = n
+			break
+		}
+	}
+	if err := chromedp.Run(ctx, chromedp.Navigate(base+"racks/"+tray.GetRackId())); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the rack page's stream is open", `document.querySelector("#live-status.ok") !== null`)
+	versions := fmt.Sprintf(`document.querySelector('tr[data-node=%q] td.firmware').textContent`, tray.GetNodeId())
+	waitJS(t, ctx, "the tray's firmware read, the simulator's BMC", versions+`.includes("GB200Nvl-25.06-3")`)
+	evalJS[bool](t, ctx, `window.notReloaded = true`)
+	applyCtx, cancelApply := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelApply()
+	applied, err := client.ApplyStoredFirmwareObject(applyCtx, &rmspb.ApplyStoredFirmwareObjectRequest{
+		HardwareType: add.GetHardwareType(), Nodes: &rmspb.NodeSet{Nodes: []*rmspb.NodeInfo{tray}},
+		ComponentFilters: map[int32]*rmspb.FirmwareObjectComponentFilter{ // the BMC only: the shortest update
+			int32(rmspb.NodeType_COMPUTE_GB200_NVIDIA): {Components: []string{"BMC"}}}})
+	if err != nil || applied.GetResponse().GetStatus() != rmspb.ReturnCode_RETURN_CODE_SUCCESS {
+		t.Fatalf("ApplyStoredFirmwareObject: %v %v", applied, err)
+	}
+	waitJS(t, ctx, "the tray shows the release's BMC", versions+`.includes("GB200Nvl-25.04-1") && !`+versions+`.includes("GB200Nvl-25.06-3")`)
+	if !evalJS[bool](t, ctx, `window.notReloaded === true`) {
+		t.Fatal("the rack page was reloaded")
+	}
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"crypto/x509"
 	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -93,13 +91,9 @@ func TestProbeNothingListening(t *testing.T) {
 // gets in with a client certificate from the trusted CA and the server's
 // name, and not without them.
 func TestProbeMTLS(t *testing.T) {
-	dir := t.TempDir()
-	ca := pki.NewCA(t, "rmsprobe test CA")
-	caFile := filepath.Join(dir, "ca.crt")
-	pki.WriteFile(t, caFile, ca.PEM)
-	srvCert, srvKey := ca.Issue(t, dir, "server", "rmsd.test", x509.ExtKeyUsageServerAuth)
-	cliCert, cliKey := ca.Issue(t, dir, "client", "rmsd.test", x509.ExtKeyUsageClientAuth)
-	cfg, err := rmsserver.MTLSConfig(srvCert, srvKey, caFile)
+	m := pki.NewMTLS(t, t.TempDir(), "rmsd.test", "client", "rmsd.test")
+	caFile, cliCert, cliKey := m.CAFile, m.ClientCert, m.ClientKey
+	cfg, err := rmsserver.MTLSConfig(m.ServerCert, m.ServerKey, caFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,7 @@
 package auditrpc_test
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"io"
@@ -36,24 +34,8 @@ import (
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/test/pki"
+	"github.com/rmsd/rmsd/test/syncbuf"
 )
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // denyPower stands in for authorization: inside the audit interceptor, it
 // refuses SetPowerState and the read ListNodeInventory.
@@ -72,7 +54,7 @@ func denyPower(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler
 // with a client certificate from a test CA.
 type fixture struct {
 	client       rmspb.RackManagerClient
-	stream, logs *syncBuffer
+	stream, logs *syncbuf.Buffer
 	st           *sqlstore.Store
 	dbPath       string
 	rec          *audit.Recorder
@@ -97,7 +79,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 
-	f := &fixture{stream: &syncBuffer{}, logs: &syncBuffer{}, dbPath: filepath.Join(dir, "rmsd.db")}
+	f := &fixture{stream: &syncbuf.Buffer{}, logs: &syncbuf.Buffer{}, dbPath: filepath.Join(dir, "rmsd.db")}
 	if f.st, err = sqlstore.OpenSQLite(t.Context(), f.dbPath, sqlstore.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -115,15 +97,7 @@ func newFixture(t *testing.T) *fixture {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
 
-	cc, err := tls.LoadX509KeyPair(cliCert, cliKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AddCert(ca.Cert)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{
-		Certificates: []tls.Certificate{cc}, RootCAs: roots, ServerName: "localhost", MinVersion: tls.VersionTLS12,
-	})))
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(credentials.NewTLS(ca.ClientTLS(t, "localhost", cliCert, cliKey))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +264,7 @@ func TestEveryAdminCallIsRecordedRefusalsIncluded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stream syncBuffer
+	var stream syncbuf.Buffer
 	rec := audit.New(audit.Options{Stream: zerolog.New(&stream), Log: zerolog.Nop()})
 	srv := adminserver.New(engine, zerolog.Nop(), auditrpc.Unary(rec, auditrpc.All))
 	lis, err := net.Listen("tcp", "127.0.0.1:0")

@@ -3,7 +3,6 @@ package auditrpc_test
 import (
 	"context"
 	"net"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
+	"github.com/rmsd/rmsd/test/syncbuf"
 )
 
 // TestAStalledStoreDoesNotDelayAuditedRPCs stalls the PostgreSQL store
@@ -29,19 +29,13 @@ import (
 // longer than the test): audited RPCs still answer, their records are in
 // the stream at once and reach the store once it answers again.
 func TestAStalledStoreDoesNotDelayAuditedRPCs(t *testing.T) {
-	u, err := url.Parse(storetest.TempPostgresDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storetest.NewCutProxy(t, u.Host)
-	via := *u
-	via.Host = proxy.Addr()
-	st, err := sqlstore.OpenPostgres(t.Context(), via.String(), 4, sqlstore.Options{WriteTimeout: 10 * time.Minute})
+	proxy, via := storetest.ProxyPostgres(t, storetest.TempPostgresDatabase(t))
+	st, err := sqlstore.OpenPostgres(t.Context(), via, 4, sqlstore.Options{WriteTimeout: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var stream syncBuffer
+	var stream syncbuf.Buffer
 	rec := audit.New(audit.Options{Stream: zerolog.New(&stream), Log: zerolog.Nop(), Store: st})
 	srv := rmsserver.New(rmsserver.Options{Deps: rmsserver.Deps{Racks: racks.New(nil)}, Logger: zerolog.Nop(),
 		Interceptors: []grpc.UnaryServerInterceptor{auditrpc.Unary(rec, auditrpc.Mutating)}})

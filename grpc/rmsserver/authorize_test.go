@@ -2,7 +2,6 @@ package rmsserver
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"net/url"
@@ -68,13 +67,7 @@ func startAuthzRig(t *testing.T, cfg config.Authz, tlsOn bool) *authzRig {
 func (r *authzRig) connect(t *testing.T, name string, id pki.Identity) *grpc.ClientConn {
 	t.Helper()
 	certFile, keyFile := r.ca.IssueIdentity(t, r.dir, name, id, x509.ExtKeyUsageClientAuth)
-	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AddCert(r.ca.Cert)
-	return dial(t, r.addr, &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}, ServerName: "localhost", MinVersion: tls.VersionTLS13})
+	return dial(t, r.addr, r.ca.ClientTLS(t, "localhost", certFile, keyFile))
 }
 
 func (r *authzRig) as(t *testing.T, name string, id pki.Identity) rmspb.RackManagerClient {

@@ -244,12 +244,6 @@ func (cs *catalogServer) sqliteFiles() []byte {
 	return all
 }
 
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // without returns the log without the lines holding part.
 func (s *syncBuffer) without(part string) string {
 	var keep []string

@@ -16,8 +16,8 @@ import (
 // message field (SetPowerState, GetPowerState), so the reason of every
 // in-band failure travels in the ReasonTrailer response trailer, which
 // upstream's clients ignore and rmsctl prints, and is logged once, at
-// warn, with its rack, node and, for a node or rack a job holds, the
-// holder job. A handler records a failure with m.failed (or, for a batch,
+// warn (a caller's repeats of it at debug: reasonrepeat.go), with its
+// rack, node and, for a node or rack a job holds, the holder job. A handler records a failure with m.failed (or, for a batch,
 // m.failedNodes); reasonUnary does the rest once the handler returned. A
 // FAILURE reply whose handler recorded nothing is reported from the
 // reply's own message.
@@ -110,20 +110,26 @@ func holderOf(err error) string {
 
 // logFailure logs one in-band failure at warn.
 func logFailure(log zerolog.Logger, method string, e inBandFailure) {
-	ev := log.Warn().Str("reason", clip(e.err.Error(), maxLogged))
-	if method != "" {
-		ev = ev.Str("rpc", method)
+	log.Warn().Func(failureFields(method, e)).Msg("request failed in-band")
+}
+
+// failureFields adds the fields of one in-band failure to a log event.
+func failureFields(method string, e inBandFailure) func(*zerolog.Event) {
+	return func(ev *zerolog.Event) {
+		ev.Str("reason", clip(e.err.Error(), maxLogged))
+		if method != "" {
+			ev.Str("rpc", method)
+		}
+		if e.rack != "" {
+			ev.Str("rack_id", clip(e.rack, maxEchoed))
+		}
+		if e.node != "" {
+			ev.Str("node_id", clip(e.node, maxEchoed))
+		}
+		if h := holderOf(e.err); h != "" {
+			ev.Str("holder_job", h)
+		}
 	}
-	if e.rack != "" {
-		ev = ev.Str("rack_id", clip(e.rack, maxEchoed))
-	}
-	if e.node != "" {
-		ev = ev.Str("node_id", clip(e.node, maxEchoed))
-	}
-	if h := holderOf(e.err); h != "" {
-		ev = ev.Str("holder_job", h)
-	}
-	ev.Msg("request failed in-band")
 }
 
 // reasonText is the trailer's reason for failures of a request that

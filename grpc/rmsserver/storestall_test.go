@@ -2,7 +2,6 @@ package rmsserver
 
 import (
 	"context"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,16 +53,11 @@ type nodeGate struct {
 
 func startStalledStoreServer(t *testing.T) *stalledStoreServer {
 	t.Helper()
-	u, err := url.Parse(storetest.TempPostgresDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &stalledStoreServer{proxy: storetest.NewCutProxy(t, u.Host), reg: racks.New(nil)}
-	via := *u
-	via.Host = s.proxy.Addr()
+	proxy, via := storetest.ProxyPostgres(t, storetest.TempPostgresDatabase(t))
+	s := &stalledStoreServer{proxy: proxy, reg: racks.New(nil)}
 	ctx, cancel := context.WithTimeout(context.Background(), catalogWait)
 	defer cancel()
-	st, err := sqlstore.OpenPostgres(ctx, via.String(), 4, sqlstore.Options{ReadTimeout: time.Second, WriteTimeout: time.Second})
+	st, err := sqlstore.OpenPostgres(ctx, via, 4, sqlstore.Options{ReadTimeout: time.Second, WriteTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func Targets(req any) (racks, nodes []string) {
 	c := collector{names: map[protoreflect.Name]*[]string{
 		"rack_id": &racks, "rack_ids": &racks, "node_id": &nodes, "node_ids": &nodes,
 	}}
-	c.walk(pm.ProtoReflect(), 0)
+	walk(pm.ProtoReflect(), maxDepth, nil, c.collect)
 	return racks, nodes
 }
 
@@ -52,7 +52,7 @@ func JobIDs(reply any) []string {
 	}
 	var jobs []string
 	c := collector{names: map[protoreflect.Name]*[]string{"job_id": &jobs, "parent_job_id": &jobs}}
-	c.walk(pm.ProtoReflect(), 0)
+	walk(pm.ProtoReflect(), maxDepth, nil, c.collect)
 	return jobs
 }
 
@@ -95,37 +95,23 @@ func (c *collector) add(into *[]string, v string) {
 	}
 }
 
-func (c *collector) walk(m protoreflect.Message, depth int) {
-	if !m.IsValid() {
-		return
-	}
+// collect adds the values of m's string fields named in c.names.
+func (c *collector) collect(m protoreflect.Message, _ int) {
 	fields := m.Descriptor().Fields()
-	for i := 0; i < fields.Len(); i++ {
+	for i := range fields.Len() {
 		f := fields.Get(i)
-		switch {
-		case f.Kind() == protoreflect.StringKind:
-			into, ok := c.names[f.Name()]
-			if !ok || f.IsMap() {
-				continue
-			}
-			if f.IsList() {
-				l := m.Get(f).List()
-				for j := 0; j < l.Len(); j++ {
-					c.add(into, l.Get(j).String())
-				}
-				continue
-			}
-			c.add(into, m.Get(f).String())
-		case f.Message() != nil && !f.IsMap() && depth < maxDepth && m.Has(f):
-			if f.IsList() {
-				l := m.Get(f).List()
-				for j := 0; j < l.Len(); j++ {
-					c.walk(l.Get(j).Message(), depth+1)
-				}
-				continue
-			}
-			c.walk(m.Get(f).Message(), depth+1)
+		into, ok := c.names[f.Name()]
+		if !ok || f.Kind() != protoreflect.StringKind || f.IsMap() {
+			continue
 		}
+		if f.IsList() {
+			l := m.Get(f).List()
+			for j := range l.Len() {
+				c.add(into, l.Get(j).String())
+			}
+			continue
+		}
+		c.add(into, m.Get(f).String())
 	}
 }
 

@@ -1,7 +1,6 @@
 package nvue_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -29,6 +28,7 @@ import (
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/nvue"
 	"github.com/rmsd/rmsd/hw/sim/nvossim"
+	"github.com/rmsd/rmsd/test/syncbuf"
 )
 
 // siteCA is the CA of a site's switch material: rmsd's client_tls_root
@@ -87,27 +87,9 @@ func (ca *siteCA) issue(t testing.TB, serial int64, ip string, names ...string) 
 	return kp, certPEM, keyPEM
 }
 
-// logBuffer collects a pool's log lines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // verifiedPool is rmsd's pool with a client_tls_root identity: mTLS
 // verified against the site CA, with the bootstrap fallback.
-func verifiedPool(t testing.TB, ca *siteCA, log *logBuffer) *nvue.Pool {
+func verifiedPool(t testing.TB, ca *siteCA, log *syncbuf.Buffer) *nvue.Pool {
 	t.Helper()
 	client, _, _ := ca.issue(t, 99, "127.0.0.1", "rmsd")
 	opts := options()
@@ -139,7 +121,7 @@ func TestBootstrapFallbackForFactorySelfSignedCertificate(t *testing.T) {
 	const password = "Factory-Pw-Xq81-NeverLogged"
 	r := start(t, nvossim.Config{HostName: "sw-factory", Password: hw.NewSecret(password)}, nil)
 	ca := newSiteCA(t)
-	var log logBuffer
+	var log syncbuf.Buffer
 	pool := verifiedPool(t, ca, &log)
 	c := poolClient(t, pool, r.sw.Endpoint())
 
@@ -205,7 +187,7 @@ func TestBootstrapFallbackNeverWhenVerifiedWorks(t *testing.T) {
 	ca := newSiteCA(t)
 	crt, _, _ := ca.issue(t, 3, "127.0.0.1", "sw-good")
 	r := start(t, nvossim.Config{HostName: "sw-good", Certificate: &crt}, nil)
-	var log logBuffer
+	var log syncbuf.Buffer
 	pool := verifiedPool(t, ca, &log)
 	for range 3 {
 		if _, err := poolClient(t, pool, r.sw.Endpoint()).System(r.ctx); err != nil {
@@ -230,7 +212,7 @@ func TestBootstrapFallbackNeverWhenVerifiedWorks(t *testing.T) {
 // are not certificate errors: no fallback, no warning.
 func TestBootstrapFallbackNeverOnOtherFailures(t *testing.T) {
 	ca := newSiteCA(t)
-	var log logBuffer
+	var log syncbuf.Buffer
 	client, _, _ := ca.issue(t, 5, "127.0.0.1", "rmsd")
 	opts := options()
 	opts.TLS, opts.RootCAs, opts.ClientCertificate, opts.BootstrapFallback = nvue.TLSVerify, ca.pool, &client, true
@@ -308,7 +290,7 @@ func TestBootstrapFallbackOnBadCertificateAlert(t *testing.T) {
 	t.Cleanup(srv.Close)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 
-	var log logBuffer
+	var log syncbuf.Buffer
 	pool := verifiedPool(t, ca, &log)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -359,7 +341,7 @@ func BenchmarkBootstrapRead(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer func() { _ = sw.Close() }()
-		c := poolClient(b, verifiedPool(b, ca, &logBuffer{}), sw.Endpoint())
+		c := poolClient(b, verifiedPool(b, ca, &syncbuf.Buffer{}), sw.Endpoint())
 		for b.Loop() {
 			if _, err := c.System(ctx); err != nil {
 				b.Fatal(err)

@@ -1,6 +1,7 @@
 package powerview
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -59,24 +60,37 @@ func (v *View) Seen(rackID, nodeID string, st platform.PowerState) {
 }
 
 // SetFirmware records a node's firmware inventory as just read.
+// Subscribers hear of it only when it differs from the one known before
+// (the first read always does).
 func (v *View) SetFirmware(rackID, nodeID string, fw []platform.Firmware) {
-	v.update(rackID, nodeID, func(e *Entry) { e.Firmware = fw })
+	if fw == nil {
+		fw = []platform.Firmware{} // read: nil means never read
+	}
+	v.update(rackID, nodeID, func(e *Entry) bool {
+		same := e.Firmware != nil && slices.Equal(e.Firmware, fw)
+		e.Firmware = fw
+		return !same
+	})
 }
 
 // SetSlot records a tray's slot number as its device reported it.
 func (v *View) SetSlot(rackID, nodeID string, slot int64) {
-	v.update(rackID, nodeID, func(e *Entry) { e.Slot = slot })
+	v.update(rackID, nodeID, func(e *Entry) bool { e.Slot = slot; return true })
 }
 
-func (v *View) update(rackID, nodeID string, change func(*Entry)) {
+// update changes a node's entry, telling subscribers when change reports
+// that it changed something they should hear of.
+func (v *View) update(rackID, nodeID string, change func(*Entry) bool) {
 	ref := hw.Ref{RackID: rackID, NodeID: nodeID}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	e := v.entries[ref]
 	e.RackID, e.NodeID = rackID, nodeID
-	change(&e)
+	tell := change(&e)
 	v.entries[ref] = e
-	v.tell(e)
+	if tell {
+		v.tell(e)
+	}
 }
 
 // tell hands e to every subscriber; v.mu is held.

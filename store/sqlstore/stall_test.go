@@ -3,7 +3,6 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
-	"net/url"
 	"testing"
 	"time"
 
@@ -19,14 +18,8 @@ import (
 // own deadline is far longer, and succeed again once the proxy forwards.
 func TestPostgresStalledReadsFailUnavailableWithinTheReadTimeout(t *testing.T) {
 	const readTimeout = time.Second
-	u, err := url.Parse(storetest.TempPostgresDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storetest.NewCutProxy(t, u.Host)
-	via := *u
-	via.Host = proxy.Addr()
-	st, err := sqlstore.OpenPostgres(t.Context(), via.String(), 4, sqlstore.Options{ReadTimeout: readTimeout})
+	proxy, via := storetest.ProxyPostgres(t, storetest.TempPostgresDatabase(t))
+	st, err := sqlstore.OpenPostgres(t.Context(), via, 4, sqlstore.Options{ReadTimeout: readTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
-	"net/url"
 	"testing"
 	"time"
 
@@ -21,14 +20,8 @@ const stallWait = 20 * time.Second
 // stall, its reads and writes bounded by timeout.
 func stalledStore(t *testing.T, timeout time.Duration) (*sqlstore.Store, *storetest.CutProxy) {
 	t.Helper()
-	u, err := url.Parse(storetest.TempPostgresDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storetest.NewCutProxy(t, u.Host)
-	via := *u
-	via.Host = proxy.Addr()
-	st, err := sqlstore.OpenPostgres(t.Context(), via.String(), 4, sqlstore.Options{ReadTimeout: timeout})
+	proxy, via := storetest.ProxyPostgres(t, storetest.TempPostgresDatabase(t))
+	st, err := sqlstore.OpenPostgres(t.Context(), via, 4, sqlstore.Options{ReadTimeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"net"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -151,4 +152,19 @@ func (p *CutProxy) closeAll() {
 		_ = c.Close()
 	}
 	clear(p.conns)
+}
+
+// ProxyPostgres starts a CutProxy to the server of the PostgreSQL URL dsn
+// (TempPostgresDatabase's) and returns it with dsn rewritten to reach the
+// server through it.
+func ProxyPostgres(t testing.TB, dsn string) (proxy *CutProxy, viaProxy string) {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("postgres url: %v", err)
+	}
+	proxy = NewCutProxy(t, u.Host)
+	via := *u
+	via.Host = proxy.Addr()
+	return proxy, via.String()
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"net/url"
 	"testing"
 	"time"
 
@@ -26,17 +25,11 @@ const storeTimeout = 5 * time.Second
 // id it handed out answers GetJobStatus.
 func TestKill9WithAStalledPostgresLosesNoAcknowledgedJob(t *testing.T) {
 	direct := storetest.TempPostgresDatabase(t)
-	u, err := url.Parse(direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storetest.NewCutProxy(t, u.Host)
-	via := *u
-	via.Host = proxy.Addr()
+	proxy, via := storetest.ProxyPostgres(t, direct)
 
 	dir := t.TempDir()
 	cfg := simulation(t, dir, 93)
-	d := startDaemonIn(t, dir, append(append([]string{}, insecureEnv...), "DATABASE_URL="+via.String()), "--config", cfg, "--simulate")
+	d := startDaemonIn(t, dir, append(append([]string{}, insecureEnv...), "DATABASE_URL="+via), "--config", cfg, "--simulate")
 	client := dial(t, d)
 	var switches []*rmspb.NodeInfo
 	for _, n := range simulatedNodes(t, dir).GetNodes() {

@@ -7,6 +7,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -116,4 +117,43 @@ func newKey(t testing.TB) *ecdsa.PrivateKey {
 		t.Fatal(err)
 	}
 	return key
+}
+
+// ClientTLS is a client's TLS configuration that trusts only ca and
+// expects serverName; with certFile and keyFile (a certificate ca issued)
+// it presents that client certificate, for mutual TLS.
+func (ca *CA) ClientTLS(t testing.TB, serverName, certFile, keyFile string) *tls.Config {
+	t.Helper()
+	roots := x509.NewCertPool()
+	roots.AddCert(ca.Cert)
+	cfg := &tls.Config{RootCAs: roots, ServerName: serverName, MinVersion: tls.VersionTLS12}
+	if certFile != "" {
+		pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	return cfg
+}
+
+// MTLS is what a mutual-TLS test needs, in files: a CA's certificate, a
+// server certificate and a client certificate it issued.
+type MTLS struct {
+	CA                    *CA
+	CAFile                string
+	ServerCert, ServerKey string
+	ClientCert, ClientKey string
+}
+
+// NewMTLS makes a fresh CA in dir and issues a server certificate naming
+// serverName and a client certificate with common name clientName and DNS
+// name clientDNS.
+func NewMTLS(t testing.TB, dir, serverName, clientName, clientDNS string) *MTLS {
+	t.Helper()
+	m := &MTLS{CA: NewCA(t, "test CA"), CAFile: filepath.Join(dir, "ca.crt")}
+	WriteFile(t, m.CAFile, m.CA.PEM)
+	m.ServerCert, m.ServerKey = m.CA.Issue(t, dir, "server", serverName, x509.ExtKeyUsageServerAuth)
+	m.ClientCert, m.ClientKey = m.CA.Issue(t, dir, clientName, clientDNS, x509.ExtKeyUsageClientAuth)
+	return m
 }

@@ -51,6 +51,13 @@
 // before its line. Everything a download logs is written once Delete or
 // Close has returned.
 //
+// Every change the Service records (an object added or deleted, a default
+// set, an artifact's download state, an object's availability) is
+// published, just after the store holds it, to the subscribers of its
+// change feed (Subscribe), which the web console follows. Publishing never
+// waits: a subscriber whose buffer is full is dropped and must reread the
+// catalog, as with the job engine's feed. The feed is closed by Close.
+//
 // A download cut short by Close (a shutdown or a crash) leaves the object
 // unavailable with no reason. Open finds such objects and re-verifies their
 // cached files: all present with the right SHA-256 makes the object

@@ -74,6 +74,9 @@ type Service struct {
 	// manifests are the stored objects' parsed manifests, by object id,
 	// so that a read parses a manifest once, not at every Get and List.
 	manifests map[string]parsedManifest
+
+	// feed tells subscribers of every change recorded (Subscribe).
+	feed feed
 }
 
 // parsedManifest is an object's manifest and the ConfigJSON it was parsed
@@ -131,14 +134,15 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 
 // Close stops the service: new downloads are refused, running ones are
 // cancelled (their objects stay unavailable, to be re-verified by the next
-// Open), and Close returns once every background goroutine has ended.
-// Calls after the first return at once.
+// Open), and Close returns once every background goroutine has ended,
+// with every subscription closed. Calls after the first return at once.
 func (s *Service) Close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
 	s.cancelBase(ErrClosed)
 	s.wg.Wait()
+	s.feed.close()
 }
 
 // start runs fn in a goroutine the service owns, as the background work on

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"net"
-	"time"
 
 	"github.com/rmsd/rmsd/hw/sim/simssh"
 
@@ -65,63 +64,23 @@ func (h *Host) untrack(c net.Conn) {
 }
 
 func (h *Host) serveConn(c net.Conn, cfg *ssh.ServerConfig) {
-	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-	conn, chans, reqs, err := ssh.NewServerConn(c, cfg)
-	if err != nil {
-		return
-	}
-	_ = c.SetDeadline(time.Time{})
-	defer conn.Close()
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
-		ssh.DiscardRequests(reqs)
-	}()
-	for nc := range chans {
-		if nc.ChannelType() != "session" {
-			_ = nc.Reject(ssh.UnknownChannelType, "only session channels are supported")
-			continue
-		}
-		ch, chReqs, err := nc.Accept()
-		if err != nil {
-			continue
-		}
-		h.wg.Add(1)
-		go func() {
-			defer h.wg.Done()
-			defer ch.Close()
-			h.serveSession(ch, chReqs)
-		}()
-	}
+	simssh.ServeConn(c, cfg, &h.wg, nil, func(_ *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ssh.Request) {
+		h.session(ch).Serve(ch, reqs)
+	})
 }
 
-// serveSession handles exec and the sftp subsystem of one session.
-func (h *Host) serveSession(ch ssh.Channel, reqs <-chan *ssh.Request) {
-	for req := range reqs {
-		switch req.Type {
-		case "pty-req", "env":
-			_ = req.Reply(true, nil)
-		case "exec":
-			cmd := simssh.PayloadString(req.Payload)
-			_ = req.Reply(true, nil)
-			code := h.run(cmd, bufio.NewReader(ch), ch, ch.Stderr())
-			h.log.Debug().Str("cmd", cmd).Int("exit", code).Msg("host ssh exec")
-			simssh.SendExitStatus(ch, code)
-			return
-		case "subsystem":
-			if simssh.PayloadString(req.Payload) != "sftp" {
-				_ = req.Reply(false, nil)
-				continue
+// session is what the host offers on one session channel: exec of its
+// commands and the sftp subsystem.
+func (h *Host) session(ch ssh.Channel) simssh.Session {
+	return simssh.Session{
+		Accept: []string{"pty-req", "env"},
+		Exec: func(cmd string) func() int {
+			return func() int {
+				code := h.run(cmd, bufio.NewReader(ch), ch, ch.Stderr())
+				h.log.Debug().Str("cmd", cmd).Int("exit", code).Msg("host ssh exec")
+				return code
 			}
-			_ = req.Reply(true, nil)
-			srv := sftp.NewRequestServer(ch, h.sftpHandlers())
-			_ = srv.Serve()
-			_ = srv.Close()
-			return
-		default:
-			if req.WantReply {
-				_ = req.Reply(false, nil)
-			}
-		}
+		},
+		SFTP: func() (sftp.Handlers, bool) { return h.sftpHandlers(), true },
 	}
 }

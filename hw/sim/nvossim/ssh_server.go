@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"time"
 
 	"github.com/rmsd/rmsd/hw/sim/simssh"
 
@@ -88,42 +87,14 @@ func (s *Switch) untrack(c net.Conn) {
 }
 
 func (s *Switch) serveSSHConn(c net.Conn, cfg *ssh.ServerConfig) {
-	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-	conn, chans, reqs, err := ssh.NewServerConn(c, cfg)
-	if err != nil {
-		return
-	}
-	_ = c.SetDeadline(time.Time{})
-	defer conn.Close()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		ssh.DiscardRequests(reqs)
-	}()
-	sess := sessionInfo{
-		user:    conn.Permissions.Extensions[extUser],
-		expired: conn.Permissions.Extensions[extExpired] == "1",
-		drop:    func() { _ = conn.Close() },
-	}
-	for nc := range chans {
-		if s.isDown() {
-			return // a reboot drops every session
+	simssh.ServeConn(c, cfg, &s.wg, s.isDown, func(conn *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ssh.Request) {
+		sess := sessionInfo{
+			user:    conn.Permissions.Extensions[extUser],
+			expired: conn.Permissions.Extensions[extExpired] == "1",
+			drop:    func() { _ = conn.Close() },
 		}
-		if nc.ChannelType() != "session" {
-			_ = nc.Reject(ssh.UnknownChannelType, "only session channels are supported")
-			continue
-		}
-		ch, chReqs, err := nc.Accept()
-		if err != nil {
-			continue
-		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer ch.Close()
-			s.serveSession(ch, chReqs, sess)
-		}()
-	}
+		s.session(ch, sess).Serve(ch, reqs)
+	})
 }
 
 type sessionInfo struct {
@@ -132,55 +103,43 @@ type sessionInfo struct {
 	drop    func() // closes the whole SSH connection
 }
 
-// serveSession handles one session channel: pty-req, env, exec, shell and
-// the sftp subsystem.
-func (s *Switch) serveSession(ch ssh.Channel, reqs <-chan *ssh.Request, sess sessionInfo) {
-	for req := range reqs {
-		switch req.Type {
-		case "pty-req", "env", "window-change":
-			_ = req.Reply(true, nil)
-		case "exec":
-			cmd := simssh.PayloadString(req.Payload)
+// session is what the switch offers on one session channel: exec, an
+// interactive shell and the sftp subsystem, as NVOS (or ONIE, or a login
+// whose password expired) answers them.
+func (s *Switch) session(ch ssh.Channel, sess sessionInfo) simssh.Session {
+	return simssh.Session{
+		Accept: []string{"pty-req", "env", "window-change"},
+		Exec: func(cmd string) func() int {
 			if s.isDown() {
 				sess.drop() // rebooting: the connection goes away
-				return
+				return nil
 			}
-			_ = req.Reply(true, nil)
-			code := 1
-			switch {
-			case s.InONIE():
-				code = s.runONIE(cmd, ch, ch, ch.Stderr())
-			case sess.expired:
-				_, _ = io.WriteString(ch.Stderr(), "You are required to change your password immediately (administrator enforced).\n")
-			default:
-				code = s.runCommand(cmd, ch, ch.Stderr())
+			return func() int {
+				code := 1
+				switch {
+				case s.InONIE():
+					code = s.runONIE(cmd, ch, ch, ch.Stderr())
+				case sess.expired:
+					_, _ = io.WriteString(ch.Stderr(), "You are required to change your password immediately (administrator enforced).\n")
+				default:
+					code = s.runCommand(cmd, ch, ch.Stderr())
+				}
+				s.log.Debug().Str("user", sess.user).Str("cmd", cmd).Int("exit", code).Msg("ssh exec")
+				return code
 			}
-			s.log.Debug().Str("user", sess.user).Str("cmd", cmd).Int("exit", code).Msg("ssh exec")
-			simssh.SendExitStatus(ch, code)
-			return
-		case "shell":
-			_ = req.Reply(true, nil)
+		},
+		Shell: func() int {
 			if sess.expired {
-				simssh.SendExitStatus(ch, s.forcePasswordChange(ch, sess.user))
-			} else {
-				simssh.SendExitStatus(ch, s.interactiveShell(ch))
+				return s.forcePasswordChange(ch, sess.user)
 			}
-			return
-		case "subsystem":
-			if simssh.PayloadString(req.Payload) != "sftp" || sess.expired || s.InONIE() { // ONIE has no SFTP server
-				_ = req.Reply(false, nil)
-				continue
+			return s.interactiveShell(ch)
+		},
+		SFTP: func() (sftp.Handlers, bool) {
+			if sess.expired || s.InONIE() { // ONIE has no SFTP server
+				return sftp.Handlers{}, false
 			}
-			_ = req.Reply(true, nil)
-			srv := sftp.NewRequestServer(ch, s.sftpHandlers())
-			_ = srv.Serve()
-			_ = srv.Close()
-			return
-		default:
-			if req.WantReply {
-				_ = req.Reply(false, nil)
-			}
-		}
+			return s.sftpHandlers(), true
+		},
 	}
 }
 

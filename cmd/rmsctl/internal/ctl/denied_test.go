@@ -2,9 +2,7 @@ package ctl
 
 import (
 	"context"
-	"crypto/x509"
 	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,13 +19,9 @@ import (
 // the refusal (the missing permission and the certificate's identity)
 // and exits ExitDenied.
 func TestPermissionDenied(t *testing.T) {
-	dir := t.TempDir()
-	ca := pki.NewCA(t, "rmsctl test CA")
-	caFile := filepath.Join(dir, "ca.crt")
-	pki.WriteFile(t, caFile, ca.PEM)
-	srvCert, srvKey := ca.Issue(t, dir, "server", "rmsd.test", x509.ExtKeyUsageServerAuth)
-	cliCert, cliKey := ca.Issue(t, dir, "operator", "ops.example.org", x509.ExtKeyUsageClientAuth)
-	tlsCfg, err := rmsserver.MTLSConfig(srvCert, srvKey, caFile)
+	m := pki.NewMTLS(t, t.TempDir(), "rmsd.test", "operator", "ops.example.org")
+	caFile, cliCert, cliKey := m.CAFile, m.ClientCert, m.ClientKey
+	tlsCfg, err := rmsserver.MTLSConfig(m.ServerCert, m.ServerKey, caFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package ctl
 import (
 	"bytes"
 	"context"
-	"crypto/x509"
 	"net"
 	"path/filepath"
 	"strings"
@@ -41,12 +40,9 @@ func runCtl(t *testing.T, args ...string) (int, string, string) {
 // client certificate or the server's name.
 func TestMutualTLS(t *testing.T) {
 	dir := t.TempDir()
-	ca := pki.NewCA(t, "rmsctl test CA")
-	caFile := filepath.Join(dir, "ca.crt")
-	pki.WriteFile(t, caFile, ca.PEM)
-	srvCert, srvKey := ca.Issue(t, dir, "server", "rmsd.test", x509.ExtKeyUsageServerAuth)
-	cliCert, cliKey := ca.Issue(t, dir, "client", "rmsd.test", x509.ExtKeyUsageClientAuth)
-	cfg, err := rmsserver.MTLSConfig(srvCert, srvKey, caFile)
+	m := pki.NewMTLS(t, dir, "rmsd.test", "client", "rmsd.test")
+	caFile, cliCert, cliKey := m.CAFile, m.ClientCert, m.ClientKey
+	cfg, err := rmsserver.MTLSConfig(m.ServerCert, m.ServerKey, caFile)
 	if err != nil {
 		t.Fatal(err)
 	}

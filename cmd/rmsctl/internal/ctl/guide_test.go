@@ -7,10 +7,10 @@ import (
 )
 
 // TestRmsctlGuideCommandLinesParse: every rmsctl command line of
-// docs/rmsctl.md names a command that exists, with flags and arguments it
+// docs/cli.md names a command that exists, with flags and arguments it
 // takes, and the guide shows each command it documents.
 func TestRmsctlGuideCommandLinesParse(t *testing.T) {
-	data, err := os.ReadFile("../../../../docs/rmsctl.md")
+	data, err := os.ReadFile("../../../../docs/cli.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestRmsctlGuideCommandLinesParse(t *testing.T) {
 		}
 		line := l[i:]
 		if err := CheckCommandLine(line); err != nil {
-			t.Errorf("docs/rmsctl.md: %s: %v", line, err)
+			t.Errorf("docs/cli.md: %s: %v", line, err)
 		}
 		for _, c := range []string{"cold-reboot", "switch password", "fabric configure", "fabric status"} {
 			if strings.Contains(line, " "+c+" ") {
@@ -52,6 +52,6 @@ func TestRmsctlGuideCommandLinesParse(t *testing.T) {
 		}
 	}
 	if len(seen) != 4 {
-		t.Errorf("docs/rmsctl.md shows only %v of the four commands", seen)
+		t.Errorf("docs/cli.md shows only %v of the four commands", seen)
 	}
 }
