@@ -55,7 +55,7 @@ func checkCluster(cfg *config.Config, simulate bool) error {
 // its own). nodes is the registry's store: the member reloads racks into
 // it and announces the racks whose nodes it writes.
 func joinCluster(cfg *config.Config, st store.Store, nodes *nodeStore, deps rmsserver.Deps, logger logging.Logger,
-	onJob func(messages.JobObservation), onCommit func(time.Duration, error)) (*memberDaemon, error) {
+	onJob func(messages.JobObservation), onCommit func(time.Duration, error), admin *rackAdmin) (*memberDaemon, error) {
 	c := cfg.Cluster
 	host, portText, err := net.SplitHostPort(c.AdvertisedAddress)
 	if err != nil {
@@ -71,7 +71,7 @@ func joinCluster(cfg *config.Config, st store.Store, nodes *nodeStore, deps rmss
 	}
 	log := logger.Component("cluster")
 	racks := actor.NewActorSystem(logger.ActorSystemOption())
-	opener := &rackOpener{cfg: cfg, logger: logger, sys: racks, st: shared, nodes: nodes, deps: deps, member: c.MemberID, onJob: onJob, commit: onCommit}
+	opener := &rackOpener{cfg: cfg, logger: logger, sys: racks, st: shared, nodes: nodes, deps: deps, member: c.MemberID, onJob: onJob, commit: onCommit, admin: admin}
 	m, err := member.Start(member.Config{
 		MemberID: c.MemberID, BindHost: c.BindAddress, AdvertisedHost: host, Port: port,
 		Seeds: c.SeedList(), AutomanagedPort: c.AutomanagedPort,

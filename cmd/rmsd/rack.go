@@ -47,6 +47,9 @@ type rackOpener struct {
 	member string
 	onJob  func(messages.JobObservation)
 	commit func(time.Duration, error)
+	// admin, when the admin service is on, is told of every rack engine
+	// opened and closed.
+	admin *rackAdmin
 }
 
 // open implements member.OpenRack: it reloads the rack's nodes from the
@@ -72,7 +75,10 @@ func (o *rackOpener) open(ctx context.Context, rackID string, lease func() (stor
 	if err != nil {
 		return nil, fmt.Errorf("rack %s: start its job engine: %w", rackID, err)
 	}
-	s := &rackService{rackID: rackID, member: o.member, engine: e, log: log}
+	s := &rackService{rackID: rackID, member: o.member, engine: e, log: log, admin: o.admin}
+	if o.admin != nil {
+		o.admin.add(rackID, e)
+	}
 	s.jobs = &rackJobs{JobEngine: e, s: s}
 	deps := o.deps
 	deps.Jobs = s.jobs
@@ -106,6 +112,7 @@ type rackService struct {
 	jobs           *rackJobs
 	handlers       *rmsserver.Handlers
 	log            zerolog.Logger
+	admin          *rackAdmin
 	// draining refuses new jobs; stopped is set once the engine was closed
 	// or abandoned.
 	draining atomic.Bool
@@ -131,6 +138,7 @@ func (s *rackService) Close(ctx context.Context) error {
 		s.draining.Store(true)
 		var n int
 		n, err = s.engine.Drain(ctx)
+		s.forget()
 		if err != nil {
 			err = fmt.Errorf("rack %s: drain %d jobs: %w", s.rackID, n, err)
 		}
@@ -146,7 +154,15 @@ func (s *rackService) Abandon(cause error) {
 		s.draining.Store(true)
 		s.log.Error().Err(cause).Msg("rack abandoned: its workflows are stopped and nothing more is written for it")
 		s.engine.Abandon(cause)
+		s.forget()
 	})
+}
+
+// forget takes the rack's engine out of the admin service's view.
+func (s *rackService) forget() {
+	if s.admin != nil {
+		s.admin.remove(s.rackID, s.engine)
+	}
 }
 
 // rackJobs is the rack's engine as its handlers see it: admission is

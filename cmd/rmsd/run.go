@@ -208,7 +208,15 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if d.audit, err = startAudit(cfg.Audit, d.store, logger, opts.Stdout, opts.Stderr); err != nil {
 		return nil, err
 	}
-	if d.admin, err = startAdmin(cfg.Admin, d.engine.Admin(), logger, d.audit.adminInterceptor()...); err != nil {
+	// In cluster mode the admin service acts on the engines of the racks
+	// this member owns (rackadmin.go).
+	adminEngine := d.engine.Admin()
+	var racksAdmin *rackAdmin
+	if cfg.Cluster.Enabled && cfg.Admin.Enabled {
+		racksAdmin = newRackAdmin()
+		adminEngine = racksAdmin
+	}
+	if d.admin, err = startAdmin(cfg.Admin, adminEngine, logger, d.audit.adminInterceptor()...); err != nil {
 		return nil, err
 	}
 	d.metrics.Watch(metrics.Sources{Jobs: d.engine.Load, BMC: d.hw.runner.Load, DownloadBytes: d.catalog.dl.BytesReceived,
@@ -259,7 +267,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		Validation:        validation,
 	}
 	if cfg.Cluster.Enabled {
-		if d.member, err = joinCluster(cfg, d.store, nodes, serverOpts.Deps, logger, d.metrics.ObserveJob, d.metrics.ObserveCommit); err != nil {
+		if d.member, err = joinCluster(cfg, d.store, nodes, serverOpts.Deps, logger, d.metrics.ObserveJob, d.metrics.ObserveCommit, racksAdmin); err != nil {
 			return nil, err
 		}
 		// A rack's jobs run on its owner only: calls for a rack go there,

@@ -12,7 +12,9 @@ import (
 
 // killer ends random engine actors through the admin service.
 type killer struct {
-	admin  adminpb.AdminClient
+	// admin returns the admin service to kill through this time (a
+	// random member's in a cluster), or nil when none answers now.
+	admin  func(*rand.Rand) adminpb.AdminClient
 	rng    *rand.Rand
 	total  int
 	byKind map[string]int
@@ -27,7 +29,12 @@ var modes = []adminpb.KillMode{adminpb.KillMode_KILL_MODE_STOP, adminpb.KillMode
 func (k *killer) run(ctx context.Context, verbose bool) {
 	for ctx.Err() == nil {
 		kind := victims[k.rng.IntN(len(victims))]
-		resp, err := k.admin.KillActors(ctx, &adminpb.KillActorsRequest{
+		admin := k.admin(k.rng)
+		if admin == nil {
+			pause(ctx, 100*time.Millisecond)
+			continue
+		}
+		resp, err := admin.KillActors(ctx, &adminpb.KillActorsRequest{
 			Kind: kind, Count: uint32(1 + k.rng.IntN(3)), Mode: modes[k.rng.IntN(len(modes))],
 		})
 		if err == nil {

@@ -14,8 +14,21 @@
 // Usage (from the module root; `task chaos` runs it):
 //
 //	go run ./test/chaos [-duration 45s] [-racks 4] [-callers 4] [-rmsd path]
+//	go run ./test/chaos -cluster [-members 3] [-racks 6] ...
 //
 // Without -rmsd it builds ./cmd/rmsd first.
+//
+// With -cluster it runs rmsd cluster members instead (test/clustersite:
+// one private PostgreSQL database on the server of RMSD_TEST_POSTGRES_URL,
+// default 127.0.0.1:5432, and the simulator in this process). The load
+// goes through every member (cold reboots of one rack, switch batches over
+// several racks, power calls, status polls of acknowledged jobs), actors
+// are killed through each member's admin service, and members are killed
+// (SIGKILL, started again after a pause) or stopped (SIGTERM, started
+// again at once). A job interrupted by a member's loss ends Failed and
+// counts as terminal. The line adds the member kills and restarts:
+//
+//	chaos: N jobs, K kills, L lost, S stuck, H held nodes, O overlaps, M member kills, R member restarts
 package main
 
 import (
@@ -36,10 +49,23 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", uint64(time.Now().UnixNano()), "random seed")
 	flag.BoolVar(&o.verbose, "v", false, "print progress and the daemon's log path")
 	flag.BoolVar(&o.keep, "keep", false, "keep the daemon's log and files even when the run is clean")
+	flag.BoolVar(&o.cluster, "cluster", false, "run a cluster of rmsd members on one PostgreSQL (test/clustersite) and kill members too")
+	flag.IntVar(&o.members, "members", 3, "cluster members (with -cluster)")
 	flag.Parse()
+	if o.cluster {
+		racksSet := false
+		flag.Visit(func(f *flag.Flag) { racksSet = racksSet || f.Name == "racks" })
+		if !racksSet {
+			o.racks = 6
+		}
+	}
 
 	ctx := context.Background()
-	report, err := run(ctx, o)
+	runner := run
+	if o.cluster {
+		runner = runCluster
+	}
+	report, err := runner(ctx, o)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
 		os.Exit(1)

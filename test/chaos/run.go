@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/rmsd/rmsd/grpc/adminpb"
 )
 
 // run starts the daemon, loads it while killing actors, checks the outcome
@@ -45,7 +47,7 @@ func exercise(ctx context.Context, d *daemon, o options) (report, error) {
 	l := newLoad(d, o)
 	var wg sync.WaitGroup
 	l.start(chaos, &wg)
-	k := &killer{admin: d.admin, rng: rand.New(rand.NewPCG(o.seed, 2)), byKind: map[string]int{}}
+	k := &killer{admin: func(*rand.Rand) adminpb.AdminClient { return d.admin }, rng: rand.New(rand.NewPCG(o.seed, 2)), byKind: map[string]int{}}
 	k.run(chaos, o.verbose)
 	wg.Wait()
 	if o.verbose {

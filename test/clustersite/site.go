@@ -1,0 +1,280 @@
+package clustersite
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/grpc/rmsserver"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/sim"
+)
+
+// Options say what site to run.
+type Options struct {
+	Racks, Members int
+	// Binary is the rmsd to run; empty builds ./cmd/rmsd (without the
+	// race detector: docs/cluster.md, Known upstream issue) into Dir.
+	Binary string
+	// Dir holds the members' configurations and logs.
+	Dir string
+	// PostgresURL is the server the site's database is created on
+	// (DefaultAdminURL when empty).
+	PostgresURL string
+	// MembershipTimeout is [cluster] membership_timeout_seconds;
+	// DrainTimeout is [workflows] drain_timeout_seconds.
+	MembershipTimeout, DrainTimeout int
+	// Wait bounds each wait on a member (start, stop) and the
+	// registration of the site's nodes.
+	Wait time.Duration
+}
+
+// Site is a running site.
+type Site struct {
+	Fleet *sim.Fleet
+	// Nodes is every simulated node; Racks the same by rack.
+	Nodes   *rmspb.NodeSet
+	Racks   map[string][]*rmspb.NodeInfo
+	Members []*Member
+
+	o       Options
+	dbURL   string
+	cmdline []string
+	env     []string
+	ports   []int // remote ports, then automanaged ports
+}
+
+// Start starts the simulator, creates the database, starts every member
+// and registers every simulated node through the first one.
+func Start(ctx context.Context, o Options) (s *Site, err error) {
+	if o.PostgresURL == "" {
+		o.PostgresURL = DefaultAdminURL
+	}
+	if o.Wait == 0 {
+		o.Wait = 2 * time.Minute
+	}
+	s = &Site{o: o, Racks: map[string][]*rmspb.NodeInfo{}, Nodes: &rmspb.NodeSet{}}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	if o.Binary == "" {
+		o.Binary = filepath.Join(o.Dir, "rmsd")
+		build := exec.CommandContext(ctx, "go", "build", "-o", o.Binary, "./cmd/rmsd")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return s, fmt.Errorf("build rmsd: %w", err)
+		}
+	}
+	if s.Fleet, err = sim.Start(ctx, sim.Options{Racks: o.Racks, TimeScale: 0.01, Network: 89, ComputeHosts: true, Logger: zerolog.Nop()}); err != nil {
+		return s, fmt.Errorf("start the rack simulator: %w", err)
+	}
+	for _, n := range s.Fleet.Nodes() {
+		ni := nodeInfo(n)
+		s.Racks[n.RackID] = append(s.Racks[n.RackID], ni)
+		s.Nodes.Nodes = append(s.Nodes.Nodes, ni)
+	}
+	if s.dbURL, err = createDatabase(ctx, o.PostgresURL); err != nil {
+		return s, err
+	}
+	if s.ports, err = freePorts(2 * o.Members); err != nil {
+		return s, err
+	}
+	var seeds []string
+	for i := range o.Members {
+		seeds = append(seeds, "127.0.0.1:"+strconv.Itoa(s.ports[o.Members+i]))
+	}
+	keys := filepath.Join(o.Dir, "store-keys")
+	key := "k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 32)) + "\n"
+	if err := os.WriteFile(keys, []byte(key), 0o600); err != nil {
+		return s, err
+	}
+	firmware := filepath.Join(o.Dir, "firmware")
+	if err := os.MkdirAll(firmware, 0o700); err != nil {
+		return s, err
+	}
+	s.env = append(os.Environ(), "RMS_ALLOW_INSECURE=1", "RMS_WORKFLOWS__FIRMWARE_DIR="+firmware,
+		"RMS_STORAGE__ENCRYPTION_KEY_FILE="+keys,
+		"RMS_SWITCHES__NVUE_PORT="+strconv.Itoa(s.Fleet.NVUEPort()), "RMS_SWITCHES__SSH_PORT="+strconv.Itoa(s.Fleet.SSHPort()),
+		"RMS_SWITCHES__INSECURE_SWITCH=true")
+	for i := range o.Members {
+		m := &Member{ID: fmt.Sprintf("member-%d", i), index: i, logPath: filepath.Join(o.Dir, fmt.Sprintf("member-%d.log", i))}
+		cfg := filepath.Join(o.Dir, m.ID+".toml")
+		if err := os.WriteFile(cfg, []byte(memberConfig(o, s.dbURL, m.ID, s.ports[i], s.ports[o.Members+i], strings.Join(seeds, ","))), 0o600); err != nil {
+			return s, err
+		}
+		s.Members = append(s.Members, m)
+	}
+	s.cmdline = []string{o.Binary, "--config"}
+	for _, m := range s.Members {
+		if err := s.run(m); err != nil {
+			return s, err
+		}
+	}
+	return s, s.register(ctx)
+}
+
+// memberConfig is member id's configuration file.
+func memberConfig(o Options, dbURL, id string, remotePort, autoPort int, seeds string) string {
+	return fmt.Sprintf(`port = 0
+[server]
+bind_address = "127.0.0.1"
+drain_delay_seconds = 0
+shutdown_grace_seconds = 5
+[workflows]
+drain_timeout_seconds = %d
+[admin]
+enabled = true
+port = 0
+[metrics]
+port = 0
+[tls]
+insecure = true
+[postgres]
+db_url = %q
+[cluster]
+enabled = true
+member_id = %q
+advertised_address = "127.0.0.1:%d"
+automanaged_port = %d
+seeds = %q
+membership_timeout_seconds = %d
+`, o.DrainTimeout, dbURL, id, remotePort, autoPort, seeds, o.MembershipTimeout)
+}
+
+// run starts m's process.
+func (s *Site) run(m *Member) error {
+	cmdline := append(append([]string(nil), s.cmdline...), filepath.Join(s.o.Dir, m.ID+".toml"))
+	return m.start(cmdline, s.env, s.o.Wait)
+}
+
+// register creates every simulated node through the first member,
+// again while racks are still being placed.
+func (s *Site) register(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.o.Wait)
+	defer cancel()
+	for {
+		resp, err := s.Members[0].RMS().CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: s.Nodes})
+		if err == nil && resp.GetStats().GetFailedNodes() == 0 && int(resp.GetStats().GetSuccessfulNodes()) == len(s.Nodes.GetNodes()) {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("register the simulated nodes through %s: %v, %w", s.Members[0].ID, resp.GetResponse(), errors.Join(err, ctx.Err()))
+		}
+		Pause(ctx, time.Second)
+	}
+}
+
+// Kill ends member i with SIGKILL.
+func (s *Site) Kill(i int) error { return s.Members[i].kill() }
+
+// Stop sends member i SIGTERM and waits for its clean exit: its drain
+// window and a margin.
+func (s *Site) Stop(i int) error {
+	return s.Members[i].stop(time.Duration(s.o.DrainTimeout)*time.Second + s.o.Wait)
+}
+
+// Restart starts member i again, on its ports and configuration.
+func (s *Site) Restart(i int) error { return s.run(s.Members[i]) }
+
+// NotServing returns the racks no member is serving, from the members' logs:
+// empty once every rack has a service open somewhere.
+func (s *Site) NotServing() []string {
+	serving := map[string]bool{}
+	for _, m := range s.Members {
+		if !m.Up() {
+			continue
+		}
+		for _, r := range m.Serving() {
+			serving[r] = true
+		}
+	}
+	var out []string
+	for r := range s.Racks {
+		if !serving[r] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Close kills every member still running, stops the simulator and drops
+// the database.
+func (s *Site) Close() {
+	for _, m := range s.Members {
+		if m.Up() {
+			_ = m.kill()
+		}
+	}
+	if s.Fleet != nil {
+		s.Fleet.Close()
+	}
+	if s.dbURL != "" {
+		if err := dropDatabase(s.o.PostgresURL, s.dbURL); err != nil {
+			fmt.Fprintf(os.Stderr, "clustersite: %v\n", err)
+		}
+	}
+}
+
+// nodeInfo is a simulated node as a caller registers it: its BMC and its
+// host (a switch's NVOS, a compute tray's host OS), with the credentials
+// the devices accept.
+func nodeInfo(sn sim.Node) *rmspb.NodeInfo {
+	bmc := sn.BMC
+	n := hw.Node{ID: sn.ID, RackID: sn.RackID, Type: sn.Type, BMC: &bmc}
+	if sn.Host.Host() != "" {
+		host := sn.Host
+		n.Host = &host
+	}
+	return rmsserver.NodeInfoToProto(n)
+}
+
+// freePorts returns n distinct ports free on every interface, below the
+// kernel's ephemeral range, so that no outgoing connection takes one
+// before a member binds it.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var held []net.Listener
+	defer func() {
+		for _, l := range held {
+			_ = l.Close()
+		}
+	}()
+	for tries := 0; len(ports) < n; tries++ {
+		if tries > 1000 {
+			return nil, fmt.Errorf("no %d free ports below 32768", n)
+		}
+		port := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", fmt.Sprintf(":%d", port))
+		if err != nil {
+			continue
+		}
+		held = append(held, l)
+		ports = append(ports, port)
+	}
+	return ports, nil
+}
+
+// Pause waits d or until ctx ends: the pace of a retried call.
+func Pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
