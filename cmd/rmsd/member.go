@@ -32,8 +32,6 @@ func startMember(ctx context.Context, cfg *config.Config, simulate bool, environ
 	switch {
 	case simulate:
 		return nil, errors.New("--simulate cannot run as a cluster member yet; leave [cluster] enabled unset")
-	case c.Provider != config.ProviderAutomanaged:
-		return nil, fmt.Errorf("[cluster] provider %q is not built into this rmsd yet; use %q (docs/cluster.md)", c.Provider, config.ProviderAutomanaged)
 	}
 	host, portText, err := net.SplitHostPort(c.AdvertisedAddress)
 	if err != nil {
@@ -61,7 +59,8 @@ func startMember(ctx context.Context, cfg *config.Config, simulate bool, environ
 		Int("schema_version", info.SchemaVersion).Bool("shared", true).Msg("store opened")
 	m, err := member.Start(member.Config{
 		MemberID: c.MemberID, BindHost: c.BindAddress, AdvertisedHost: host, Port: port,
-		Seeds: c.SeedList(), AutomanagedPort: c.AutomanagedPort,
+		Provider: c.Provider, Seeds: c.SeedList(), AutomanagedPort: c.AutomanagedPort,
+		EtcdEndpoints: c.EtcdEndpointList(), EtcdPrefix: c.EtcdPrefix,
 		MembershipTimeout: seconds(c.MembershipTimeoutSeconds),
 		Store:             st, Log: log,
 	}, logger.ActorSystemOption())

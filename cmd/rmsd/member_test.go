@@ -55,6 +55,14 @@ automanaged_port = %d
 seeds = %q
 membership_timeout_seconds = 3
 `, dbURL, id, remotePort, autoPort, seeds))
+	return launchMemberProcess(t, id, cfg)
+}
+
+// launchMemberProcess runs rmsd as member id with the configuration file
+// cfg, following its log until it exits; the process is killed when t
+// ends.
+func launchMemberProcess(t *testing.T, id, cfg string) *memberProcess {
+	t.Helper()
 	p := &memberProcess{id: id, activeRacks: map[string]int{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(os.Args[0], asDaemon, "--config", cfg)
 	p.cmd.Env = append(os.Environ(), raceLogEnv(t, id))
@@ -343,10 +351,6 @@ seeds = "127.0.0.1:6330"
 		args         []string
 		want         string
 	}{
-		{"etcd", base + "provider = \"etcd\"\netcd_endpoints = \"http://127.0.0.1:2379\"\n", nil,
-			`[cluster] provider "etcd" is not built into this rmsd yet`},
-		{"kubernetes", base + "provider = \"kubernetes\"\n", nil,
-			`[cluster] provider "kubernetes" is not built into this rmsd yet`},
 		{"simulation", base, []string{"--simulate"}, "--simulate cannot run as a cluster member yet"},
 		{"sqlite", strings.Replace(base, `db_url = "postgres://postgres@127.0.0.1:1/none"`, "", 1), nil,
 			"cluster.enabled: a cluster needs the PostgreSQL store"},
