@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"reflect"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -92,27 +93,48 @@ func (c Config) newProvider() (p cluster.ClusterProvider, close func(), err erro
 }
 
 // newEtcdProvider builds protoactor's etcd provider. That provider never
-// closes the etcd client it makes: its connections, watch and lease
-// keep-alive would outlive the member. close closes that client.
+// closes the etcd client it makes: its connection, watch and lease
+// keep-alive would outlive the member. The provider returned closes it
+// once protoactor's provider has shut down; close closes it if the
+// cluster never started.
 func newEtcdProvider(endpoints []string, prefix string) (cluster.ClusterProvider, func(), error) {
-	p, err := etcd.NewWithConfig(prefix, clientv3.Config{Endpoints: endpoints, DialTimeout: etcdDialTimeout})
+	inner, err := etcd.NewWithConfig(prefix, clientv3.Config{Endpoints: endpoints, DialTimeout: etcdDialTimeout})
 	if err != nil {
 		return nil, nil, fmt.Errorf("member: the etcd client for %v: %w", endpoints, err)
 	}
-	client, err := etcdClientOf(p)
+	client, err := etcdClientOf(inner)
 	if err != nil {
 		return nil, nil, err
 	}
+	p := &etcdProvider{Provider: inner, client: client}
 	// The provider's first read waits for etcd without a deadline, and so
 	// would Start: ask etcd once, within the dial timeout, first.
 	ctx, cancel := context.WithTimeout(context.Background(), etcdDialTimeout)
 	defer cancel()
 	if _, err := client.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil {
-		_ = client.Close()
+		p.close()
 		return nil, nil, fmt.Errorf("member: etcd at %v does not answer: %w", endpoints, err)
 	}
-	return p, func() { _ = client.Close() }, nil
+	return p, p.close, nil
 }
+
+// etcdProvider is protoactor's etcd provider with its client closed on
+// Shutdown.
+type etcdProvider struct {
+	*etcd.Provider
+	client *clientv3.Client
+	once   sync.Once
+}
+
+// Shutdown deregisters the member (protoactor's provider) and closes the
+// etcd client, which ends the provider's watch and lease keep-alive.
+func (p *etcdProvider) Shutdown(graceful bool) error {
+	err := p.Provider.Shutdown(graceful)
+	p.close()
+	return err
+}
+
+func (p *etcdProvider) close() { p.once.Do(func() { _ = p.client.Close() }) }
 
 // etcdClientOf reads the client protoactor's etcd provider keeps in an
 // unexported field (at the pinned version it offers no way to close it).
