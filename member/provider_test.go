@@ -1,20 +1,22 @@
 package member
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/rmsd/rmsd/member/etcdtest"
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
 )
+
+// The etcd provider's run with members is tested with rmsd processes
+// (cmd/rmsd, TestClusterMembersThroughEtcd): protoactor's etcd provider
+// has data races of its own (its shutdown flag, read by its keep-alive
+// goroutine without synchronisation), which fail any race-enabled test
+// binary that runs it in process.
 
 // providerWait bounds every wait on a member: a one-second membership
 // timeout settles in a few seconds; this is generous on a loaded machine.
@@ -83,60 +85,6 @@ func allReleased(t *testing.T, st *sqlstore.Store, racks []string) {
 			t.Errorf("rack %s after Stop: %+v, %v; want its lease released", r, l, err)
 		}
 	}
-}
-
-// TestEtcdMemberRegistersOwnsAndLeaves: a member with the etcd provider
-// registers under its prefix in a real etcd, is placed by the cluster and
-// owns all six racks; Stop removes its registration and releases its
-// racks, and (TestMain's goleak) leaves no goroutine of the etcd client
-// behind.
-func TestEtcdMemberRegistersOwnsAndLeaves(t *testing.T) {
-	endpoint := etcdtest.Start(t)
-	st, racks := sixRacks(t)
-	m, err := Start(Config{
-		MemberID: "m-etcd", AdvertisedHost: "127.0.0.1", Port: freePort(t),
-		Provider: ProviderEtcd, EtcdEndpoints: []string{endpoint}, EtcdPrefix: "/rmsd-test",
-		MembershipTimeout: time.Second, Store: st,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			m.Stop()
-		}
-	}()
-	untilOwnedBy(t, st, "m-etcd", racks)
-
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	registered := func() []string {
-		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		defer cancel()
-		resp, err := cli.Get(ctx, "/rmsd-test/", clientv3.WithPrefix())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var keys []string
-		for _, kv := range resp.Kvs {
-			keys = append(keys, string(kv.Key))
-		}
-		return keys
-	}
-	if keys := registered(); len(keys) != 1 || !strings.HasPrefix(keys[0], "/rmsd-test/rmsd/") {
-		t.Errorf("etcd keys under /rmsd-test/ while the member runs: %q, want one under /rmsd-test/rmsd/", keys)
-	}
-
-	m.Stop()
-	stopped = true
-	if keys := registered(); len(keys) != 0 {
-		t.Errorf("etcd keys under /rmsd-test/ after Stop: %q, want none", keys)
-	}
-	allReleased(t, st, racks)
 }
 
 // TestEtcdUnreachableIsRefused: a member whose etcd does not answer is
