@@ -62,9 +62,9 @@ func (c Config) providerName() string {
 }
 
 // newProvider builds the membership provider of c. protoactor starts it
-// with the member; close, never nil, frees what the provider leaves
+// with the member; free, never nil, frees what the provider leaves
 // behind once the cluster has shut it down.
-func (c Config) newProvider() (p cluster.ClusterProvider, close func(), err error) {
+func (c Config) newProvider() (p cluster.ClusterProvider, free func(), err error) {
 	switch c.providerName() {
 	case ProviderEtcd:
 		return newEtcdProvider(c.EtcdEndpoints, c.EtcdPrefix)
