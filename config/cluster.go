@@ -29,8 +29,8 @@ type Cluster struct {
 	// Provider is how members find each other: "automanaged" (a seed
 	// list; each member answers health checks on automanaged_port), "etcd"
 	// (etcd_endpoints) or "kubernetes" (the pods of the Helm chart's
-	// StatefulSet). Only automanaged is built yet; the others are refused
-	// at start.
+	// StatefulSet: the member's pod is labelled and the pods watched
+	// through the in-cluster API; docs/cluster.md "Providers").
 	Provider string `koanf:"provider"`
 	// Seeds lists every member's host:automanaged_port, comma-separated,
 	// this member's own included (provider automanaged).
@@ -38,11 +38,12 @@ type Cluster struct {
 	// AutomanagedPort is the port this member answers the automanaged
 	// provider's health checks on (provider automanaged).
 	AutomanagedPort int `koanf:"automanaged_port"`
-	// EtcdEndpoints lists the etcd client URLs, comma-separated (provider
-	// etcd).
+	// EtcdEndpoints lists the etcd client URLs (http://host:port),
+	// comma-separated (provider etcd). TLS and authentication towards
+	// etcd are not supported yet.
 	EtcdEndpoints string `koanf:"etcd_endpoints"`
 	// EtcdPrefix is the key prefix under which members register in etcd
-	// (provider etcd).
+	// (provider etcd); members of one cluster share it.
 	EtcdPrefix string `koanf:"etcd_prefix"`
 	// MembershipTimeoutSeconds is how long a member that stopped answering
 	// keeps its racks: it is the rack ownership lease in the store, renewed
@@ -114,6 +115,11 @@ func (c Cluster) problems(databaseURL string) []string {
 	case ProviderEtcd:
 		if len(c.EtcdEndpointList()) == 0 {
 			add("cluster.etcd_endpoints: provider etcd needs at least one endpoint")
+		}
+		for _, e := range c.EtcdEndpointList() {
+			if strings.HasPrefix(e, "https://") {
+				add("cluster.etcd_endpoints: %q: TLS towards etcd is not supported yet; use an http:// endpoint on a trusted network", e)
+			}
 		}
 		if !strings.HasPrefix(c.EtcdPrefix, "/") {
 			add("cluster.etcd_prefix: %q must start with /", c.EtcdPrefix)

@@ -56,6 +56,8 @@ func TestClusterProblemsAreNamed(t *testing.T) {
 			[]string{"cluster.seeds: \"127.0.0.1:99999\"", "cluster.enabled:"}},
 		{"etcd needs endpoints", "member_id = \"a\"\nadvertised_address = \"127.0.0.1:7000\"\nprovider = \"etcd\"\netcd_prefix = \"x\"\n",
 			[]string{"cluster.etcd_endpoints:", "cluster.etcd_prefix:", "cluster.enabled:"}},
+		{"etcd over TLS", "member_id = \"a\"\nadvertised_address = \"127.0.0.1:7000\"\nprovider = \"etcd\"\netcd_endpoints = \"https://etcd:2379\"\n",
+			[]string{"cluster.etcd_endpoints: \"https://etcd:2379\": TLS", "cluster.enabled:"}},
 		{"unknown provider and timeout", "member_id = \"a\"\nadvertised_address = \"127.0.0.1:7000\"\nprovider = \"consul\"\nmembership_timeout_seconds = 0\n",
 			[]string{"cluster.provider: \"consul\"", "cluster.membership_timeout_seconds:", "cluster.enabled:"}},
 	} {

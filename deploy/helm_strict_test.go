@@ -10,6 +10,8 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 )
@@ -18,14 +20,14 @@ import (
 // type the way the API server's strict field validation does: an unknown
 // or duplicated field, a field in the wrong case, a value of the wrong
 // type or a kind the scheme does not know is an error. The scheme holds
-// the core and apps API groups and the Prometheus Operator's monitoring
-// group (ServiceMonitor, PrometheusRule).
+// the core, apps, policy and RBAC API groups and the Prometheus Operator's
+// monitoring group (ServiceMonitor, PrometheusRule).
 type strictDecoder struct{ s *kjson.Serializer }
 
 func newStrictDecoder(t *testing.T) strictDecoder {
 	t.Helper()
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, monitoringv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, rbacv1.AddToScheme, monitoringv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +107,14 @@ func TestHelmRenderDecodesStrictly(t *testing.T) {
 					}
 				}
 			}
-			if kinds["*v1.Deployment"] != 1 || kinds["*v1.Service"] != 1 || kinds["*v1.ConfigMap"] == 0 {
+			switch {
+			case strings.HasPrefix(name, "cluster"):
+				// Cluster mode: the gRPC Service and the members' headless one.
+				if kinds["*v1.StatefulSet"] != 1 || kinds["*v1.Deployment"] != 0 || kinds["*v1.Service"] != 2 ||
+					kinds["*v1.PodDisruptionBudget"] != 1 || kinds["*v1.ConfigMap"] == 0 {
+					t.Errorf("rendered %v: want one StatefulSet, no Deployment, two Services, a PodDisruptionBudget and the ConfigMap", kinds)
+				}
+			case kinds["*v1.Deployment"] != 1 || kinds["*v1.Service"] != 1 || kinds["*v1.ConfigMap"] == 0:
 				t.Errorf("rendered %v: want one Deployment, one Service and the ConfigMap", kinds)
 			}
 			if strings.Contains(name, "monitoring") && (kinds["*v1.ServiceMonitor"] != 1 || kinds["*v1.PrometheusRule"] != 1) {

@@ -62,12 +62,13 @@ func TestShutdownWindowsCoverAColdReboot(t *testing.T) {
 	if grace < drain+stopMargin {
 		t.Errorf("Helm terminationGracePeriodSeconds = %d: want at least the default drain, %d s, plus %d s", grace, drain, stopMargin)
 	}
-	tmpl, err := os.ReadFile("helm/rmsd/templates/deployment.yaml")
+	// The pod template of the Deployment and of cluster mode's StatefulSet.
+	tmpl, err := os.ReadFile("helm/rmsd/templates/_pod.tpl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(tmpl), "terminationGracePeriodSeconds: {{ .Values.terminationGracePeriodSeconds }}") {
-		t.Error("the Deployment does not take terminationGracePeriodSeconds from the values")
+		t.Error("the pod template does not take terminationGracePeriodSeconds from the values")
 	}
 	for _, key := range []struct {
 		section, name string

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"k8s.io/client-go/rest"
 
 	"github.com/rmsd/rmsd/store"
 )
@@ -28,10 +29,20 @@ type Config struct {
 	// is the host other members reach it at.
 	BindHost, AdvertisedHost string
 	Port                     int
+	// Provider is how members find each other: ProviderAutomanaged (the
+	// default), ProviderEtcd or ProviderKubernetes (provider.go).
+	Provider string
 	// Seeds are every member's host:port of the automanaged provider, and
 	// AutomanagedPort this member's.
 	Seeds           []string
 	AutomanagedPort int
+	// EtcdEndpoints are the etcd client URLs and EtcdPrefix the key under
+	// which the members register (provider etcd).
+	EtcdEndpoints []string
+	EtcdPrefix    string
+	// Kubernetes reaches the API server (provider kubernetes); nil means
+	// the pod's in-cluster configuration.
+	Kubernetes *rest.Config
 	// MembershipTimeout is the rack lease's length; the membership checks
 	// and rack touches run every quarter of it.
 	MembershipTimeout time.Duration
@@ -65,10 +76,8 @@ func (c Config) validate() error {
 		return errors.New("member: no store")
 	case c.MembershipTimeout < 40*time.Millisecond:
 		return errors.New("member: membership timeout below 40ms")
-	case len(c.Seeds) == 0:
-		return errors.New("member: no seeds")
 	}
-	return nil
+	return c.validateProvider()
 }
 
 // handOverTimeout is HandOverTimeout or its default.

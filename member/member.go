@@ -3,13 +3,11 @@ package member
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
-	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/rs/zerolog"
@@ -35,6 +33,8 @@ type Member struct {
 	done   chan struct{}
 	// reloadDone is closed when the full node reloads have stopped.
 	reloadDone chan struct{}
+	// closeProvider frees what the membership provider leaves behind.
+	closeProvider func()
 }
 
 // heartbeatExpiration is the least time gossip waits for a member's
@@ -52,21 +52,18 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 	if cfg.ClusterName == "" {
 		cfg.ClusterName = "rmsd"
 	}
-	// protoactor only logs a health port it cannot bind, and the member
-	// would then never be seen by the others: refuse it here.
-	probe, err := net.Listen("tcp", fmt.Sprintf(":%d", cfg.AutomanagedPort))
+	provider, closeProvider, err := cfg.newProvider()
 	if err != nil {
-		return nil, fmt.Errorf("member: the automanaged health port: %w", err)
+		return nil, err
 	}
-	_ = probe.Close()
-	m := &Member{cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{}, grains: map[string]*actor.PID{}, done: make(chan struct{}), reloadDone: make(chan struct{})}
+	m := &Member{closeProvider: closeProvider, cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{},
+		grains: map[string]*actor.PID{}, done: make(chan struct{}), reloadDone: make(chan struct{})}
 	m.sys = actor.NewActorSystem(actorOpts...)
 	bind := cfg.BindHost
 	if bind == "" {
 		bind = cfg.AdvertisedHost
 	}
 	remoteCfg := remote.Configure(bind, cfg.Port, remote.WithAdvertisedHost(fmt.Sprintf("%s:%d", cfg.AdvertisedHost, cfg.Port)))
-	provider := automanaged.NewWithConfig(cfg.tick(), cfg.AutomanagedPort, cfg.Seeds...)
 	kind := cluster.NewKind(rackKind, actor.PropsFromProducer(func() actor.Actor { return &rackGrain{m: m} }))
 	m.c = cluster.New(m.sys, cluster.Configure(cfg.ClusterName, provider, disthash.New(), remoteCfg,
 		cluster.WithKinds(kind),
@@ -79,15 +76,18 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 	// protoactor panics where it cannot start (a port in use).
 	defer func() {
 		if p := recover(); p != nil {
+			closeProvider()
 			err = fmt.Errorf("member: join the cluster on %s:%d: %v", bind, cfg.Port, p)
 		}
 	}()
 	m.c.StartMember()
 	if _, err := m.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &nodesActor{m: m} }), nodesActorName); err != nil {
 		m.c.Shutdown(false)
+		m.closeProvider()
 		return nil, fmt.Errorf("member: start the nodes actor: %w", err)
 	}
-	m.log.Info().Str("address", m.sys.Address()).Strs("seeds", cfg.Seeds).Int("automanaged_port", cfg.AutomanagedPort).
+	m.log.Info().Str("address", m.sys.Address()).Str("provider", cfg.providerName()).Strs("seeds", cfg.Seeds).Int("automanaged_port", cfg.AutomanagedPort).
+		Strs("etcd_endpoints", cfg.EtcdEndpoints).
 		Dur("membership_timeout_ms", cfg.MembershipTimeout).Msg("cluster member started")
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -106,6 +106,7 @@ func (m *Member) Stop() {
 	<-m.reloadDone
 	m.handOverAll()
 	m.c.Shutdown(true)
+	m.closeProvider()
 	m.mu.Lock()
 	left := make([]*racklease.Holder, 0, len(m.holders))
 	for _, h := range m.holders {

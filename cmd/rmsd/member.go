@@ -42,8 +42,6 @@ func checkCluster(cfg *config.Config, simulate bool) error {
 		return nil
 	case simulate:
 		return errors.New("--simulate cannot run as a cluster member yet; leave [cluster] enabled unset")
-	case c.Provider != config.ProviderAutomanaged:
-		return fmt.Errorf("[cluster] provider %q is not built into this rmsd yet; use %q (docs/cluster.md)", c.Provider, config.ProviderAutomanaged)
 	case cfg.Storage.EncryptionKeyFile == "":
 		return errors.New("cluster mode needs [storage] encryption_key_file: a rack's registered nodes reach the other members through the store")
 	}
@@ -74,7 +72,8 @@ func joinCluster(cfg *config.Config, st store.Store, nodes *nodeStore, deps rmss
 	opener := &rackOpener{cfg: cfg, logger: logger, sys: racks, st: shared, nodes: nodes, deps: deps, member: c.MemberID, onJob: onJob, commit: onCommit, admin: admin}
 	m, err := member.Start(member.Config{
 		MemberID: c.MemberID, BindHost: c.BindAddress, AdvertisedHost: host, Port: port,
-		Seeds: c.SeedList(), AutomanagedPort: c.AutomanagedPort,
+		Provider: c.Provider, Seeds: c.SeedList(), AutomanagedPort: c.AutomanagedPort,
+		EtcdEndpoints: c.EtcdEndpointList(), EtcdPrefix: c.EtcdPrefix,
 		MembershipTimeout: seconds(c.MembershipTimeoutSeconds),
 		Store:             shared, Log: log,
 		HandOverTimeout: seconds(cfg.Workflows.DrainTimeoutSeconds),

@@ -86,6 +86,9 @@ The configuration: .Values.config with the keys the chart owns set over it.
 {{- $_ = set $workflows "nvssvt_log_dir" "/var/lib/rms/nvssvt" }}
 {{- end }}
 {{- $_ = set $cfg "workflows" $workflows }}
+{{- if .Values.cluster.enabled }}
+{{- $_ = set $cfg "cluster" (include "rmsd.clusterConfig" . | fromYaml) }}
+{{- end }}
 {{- include "rmsd.toml" (dict "table" $cfg "prefix" "") }}
 {{- end }}
 
