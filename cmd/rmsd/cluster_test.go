@@ -138,6 +138,22 @@ func untilAnswered(ctx context.Context, c rmspb.RackManagerClient, id string) (*
 	}
 }
 
+// untilEnded reads job id of rack through m until it has ended, failing t
+// if ctx ends first.
+func untilEnded(ctx context.Context, t *testing.T, m *clustersite.Member, rack, id string) *rmspb.JobStatus {
+	t.Helper()
+	for {
+		js, err := jobState(ctx, m.RMS(), id)
+		if err == nil && terminalState(js.GetExecutionState()) {
+			return js
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("job %s of rack %s through %s: %v, %v; not ended", id, rack, m.ID, js, err)
+		}
+		clustersite.Pause(ctx, 250*time.Millisecond)
+	}
+}
+
 func terminalState(st rmspb.JobExecutionState) bool {
 	return st == rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED || st == rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED
 }
@@ -223,18 +239,7 @@ func TestClusterKillingAMemberMidBatchLosesNoJob(t *testing.T) {
 	want := fmt.Sprintf("interrupted: member %s left the cluster at stage", victim.ID)
 	for rack, id := range jobs {
 		for _, p := range survivors {
-			var js *rmspb.JobStatus
-			for {
-				var err error
-				js, err = jobState(ctx, p.RMS(), id)
-				if err == nil && terminalState(js.GetExecutionState()) {
-					break
-				}
-				if ctx.Err() != nil {
-					t.Fatalf("job %s of rack %s through %s: %v, %v; not ended", id, rack, p.ID, js, err)
-				}
-				clustersite.Pause(ctx, 250*time.Millisecond)
-			}
+			js := untilEnded(ctx, t, p, rack, id)
 			lost := before[rack].Member == victim.ID && contains(running, rack)
 			switch {
 			case lost && (js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED || !strings.Contains(js.GetErrorMessage(), want)):
@@ -305,18 +310,7 @@ func TestClusterRollingRestartDuringABatchLosesNoJob(t *testing.T) {
 	untilSettled(t, s, s.RackIDs(), s.Members...)
 	for rack, id := range jobs {
 		for _, p := range s.Members {
-			var js *rmspb.JobStatus
-			for {
-				var err error
-				js, err = jobState(ctx, p.RMS(), id)
-				if err == nil && terminalState(js.GetExecutionState()) {
-					break
-				}
-				if ctx.Err() != nil {
-					t.Fatalf("job %s of rack %s through %s: %v, %v; not ended", id, rack, p.ID, js, err)
-				}
-				clustersite.Pause(ctx, 250*time.Millisecond)
-			}
+			js := untilEnded(ctx, t, p, rack, id)
 			if js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED {
 				t.Errorf("job %s of rack %s through %s = %v %q, want COMPLETED", id, rack, p.ID, js.GetExecutionState(), js.GetErrorMessage())
 			}
