@@ -1,8 +1,10 @@
-// Package clustersite runs a simulated site served by an rmsd cluster, for
-// the chaos run and the cluster benchmarks: the rack simulator in the
-// calling process (so its overlap count can be read), one private
-// PostgreSQL database, and rmsd members as processes of their own on
-// loopback with the automanaged provider. It kills, stops and restarts
-// members as an operator or a crash would. It does not judge what it runs:
-// the callers check outcomes.
+// Package clustersite runs a site served by an rmsd cluster, for the chaos
+// run, the cluster benchmarks and cmd/rmsd's cluster tests: the rack
+// simulator in the calling process (so its overlap count can be read), one
+// private PostgreSQL database, and rmsd members as processes of their own
+// on loopback with the automanaged provider. It follows each member's log
+// (its addresses, its racks' services and grains), kills, stops and
+// restarts members as an operator or a crash would, and tells when rack
+// ownership has settled. It does not judge what it runs: the callers check
+// outcomes.
 package clustersite

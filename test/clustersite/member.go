@@ -35,6 +35,7 @@ type Member struct {
 	rms     rmspb.RackManagerClient
 	admin   adminpb.AdminClient
 	serving map[string]bool // racks whose service is open on this run, from the log
+	grains  map[string]int  // rack grain activations less stops on this run, from the log
 }
 
 // RMS is the member's RackManager client (nil while it is down).
@@ -80,6 +81,30 @@ func (m *Member) Serving() []string {
 	return out
 }
 
+// Grains returns, by rack, the grain activations less the stops this
+// member logged on its current run: 1 for a rack whose grain lives here.
+// It is empty while the member is down: its grains died with it.
+func (m *Member) Grains() map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]int{}
+	for r, n := range m.grains {
+		if n != 0 {
+			out[r] = n
+		}
+	}
+	return out
+}
+
+// Log returns what the member logged on all its runs.
+func (m *Member) Log() string {
+	b, err := os.ReadFile(m.logPath)
+	if err != nil {
+		return fmt.Sprintf("(log of %s: %v)", m.ID, err)
+	}
+	return string(b)
+}
+
 // LogPath is the file the member's log lines are appended to.
 func (m *Member) LogPath() string { return m.logPath }
 
@@ -105,7 +130,7 @@ func (m *Member) start(cmdline, env []string, wait time.Duration) error {
 	exited := make(chan struct{})
 	addrs := make(chan [2]string, 1)
 	m.mu.Lock()
-	m.cmd, m.exited, m.err, m.addrs, m.serving = cmd, exited, nil, addrs, map[string]bool{}
+	m.cmd, m.exited, m.err, m.addrs, m.serving, m.grains = cmd, exited, nil, addrs, map[string]bool{}, map[string]int{}
 	m.mu.Unlock()
 	read := make(chan struct{})
 	go func() {
@@ -148,7 +173,8 @@ func (m *Member) start(cmdline, env []string, wait time.Duration) error {
 }
 
 // follow appends the member's log lines to logFile, reports its gRPC and
-// admin addresses once both are logged, and tracks its racks' services.
+// admin addresses once both are logged, and tracks its racks' services
+// and grains.
 func (m *Member) follow(out io.Reader, logFile *os.File, addrs chan<- [2]string) {
 	var a [2]string
 	sent := false
@@ -178,6 +204,14 @@ func (m *Member) follow(out io.Reader, logFile *os.File, addrs chan<- [2]string)
 			m.mu.Lock()
 			m.serving[l.Rack] = false
 			m.mu.Unlock()
+		case "rack grain activated on this member":
+			m.mu.Lock()
+			m.grains[l.Rack]++
+			m.mu.Unlock()
+		case "rack grain stopped on this member":
+			m.mu.Lock()
+			m.grains[l.Rack]--
+			m.mu.Unlock()
 		}
 		if !sent && a[0] != "" && a[1] != "" {
 			addrs <- a
@@ -199,7 +233,7 @@ func (m *Member) down() {
 	for _, c := range m.conns {
 		_ = c.Close()
 	}
-	m.conns, m.rms, m.admin, m.serving = nil, nil, nil, map[string]bool{}
+	m.conns, m.rms, m.admin, m.serving, m.grains = nil, nil, nil, map[string]bool{}, map[string]int{}
 }
 
 // kill ends the process with SIGKILL, as a crash would.

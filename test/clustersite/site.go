@@ -21,21 +21,42 @@ import (
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/sim"
+	"github.com/rmsd/rmsd/store/sqlstore"
 )
 
 // Options say what site to run.
 type Options struct {
 	Racks, Members int
-	// Binary is the rmsd to run; empty builds ./cmd/rmsd (without the
-	// race detector: docs/cluster.md, Known upstream issue) into Dir.
+	// Binary is the rmsd to run; empty builds cmd/rmsd into Dir, with
+	// the race detector if Race (docs/cluster.md, Known upstream issue:
+	// race-instrumented members on a loaded machine can miss protoactor's
+	// health check).
 	Binary string
+	Race   bool
+	// Command, when set, runs a member instead of Binary: the command
+	// line that `--config <file>` is appended to (a test binary that
+	// runs as rmsd, say).
+	Command []string
+	// MemberEnv, when set, gives the environment a member adds to the
+	// site's at each of its starts (a race log per member, say).
+	MemberEnv func(id string) []string
 	// Dir holds the members' configurations and logs.
 	Dir string
 	// PostgresURL is the server the site's database is created on
 	// (DefaultAdminURL when empty).
 	PostgresURL string
+	// DatabaseURL, when set, is an existing database the site uses
+	// instead of creating one (and it does not drop it).
+	DatabaseURL string
+	// Seed, when set, writes the store before any member starts.
+	Seed func(ctx context.Context, st *sqlstore.Store) error
+	// EtcdEndpoint, when set, makes the members find each other through
+	// the etcd there (provider "etcd") instead of the automanaged
+	// provider.
+	EtcdEndpoint string
 	// MembershipTimeout is [cluster] membership_timeout_seconds;
 	// DrainTimeout is [workflows] drain_timeout_seconds.
+	// Zero leaves rmsd's default.
 	MembershipTimeout, DrainTimeout int
 	// Wait bounds each wait on a member (start, stop) and the
 	// registration of the site's nodes.
@@ -49,16 +70,20 @@ type Site struct {
 	Nodes   *rmspb.NodeSet
 	Racks   map[string][]*rmspb.NodeInfo
 	Members []*Member
+	// Store is the site's database, as the members share it.
+	Store *sqlstore.Store
 
 	o       Options
 	dbURL   string
+	dropDB  bool
 	cmdline []string
 	env     []string
 	ports   []int // remote ports, then automanaged ports
 }
 
-// Start starts the simulator, creates the database, starts every member
-// and registers every simulated node through the first one.
+// Start starts the simulator (of o.Racks racks, none if zero), creates
+// the database, starts every member and registers every simulated node
+// through the first one.
 func Start(ctx context.Context, o Options) (s *Site, err error) {
 	if o.PostgresURL == "" {
 		o.PostgresURL = DefaultAdminURL
@@ -72,24 +97,38 @@ func Start(ctx context.Context, o Options) (s *Site, err error) {
 			s.Close()
 		}
 	}()
-	if o.Binary == "" {
-		o.Binary = filepath.Join(o.Dir, "rmsd")
-		build := exec.CommandContext(ctx, "go", "build", "-o", o.Binary, "./cmd/rmsd")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return s, fmt.Errorf("build rmsd: %w", err)
+	if o.Binary == "" && o.Command == nil {
+		if o.Binary, err = Build(ctx, o.Dir, o.Race); err != nil {
+			return s, err
 		}
 	}
-	if s.Fleet, err = sim.Start(ctx, sim.Options{Racks: o.Racks, TimeScale: 0.01, Network: 89, ComputeHosts: true, Logger: zerolog.Nop()}); err != nil {
-		return s, fmt.Errorf("start the rack simulator: %w", err)
+	var switchEnv []string
+	if o.Racks > 0 {
+		if s.Fleet, err = sim.Start(ctx, sim.Options{Racks: o.Racks, TimeScale: 0.01, Network: 89, ComputeHosts: true, Logger: zerolog.Nop()}); err != nil {
+			return s, fmt.Errorf("start the rack simulator: %w", err)
+		}
+		for _, n := range s.Fleet.Nodes() {
+			ni := nodeInfo(n)
+			s.Racks[n.RackID] = append(s.Racks[n.RackID], ni)
+			s.Nodes.Nodes = append(s.Nodes.Nodes, ni)
+		}
+		switchEnv = []string{"RMS_SWITCHES__NVUE_PORT=" + strconv.Itoa(s.Fleet.NVUEPort()), "RMS_SWITCHES__SSH_PORT=" + strconv.Itoa(s.Fleet.SSHPort()),
+			"RMS_SWITCHES__INSECURE_SWITCH=true"}
 	}
-	for _, n := range s.Fleet.Nodes() {
-		ni := nodeInfo(n)
-		s.Racks[n.RackID] = append(s.Racks[n.RackID], ni)
-		s.Nodes.Nodes = append(s.Nodes.Nodes, ni)
+	s.dbURL = o.DatabaseURL
+	if s.dbURL == "" {
+		if s.dbURL, err = createDatabase(ctx, o.PostgresURL); err != nil {
+			return s, err
+		}
+		s.dropDB = true
 	}
-	if s.dbURL, err = createDatabase(ctx, o.PostgresURL); err != nil {
-		return s, err
+	if s.Store, err = sqlstore.OpenPostgres(ctx, s.dbURL, 2, sqlstore.Options{}); err != nil {
+		return s, fmt.Errorf("open the site's database: %w", err)
+	}
+	if o.Seed != nil {
+		if err := o.Seed(ctx, s.Store); err != nil {
+			return s, fmt.Errorf("seed the site's database: %w", err)
+		}
 	}
 	if s.ports, err = freePorts(2 * o.Members); err != nil {
 		return s, err
@@ -108,9 +147,8 @@ func Start(ctx context.Context, o Options) (s *Site, err error) {
 		return s, err
 	}
 	s.env = append(os.Environ(), "RMS_ALLOW_INSECURE=1", "RMS_WORKFLOWS__FIRMWARE_DIR="+firmware,
-		"RMS_STORAGE__ENCRYPTION_KEY_FILE="+keys,
-		"RMS_SWITCHES__NVUE_PORT="+strconv.Itoa(s.Fleet.NVUEPort()), "RMS_SWITCHES__SSH_PORT="+strconv.Itoa(s.Fleet.SSHPort()),
-		"RMS_SWITCHES__INSECURE_SWITCH=true")
+		"RMS_STORAGE__ENCRYPTION_KEY_FILE="+keys)
+	s.env = append(s.env, switchEnv...)
 	for i := range o.Members {
 		m := &Member{ID: fmt.Sprintf("member-%d", i), index: i, logPath: filepath.Join(o.Dir, fmt.Sprintf("member-%d.log", i))}
 		cfg := filepath.Join(o.Dir, m.ID+".toml")
@@ -119,24 +157,44 @@ func Start(ctx context.Context, o Options) (s *Site, err error) {
 		}
 		s.Members = append(s.Members, m)
 	}
-	s.cmdline = []string{o.Binary, "--config"}
+	s.cmdline = []string{o.Binary}
+	if o.Command != nil {
+		s.cmdline = append([]string(nil), o.Command...)
+	}
+	s.cmdline = append(s.cmdline, "--config")
 	for _, m := range s.Members {
 		if err := s.run(m); err != nil {
 			return s, err
 		}
 	}
+	if len(s.Nodes.GetNodes()) == 0 {
+		return s, nil
+	}
 	return s, s.register(ctx)
+}
+
+// Build compiles cmd/rmsd into dir, with the race detector if race, and
+// returns the binary's path. It runs from any directory of the module.
+func Build(ctx context.Context, dir string, race bool) (string, error) {
+	bin := filepath.Join(dir, "rmsd")
+	args := []string{"build", "-o", bin}
+	if race {
+		args = append(args, "-race")
+	}
+	out, err := exec.CommandContext(ctx, "go", append(args, "github.com/rmsd/rmsd/cmd/rmsd")...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build cmd/rmsd: %w: %s", err, out)
+	}
+	return bin, nil
 }
 
 // memberConfig is member id's configuration file.
 func memberConfig(o Options, dbURL, id string, remotePort, autoPort int, seeds string) string {
-	return fmt.Sprintf(`port = 0
+	cfg := fmt.Sprintf(`port = 0
 [server]
 bind_address = "127.0.0.1"
 drain_delay_seconds = 0
 shutdown_grace_seconds = 5
-[workflows]
-drain_timeout_seconds = %d
 [admin]
 enabled = true
 port = 0
@@ -150,16 +208,29 @@ db_url = %q
 enabled = true
 member_id = %q
 advertised_address = "127.0.0.1:%d"
-automanaged_port = %d
-seeds = %q
-membership_timeout_seconds = %d
-`, o.DrainTimeout, dbURL, id, remotePort, autoPort, seeds, o.MembershipTimeout)
+`, dbURL, id, remotePort)
+	if o.EtcdEndpoint != "" {
+		cfg += fmt.Sprintf("provider = \"etcd\"\netcd_endpoints = %q\netcd_prefix = \"/rmsd-site\"\n", o.EtcdEndpoint)
+	} else {
+		cfg += fmt.Sprintf("automanaged_port = %d\nseeds = %q\n", autoPort, seeds)
+	}
+	if o.MembershipTimeout != 0 {
+		cfg += fmt.Sprintf("membership_timeout_seconds = %d\n", o.MembershipTimeout)
+	}
+	if o.DrainTimeout != 0 {
+		cfg += fmt.Sprintf("[workflows]\ndrain_timeout_seconds = %d\n", o.DrainTimeout)
+	}
+	return cfg
 }
 
 // run starts m's process.
 func (s *Site) run(m *Member) error {
 	cmdline := append(append([]string(nil), s.cmdline...), filepath.Join(s.o.Dir, m.ID+".toml"))
-	return m.start(cmdline, s.env, s.o.Wait)
+	env := s.env
+	if s.o.MemberEnv != nil {
+		env = append(append([]string(nil), s.env...), s.o.MemberEnv(m.ID)...)
+	}
+	return m.start(cmdline, env, s.o.Wait)
 }
 
 // register creates every simulated node through the first member,
@@ -213,7 +284,7 @@ func (s *Site) NotServing() []string {
 }
 
 // Close kills every member still running, stops the simulator and drops
-// the database.
+// the database it created.
 func (s *Site) Close() {
 	for _, m := range s.Members {
 		if m.Up() {
@@ -223,7 +294,10 @@ func (s *Site) Close() {
 	if s.Fleet != nil {
 		s.Fleet.Close()
 	}
-	if s.dbURL != "" {
+	if s.Store != nil {
+		_ = s.Store.Close()
+	}
+	if s.dropDB {
 		if err := dropDatabase(s.o.PostgresURL, s.dbURL); err != nil {
 			fmt.Fprintf(os.Stderr, "clustersite: %v\n", err)
 		}
