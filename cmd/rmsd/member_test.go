@@ -185,10 +185,7 @@ seeds = "127.0.0.1:6330"
 		args         []string
 		want         string
 	}{
-		{"etcd", base + "provider = \"etcd\"\netcd_endpoints = \"http://127.0.0.1:2379\"\n", nil,
-			`[cluster] provider "etcd" is not built into this rmsd yet`},
-		{"kubernetes", base + "provider = \"kubernetes\"\n", nil,
-			`[cluster] provider "kubernetes" is not built into this rmsd yet`},
+		{"no encryption key", base, nil, "cluster mode needs [storage] encryption_key_file"},
 		{"simulation", base, []string{"--simulate"}, "--simulate cannot run as a cluster member yet"},
 		{"sqlite", strings.Replace(base, `db_url = "postgres://postgres@127.0.0.1:1/none"`, "", 1), nil,
 			"cluster.enabled: a cluster needs the PostgreSQL store"},
