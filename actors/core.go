@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	"github.com/rmsd/rmsd/feed"
 	"github.com/rmsd/rmsd/messages"
 )
 
@@ -64,7 +65,7 @@ type core struct {
 	// abandoned is set once the engine is abandoned (Engine.Abandon).
 	abandoned atomic.Pointer[abandonment]
 	// feed hands every applied change to the subscribers (feed.go).
-	feed feed
+	feed feed.Feed[messages.JobChange]
 	// trackedJobs and heldNodes are the registry's index sizes after its
 	// last turn (Engine.Load).
 	trackedJobs atomic.Int64

@@ -512,7 +512,7 @@ func (e *Engine) stopEverything(ctx context.Context, deadline time.Time) {
 		}
 	}
 	e.closed.Store(true)
-	e.core.feed.close()
+	e.core.feed.Close()
 	e.core.stopWork()
 	_ = e.sys.Root.StopFuture(e.keeper).Wait()
 	if j := e.core.journal; j != nil { // the registry is gone: nothing more is added

@@ -1,9 +1,7 @@
 package actors
 
 import (
-	"sync"
-	"sync/atomic"
-
+	"github.com/rmsd/rmsd/feed"
 	"github.com/rmsd/rmsd/messages"
 )
 
@@ -11,106 +9,13 @@ import (
 // for none.
 const DefaultFeedBuffer = 256
 
-// feed fans the registry's changes out to its subscribers. The registry
-// publishes on its own turn and never waits: a subscriber whose buffer is
-// full is dropped (its channel closed, Dropped set), so a slow reader costs
-// the engine one failed send, never a blocked turn.
-type feed struct {
-	mu   sync.Mutex
-	subs map[*Subscription]struct{}
-	// active mirrors len(subs), so the registry skips building changes
-	// when nobody listens without taking the lock.
-	active atomic.Int32
-	closed bool
-}
-
-// Subscription is one reader of the engine's change feed.
-type Subscription struct {
-	c       chan messages.JobChange
-	dropped atomic.Bool
-	feed    *feed
-}
-
-// C delivers the changes in the order the registry made them. It is
-// closed by Close, by the engine's Close, or when the subscriber fell
-// behind its buffer (then Dropped is true and changes were lost: reread
-// the state and subscribe again).
-func (s *Subscription) C() <-chan messages.JobChange { return s.c }
-
-// Dropped reports whether the feed gave up on this subscriber because its
-// buffer was full.
-func (s *Subscription) Dropped() bool { return s.dropped.Load() }
-
-// Close ends the subscription; C is closed. Safe to call more than once
-// and after the feed dropped it.
-func (s *Subscription) Close() {
-	f := s.feed
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.remove(s)
-}
-
-// remove closes s's channel if it is still subscribed; f.mu is held.
-func (f *feed) remove(s *Subscription) {
-	if _, ok := f.subs[s]; !ok {
-		return
-	}
-	delete(f.subs, s)
-	f.active.Add(-1)
-	close(s.c)
-}
-
-// subscribe adds a reader with a buffer of n changes. After the engine
-// closed, the subscription comes back already closed.
-func (f *feed) subscribe(n int) *Subscription {
-	if n <= 0 {
-		n = DefaultFeedBuffer
-	}
-	s := &Subscription{c: make(chan messages.JobChange, n), feed: f}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		close(s.c)
-		return s
-	}
-	if f.subs == nil {
-		f.subs = make(map[*Subscription]struct{})
-	}
-	f.subs[s] = struct{}{}
-	f.active.Add(1)
-	return s
-}
-
-// publish hands changes to every subscriber without waiting.
-func (f *feed) publish(changes []messages.JobChange) {
-	if len(changes) == 0 {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for s := range f.subs {
-		for _, c := range changes {
-			select {
-			case s.c <- c:
-				continue
-			default:
-			}
-			s.dropped.Store(true)
-			f.remove(s)
-			break
-		}
-	}
-}
-
-// close ends every subscription: the engine is closing.
-func (f *feed) close() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.closed = true
-	for s := range f.subs {
-		f.remove(s)
-	}
-}
+// Subscription is one reader of the engine's change feed: C delivers the
+// changes in the order the registry made them, and is closed by Close, by
+// the engine's Close, or when the subscriber fell behind its buffer (then
+// Dropped is true and changes were lost: reread the state and subscribe
+// again). The registry publishes on its own turn and never waits, so a
+// slow reader costs the engine one failed send, never a blocked turn.
+type Subscription = feed.Subscription[messages.JobChange]
 
 // Subscribe returns a subscription to the engine's changes: every job
 // admitted, started, progressed, sealed or evicted (reservation children
@@ -120,7 +25,10 @@ func (f *feed) close() {
 // (List, Holds, Get): whatever changes after the read arrives on C. Close
 // it when done.
 func (e *Engine) Subscribe(buffer int) *Subscription {
-	return e.core.feed.subscribe(buffer)
+	if buffer <= 0 {
+		buffer = DefaultFeedBuffer
+	}
+	return e.core.feed.Subscribe(buffer)
 }
 
 // feedCollector gathers one applyAll's changes for the feed.
@@ -173,7 +81,7 @@ func (c *feedCollector) flush(r *registry) {
 		}
 	}
 	out = append(out, c.changes...)
-	r.core.feed.publish(out)
+	r.core.feed.Publish(out...)
 }
 
 // holdChange describes a hold event, naming the top-level job it belongs to.

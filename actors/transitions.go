@@ -33,7 +33,7 @@ func (r *registry) applyAll(ctx actor.Context, evs []messages.Event) {
 	j := r.core.journal
 	var durable []messages.Event
 	var fc *feedCollector
-	if r.core.feed.active.Load() > 0 {
+	if r.core.feed.Listening() {
 		fc = &feedCollector{}
 		defer fc.flush(r)
 	}

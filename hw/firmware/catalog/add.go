@@ -83,7 +83,7 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (Object, error) {
 		return Object{}, err
 	}
 	s.keepManifest(m.ID, req.ConfigJSON, m)
-	s.feed.publish(Change{Kind: ObjectAdded, ObjectID: m.ID, HardwareType: req.HardwareType,
+	s.feed.Publish(Change{Kind: ObjectAdded, ObjectID: m.ID, HardwareType: req.HardwareType,
 		Available: created.Available, IsDefault: created.IsDefault})
 	// The download waits for the "added" line below, so that the log never
 	// tells of the object available or failed before it tells of it added.

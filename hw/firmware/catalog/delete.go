@@ -23,7 +23,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	}
 	s.stop(id, errDeleted)
 	s.dropManifest(id)
-	s.feed.publish(Change{Kind: ObjectDeleted, ObjectID: id, HardwareType: obj.HardwareType})
+	s.feed.Publish(Change{Kind: ObjectDeleted, ObjectID: id, HardwareType: obj.HardwareType})
 	log := s.log.With().Str("object_id", id).Str("hardware_type", obj.HardwareType).Logger()
 	if err := s.removeCache(id); err != nil {
 		log.Warn().Err(err).Msg("firmware object deleted, but its cache could not be removed")

@@ -63,7 +63,7 @@ func (s *Service) download(ctx context.Context, id, dir string, arts []manifest.
 			log.Error().Err(err).Msg("firmware object downloaded but not recorded as available")
 			return
 		}
-		s.feed.publish(Change{Kind: AvailabilityChanged, ObjectID: id, Available: true})
+		s.feed.Publish(Change{Kind: AvailabilityChanged, ObjectID: id, Available: true})
 		log.Info().Int("artifacts", len(arts)).Dur("elapsed_ms", time.Since(start)).Msg("firmware object available")
 		return
 	}
@@ -72,7 +72,7 @@ func (s *Service) download(ctx context.Context, id, dir string, arts []manifest.
 		log.Error().Err(err).Str("reason", reason).Msg("firmware object download failed, and the failure could not be recorded")
 		return
 	}
-	s.feed.publish(Change{Kind: AvailabilityChanged, ObjectID: id})
+	s.feed.Publish(Change{Kind: AvailabilityChanged, ObjectID: id})
 	log.Warn().Str("reason", reason).Int("failed", len(failed)).Int("artifacts", len(arts)).
 		Msg("firmware object unavailable: artifact download failed")
 }
@@ -85,7 +85,7 @@ func (s *Service) fetchArtifact(ctx context.Context, id, dir string, a manifest.
 	if err := s.store.SetArtifactStatus(ctx, id, a.Name, downloading); err != nil {
 		return fmt.Errorf("artifact %s: record its download: %w", a.Name, err)
 	}
-	s.feed.publish(Change{Kind: ArtifactChanged, ObjectID: id, Artifact: a.Name, State: store.ArtifactDownloading})
+	s.feed.Publish(Change{Kind: ArtifactChanged, ObjectID: id, Artifact: a.Name, State: store.ArtifactDownloading})
 	res, err := s.dl.Fetch(ctx, dir, a, token)
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
@@ -102,7 +102,7 @@ func (s *Service) fetchArtifact(ctx context.Context, id, dir string, a manifest.
 	if serr := s.store.SetArtifactStatus(ctx, id, a.Name, st); serr != nil {
 		return errors.Join(err, fmt.Errorf("artifact %s: record its state: %w", a.Name, serr))
 	}
-	s.feed.publish(Change{Kind: ArtifactChanged, ObjectID: id, Artifact: a.Name, State: st.State})
+	s.feed.Publish(Change{Kind: ArtifactChanged, ObjectID: id, Artifact: a.Name, State: st.State})
 	return err
 }
 

@@ -1,9 +1,7 @@
 package catalog
 
 import (
-	"sync"
-	"sync/atomic"
-
+	"github.com/rmsd/rmsd/feed"
 	"github.com/rmsd/rmsd/store"
 )
 
@@ -71,104 +69,15 @@ type Change struct {
 	IsDefault bool
 }
 
-// feed fans the catalog's changes out to its subscribers. A change is
-// published just after the store recorded it, on the goroutine that
-// recorded it, and never waits: a subscriber whose buffer is full is
-// dropped (its channel closed, Dropped set), so a slow reader costs a
-// download one failed send, never a stall.
-type feed struct {
-	mu   sync.Mutex
-	subs map[*Subscription]struct{}
-	// active mirrors len(subs), so a publisher skips the lock when nobody
-	// listens.
-	active atomic.Int32
-	closed bool
-}
-
-// Subscription is one reader of the catalog's change feed.
-type Subscription struct {
-	c       chan Change
-	dropped atomic.Bool
-	feed    *feed
-}
-
-// C delivers the changes in the order they were recorded (the order of
-// two changes recorded at the same time by two goroutines is either). It
-// is closed by Close, by the Service's Close, or when the subscriber fell
-// behind its buffer: then Dropped is true and changes were lost, so reread
-// the catalog (List) and subscribe again.
-func (s *Subscription) C() <-chan Change { return s.c }
-
-// Dropped reports whether the feed gave up on this subscriber because its
-// buffer was full.
-func (s *Subscription) Dropped() bool { return s.dropped.Load() }
-
-// Close ends the subscription and closes C. Safe to call more than once
-// and after the feed dropped it.
-func (s *Subscription) Close() {
-	f := s.feed
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.remove(s)
-}
-
-// remove closes s's channel if it is still subscribed; f.mu is held.
-func (f *feed) remove(s *Subscription) {
-	if _, ok := f.subs[s]; !ok {
-		return
-	}
-	delete(f.subs, s)
-	f.active.Add(-1)
-	close(s.c)
-}
-
-// subscribe adds a reader with a buffer of n changes. After the feed
-// closed, the subscription comes back already closed.
-func (f *feed) subscribe(n int) *Subscription {
-	if n <= 0 {
-		n = DefaultFeedBuffer
-	}
-	s := &Subscription{c: make(chan Change, n), feed: f}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		close(s.c)
-		return s
-	}
-	if f.subs == nil {
-		f.subs = make(map[*Subscription]struct{})
-	}
-	f.subs[s] = struct{}{}
-	f.active.Add(1)
-	return s
-}
-
-// publish hands c to every subscriber without waiting.
-func (f *feed) publish(c Change) {
-	if f.active.Load() == 0 {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for s := range f.subs {
-		select {
-		case s.c <- c:
-		default:
-			s.dropped.Store(true)
-			f.remove(s)
-		}
-	}
-}
-
-// close ends every subscription: the catalog is closing.
-func (f *feed) close() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.closed = true
-	for s := range f.subs {
-		f.remove(s)
-	}
-}
+// Subscription is one reader of the catalog's change feed: C delivers the
+// changes in the order they were recorded (the order of two changes
+// recorded at the same time by two goroutines is either), and is closed by
+// Close, by the Service's Close, or when the subscriber fell behind its
+// buffer: then Dropped is true and changes were lost, so reread the
+// catalog (List) and subscribe again. A change is published just after the
+// store recorded it, on the goroutine that recorded it, and never waits,
+// so a slow reader costs a download one failed send, never a stall.
+type Subscription = feed.Subscription[Change]
 
 // Subscribe returns a subscription to the catalog's changes, buffered up
 // to buffer changes (DefaultFeedBuffer when 0): every object added or
@@ -177,5 +86,8 @@ func (f *feed) close() {
 // (List): whatever changes after the read arrives on C. Close it when
 // done. Changes another process makes to a shared store are not seen.
 func (s *Service) Subscribe(buffer int) *Subscription {
-	return s.feed.subscribe(buffer)
+	if buffer <= 0 {
+		buffer = DefaultFeedBuffer
+	}
+	return s.feed.Subscribe(buffer)
 }

@@ -52,7 +52,7 @@ func (s *Service) SetDefault(ctx context.Context, id string) (Object, error) {
 	if err != nil {
 		return Object{}, s.storeError("set default firmware object", id, err)
 	}
-	s.feed.publish(Change{Kind: DefaultChanged, ObjectID: id, HardwareType: obj.HardwareType, IsDefault: true})
+	s.feed.Publish(Change{Kind: DefaultChanged, ObjectID: id, HardwareType: obj.HardwareType, IsDefault: true})
 	s.log.Info().Str("object_id", id).Str("hardware_type", obj.HardwareType).Msg("firmware object is the default of its hardware type")
 	return s.resolve(obj), nil
 }

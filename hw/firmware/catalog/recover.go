@@ -49,14 +49,14 @@ func (s *Service) reverify(ctx context.Context, obj store.FirmwareObject) {
 			}
 			return
 		}
-		s.feed.publish(Change{Kind: ArtifactChanged, ObjectID: obj.ID, Artifact: a.Name, State: st.State})
+		s.feed.Publish(Change{Kind: ArtifactChanged, ObjectID: obj.ID, Artifact: a.Name, State: st.State})
 	}
 	if len(missing) == 0 {
 		if err := s.store.SetObjectAvailability(ctx, obj.ID, true, ""); err != nil {
 			log.Error().Err(err).Msg("firmware object re-verified but not recorded as available")
 			return
 		}
-		s.feed.publish(Change{Kind: AvailabilityChanged, ObjectID: obj.ID, Available: true})
+		s.feed.Publish(Change{Kind: AvailabilityChanged, ObjectID: obj.ID, Available: true})
 		log.Info().Int("artifacts", len(obj.Artifacts)).Msg("firmware object download was interrupted by a restart; its cached artifacts are complete and verified: available")
 		return
 	}
@@ -65,7 +65,7 @@ func (s *Service) reverify(ctx context.Context, obj store.FirmwareObject) {
 		log.Error().Err(err).Str("reason", reason).Msg("could not record why an interrupted firmware object is unavailable")
 		return
 	}
-	s.feed.publish(Change{Kind: AvailabilityChanged, ObjectID: obj.ID})
+	s.feed.Publish(Change{Kind: AvailabilityChanged, ObjectID: obj.ID})
 	log.Warn().Str("reason", reason).Msg("firmware object unavailable: its download was interrupted by a restart")
 }
 

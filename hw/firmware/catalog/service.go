@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rmsd/rmsd/feed"
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/firmware/download"
 	"github.com/rmsd/rmsd/hw/firmware/manifest"
@@ -76,7 +77,7 @@ type Service struct {
 	manifests map[string]parsedManifest
 
 	// feed tells subscribers of every change recorded (Subscribe).
-	feed feed
+	feed feed.Feed[Change]
 }
 
 // parsedManifest is an object's manifest and the ConfigJSON it was parsed
@@ -142,7 +143,7 @@ func (s *Service) Close() {
 	s.mu.Unlock()
 	s.cancelBase(ErrClosed)
 	s.wg.Wait()
-	s.feed.close()
+	s.feed.Close()
 }
 
 // start runs fn in a goroutine the service owns, as the background work on
