@@ -12,7 +12,9 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
+	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store"
 )
 
 // BenchmarkGetJobStatus polls one job's status on its owner's own server
@@ -63,4 +65,56 @@ func BenchmarkGetJobStatus(b *testing.B) {
 	b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "direct-ns/op")
 	b.ReportMetric(float64(f.Nanoseconds())/float64(b.N), "forwarded-ns/op")
 	b.ReportMetric(float64(f)/float64(d), "forwarded/direct")
+}
+
+// BenchmarkClusterParentStatus polls a finished cluster parent over two
+// racks through two members in turn: one reads the parent's record from
+// the store on every poll, with the job → rack lookup that precedes it
+// (uncached, as every member did before the parent cache), the other
+// reads it once and keeps it (cached). Both then ask each rack's owner
+// for its batch over the in-process fake cluster and render the parent.
+// Report the ratio cached/uncached.
+func BenchmarkClusterParentStatus(b *testing.B) {
+	s := startSite(b, 2)
+	nodes := append(append([]hw.Node(nil), s.nodes[s.racks[0]]...), s.nodes[s.racks[1]]...)
+	cached := s.member(b, "member-a")
+	r := newReceiver(s.cluster, siteStore{s.store, s}, "member-b", s.memberLog("member-b"))
+	r.parents = newIDCache[store.ClusterParent](0)
+	uncached := s.memberOf(b, r)
+	ctx := context.Background()
+	resp, err := cached.UpdateSwitchSystemPassword(ctx, &rmspb.UpdateSwitchSystemPasswordRequest{
+		Nodes: nodeSet(nodes...), Username: "admin", Password: "Next-Pass-1"})
+	if err != nil || resp.GetResponse().GetJobId() == "" {
+		b.Fatalf("batch: %v %v", resp, err)
+	}
+	req := &rmspb.GetJobStatusRequest{JobId: resp.GetResponse().GetJobId(), IncludeChildJobStates: true}
+	poll := func(c rmspb.RackManagerClient) (time.Duration, bool) {
+		start := time.Now()
+		got, err := c.GetJobStatus(ctx, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := got.GetJobStates()[0].GetExecutionState()
+		return time.Since(start), s == rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED || s == rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; {
+		if _, done := poll(cached); done {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("the batch did not end")
+		}
+		time.Sleep(20 * time.Millisecond) // polling a job, as a client does
+	}
+	// The two alternate, so that both see the same load on the machine.
+	var c, u time.Duration
+	for b.Loop() {
+		d, _ := poll(uncached)
+		u += d
+		d, _ = poll(cached)
+		c += d
+	}
+	b.ReportMetric(float64(u.Nanoseconds())/float64(b.N), "uncached-ns/op")
+	b.ReportMetric(float64(c.Nanoseconds())/float64(b.N), "cached-ns/op")
+	b.ReportMetric(float64(c)/float64(u), "cached/uncached")
 }

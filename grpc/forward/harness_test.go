@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,6 +133,35 @@ func (s siteStore) JobRack(ctx context.Context, id string) (string, error) {
 	return "", store.ErrNotFound
 }
 
+// countingStore counts the receiving side's reads of the shared store.
+type countingStore struct {
+	Store
+	jobRacks, parents atomic.Int64
+}
+
+func (c *countingStore) JobRack(ctx context.Context, id string) (string, error) {
+	c.jobRacks.Add(1)
+	return c.Store.JobRack(ctx, id)
+}
+
+func (c *countingStore) ClusterParent(ctx context.Context, id string) (store.ClusterParent, error) {
+	c.parents.Add(1)
+	return c.Store.ClusterParent(ctx, id)
+}
+
+// reads is how many times the job → rack records and the cluster parents
+// were read.
+func (c *countingStore) reads() (jobRacks, parents int64) {
+	return c.jobRacks.Load(), c.parents.Load()
+}
+
+// countingMember starts a receiving member whose store reads are counted.
+func (s *site) countingMember(t testing.TB, id string) (rmspb.RackManagerClient, *countingStore) {
+	t.Helper()
+	st := &countingStore{Store: siteStore{s.store, s}}
+	return s.memberOf(t, newReceiver(s.cluster, st, id, s.memberLog(id))), st
+}
+
 // fastAdminTiming polls every few milliseconds.
 var fastAdminTiming = switchadmin.Timing{
 	ResetPoll: 5 * time.Millisecond, ResetTimeout: 20 * time.Second,
@@ -209,13 +239,23 @@ func startSite(t testing.TB, n int) *site {
 // cluster; it returns a client of it.
 func (s *site) member(t testing.TB, id string) rmspb.RackManagerClient {
 	t.Helper()
+	return s.memberOf(t, newReceiver(s.cluster, siteStore{s.store, s}, id, s.memberLog(id)))
+}
+
+// memberLog is the log of the receiving member id.
+func (s *site) memberLog(id string) zerolog.Logger {
+	return zerolog.New(s.logs).With().Str("member", id).Logger()
+}
+
+// memberOf starts a receiving member whose receiving side is r (built by
+// the test over a store of its own), and returns a client of it.
+func (s *site) memberOf(t testing.TB, r *receiver) rmspb.RackManagerClient {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := zerolog.New(s.logs).With().Str("member", id).Logger()
-	srv := rmsserver.New(rmsserver.Options{Logger: log,
-		Inner: []grpc.UnaryServerInterceptor{Interceptor(s.cluster, siteStore{s.store, s}, id, log)}})
+	srv := rmsserver.New(rmsserver.Options{Logger: s.memberLog(r.self), Inner: []grpc.UnaryServerInterceptor{r.intercept}})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
 	t.Cleanup(func() {

@@ -24,7 +24,11 @@ type receiver struct {
 	store   Store
 	self    string
 	log     zerolog.Logger
-	jobs    *jobCache
+	// jobs are the racks of the jobs recently asked about, parents the
+	// cluster parents recently recorded or asked about: both facts never
+	// change once written.
+	jobs    *idCache[string]
+	parents *idCache[store.ClusterParent]
 	// local answers the job-status calls no rack's owner answers: cluster
 	// parents, and unknown ids as a single rmsd answers them.
 	local *rmsserver.Handlers
@@ -40,9 +44,13 @@ type receiver struct {
 // rack (answered in band or refused by the local handler as a single rmsd
 // would) go to the local handler.
 func Interceptor(c Cluster, st Store, self string, log zerolog.Logger) grpc.UnaryServerInterceptor {
-	r := &receiver{cluster: c, store: st, self: self, log: log, jobs: newJobCache(defaultJobCache)}
-	r.local = rmsserver.NewHandlers(rmsserver.Deps{Jobs: parentJobs{}}, zerolog.Nop())
-	return r.intercept
+	return newReceiver(c, st, self, log).intercept
+}
+
+func newReceiver(c Cluster, st Store, self string, log zerolog.Logger) *receiver {
+	return &receiver{cluster: c, store: st, self: self, log: log,
+		jobs: newIDCache[string](defaultJobCache), parents: newIDCache[store.ClusterParent](defaultParentCache),
+		local: rmsserver.NewHandlers(rmsserver.Deps{Jobs: parentJobs{}}, zerolog.Nop())}
 }
 
 func (r *receiver) intercept(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -81,7 +89,9 @@ func (r *receiver) answer(ctx context.Context, o outcome) (any, error) {
 }
 
 // byJob forwards a job-status call to the owner of its job's rack; a
-// cluster parent, or a job the store does not know, is answered here.
+// cluster parent, or a job the store does not know, is answered here. A
+// cached job or parent costs no store read; otherwise the store is asked
+// for the job's rack and then, if it knows none, for a cluster parent.
 func (r *receiver) byJob(ctx context.Context, from caller, method string, req proto.Message) (any, error) {
 	id := strings.TrimSpace(rpcfields.StringField(req.ProtoReflect(), "job_id"))
 	if id == "" {
@@ -89,11 +99,14 @@ func (r *receiver) byJob(ctx context.Context, from caller, method string, req pr
 	}
 	rack, ok := r.jobs.get(id)
 	if !ok {
+		if p, ok := r.parents.get(id); ok {
+			return r.parentStatus(ctx, from, method, req, p)
+		}
 		var err error
 		rack, err = r.store.JobRack(ctx, id)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return r.parentStatus(ctx, from, method, req, id)
+			return r.unknownJob(ctx, from, method, req, id)
 		case err != nil:
 			return nil, storeError(ctx, "find the rack of job "+id, err)
 		}

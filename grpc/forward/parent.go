@@ -109,7 +109,8 @@ func (r *receiver) recordParent(ctx context.Context, method string, t messages.J
 	if !anyJob {
 		return "", nil
 	}
-	if _, err := r.store.CreateClusterParent(context.WithoutCancel(ctx), p); err != nil {
+	stored, err := r.store.CreateClusterParent(context.WithoutCancel(ctx), p)
+	if err != nil {
 		r.log.Error().Err(err).Str("job_id", p.ID).Str("rpc", method).Msg("cluster parent not recorded; the racks' jobs run without it")
 		var jobs []string
 		for _, rk := range p.Racks {
@@ -119,6 +120,8 @@ func (r *receiver) recordParent(ctx context.Context, method string, t messages.J
 		}
 		return "", fmt.Errorf("the cluster parent could not be recorded (%v); follow each rack's job instead: %s", err, strings.Join(jobs, ", "))
 	}
+	// The caller will poll it here first: this member never reads it back.
+	r.parents.put(stored.ID, stored)
 	r.log.Info().Str("job_id", p.ID).Str("rpc", method).Int("racks", len(p.Racks)).Msg("cluster parent recorded")
 	return p.ID, nil
 }
@@ -152,10 +155,14 @@ func notRecorded(reply proto.Message, why error) {
 	}
 }
 
-// parentStatus answers a job-status call for a job no rack's journal
-// knows: a cluster parent's aggregated status, or the answer a single
-// rmsd gives for an unknown id.
-func (r *receiver) parentStatus(ctx context.Context, from caller, method string, req proto.Message, id string) (any, error) {
+// unknownJob answers a job-status call for an id no rack's journal
+// knows: a cluster parent's status, or the answer a single rmsd gives for
+// an unknown id. A parent read from the store is cached: its record never
+// changes. An id the store does not know is not: the caller gets the id
+// of a parent only once its record is written, so a miss is a wrong or
+// expired id, and remembering it would only hide a record written after
+// all (and grow with every wrong id asked).
+func (r *receiver) unknownJob(ctx context.Context, from caller, method string, req proto.Message, id string) (any, error) {
 	p, err := r.store.ClusterParent(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -163,11 +170,18 @@ func (r *receiver) parentStatus(ctx context.Context, from caller, method string,
 	case err != nil:
 		return nil, storeError(ctx, "read job "+id, err)
 	}
+	r.parents.put(id, p)
+	return r.parentStatus(ctx, from, method, req, p)
+}
+
+// parentStatus answers a job-status call for the cluster parent p with
+// its status aggregated from its racks' batches.
+func (r *receiver) parentStatus(ctx context.Context, from caller, method string, req proto.Message, p store.ClusterParent) (any, error) {
 	snaps, err := r.aggregate(ctx, from, p)
 	if err != nil {
 		return nil, err
 	}
-	return r.answerLocally(ctx, method, req, &shownJobs{id: id, snaps: snaps})
+	return r.answerLocally(ctx, method, req, &shownJobs{id: p.ID, snaps: snaps})
 }
 
 // aggregate reads each rack's batch through its owner and returns the

@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// The job cache keeps at most its bound, dropping the least recently used
-// job first.
-func TestJobCacheIsBoundedAndDropsTheLeastRecentlyUsed(t *testing.T) {
-	c := newJobCache(3)
+// An id cache keeps at most its bound, dropping the least recently used
+// id first.
+func TestIDCacheIsBoundedAndDropsTheLeastRecentlyUsed(t *testing.T) {
+	c := newIDCache[string](3)
 	for i := range 3 {
 		c.put(fmt.Sprintf("job-%d", i), fmt.Sprintf("rack-%d", i))
 	}
