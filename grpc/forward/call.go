@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -17,6 +18,7 @@ import (
 	"github.com/rmsd/rmsd/grpc/callerid"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/grpc/rmspbv2"
+	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/member/rackpb"
 )
 
@@ -75,6 +77,11 @@ type outcome struct {
 	reply  proto.Message
 	err    error
 	reason string
+	// logged is set when the owner logged the failure at warn with its
+	// cause: an in-band failure (its handlers log every one), or an error
+	// status Serve logs at warn. An err the owner answered is marked
+	// rmsserver.LoggedElsewhere.
+	logged bool
 }
 
 // caller is what the receiving member tells the owner about a call.
@@ -121,13 +128,23 @@ func forwardCall(ctx context.Context, cl Cluster, from caller, rack, method stri
 		return outcome{err: unreachable(rack)}
 	}
 	if code := codes.Code(rep.GetCode()); code != codes.OK {
-		return outcome{err: status.Error(code, rep.GetMessage())}
+		err := status.Error(code, rep.GetMessage())
+		// A reply with an epoch was served under the owner's lease, by
+		// Serve, which logged it; one without is the owner grain's own
+		// answer (UNAVAILABLE while the rack changes hands), logged by
+		// nobody but this member.
+		if rep.GetEpoch() == 0 {
+			return outcome{err: err}
+		}
+		return outcome{err: rmsserver.LoggedElsewhere(err), logged: servedLevel(code) == zerolog.WarnLevel}
 	}
 	reply := newReply(method)
 	if err := proto.Unmarshal(rep.GetReply(), reply); err != nil {
 		return outcome{err: status.Error(codes.Internal, fmt.Sprintf("rack %s: decode the owner's %s reply: %v", rack, method, err))}
 	}
-	return outcome{reply: reply, reason: rep.GetReason()}
+	// Only the owner's handlers answer a reply, and they log its in-band
+	// failure.
+	return outcome{reply: reply, reason: rep.GetReason(), logged: rep.GetReason() != ""}
 }
 
 // deadlineOf is the context deadline a Forward carries, zero for none.

@@ -1,7 +1,6 @@
 package forward
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -36,6 +35,7 @@ import (
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
+	"github.com/rmsd/rmsd/test/syncbuf"
 )
 
 func TestMain(m *testing.M) {
@@ -63,7 +63,7 @@ type site struct {
 	engines  map[string]*actors.Engine
 	store    *sqlstore.Store
 	cluster  *fakeCluster
-	logs     *syncBuffer
+	logs     *syncbuf.Buffer
 }
 
 // fakeCluster delivers Forwards to the racks' handlers in process.
@@ -91,7 +91,8 @@ func (c *fakeCluster) Forward(ctx context.Context, fwd *rackpb.Forward) (*rackpb
 	if down || !ok {
 		return nil, errors.New("fake cluster: no member answers for rack " + in.GetRackId())
 	}
-	rep := Serve(ctx, h, in, zerolog.New(c.site.logs))
+	rep := Serve(ctx, h, in, zerolog.New(c.site.logs).With().Str("owner_of", in.GetRackId()).Logger())
+	rep.Epoch = 1 // as the rack's grain does, under its lease
 	wire, err = proto.Marshal(rep)
 	if err != nil {
 		return nil, err
@@ -172,7 +173,7 @@ var fastAdminTiming = switchadmin.Timing{
 // startSite starts n simulated racks of two switches each.
 func startSite(t testing.TB, n int) *site {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("logs:\n%s", logs.String())
@@ -303,24 +304,6 @@ func rpcContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // The shared store serves the receiving side as it is: each job's rack

@@ -36,8 +36,10 @@ type receiver struct {
 
 // Interceptor forwards each RackManager call that is not Local to the
 // member that owns its rack, through c, and answers the caller with the
-// owner's reply, status and in-band failure reason (rmsserver.RecordReason)
-// as if it had been served here. It must run innermost in the receiving
+// owner's reply, status and in-band failure reason as if it had been
+// served here. The owner logs the failures it answers; this member logs
+// them at debug (rmsserver.RecordLoggedReason, rmsserver.LoggedElsewhere),
+// and at warn only its own (an owner not reachable). It must run innermost in the receiving
 // member's server (rmsserver.Options.Inner), after authorization. self is
 // this member's id; st finds jobs' racks and keeps cluster parents.
 // Local calls, calls of other services and ByRack requests that name no
@@ -84,7 +86,7 @@ func (r *receiver) answer(ctx context.Context, o outcome) (any, error) {
 	if o.err != nil {
 		return nil, o.err
 	}
-	rmsserver.RecordReason(ctx, o.reason)
+	rmsserver.RecordLoggedReason(ctx, o.reason) // the owner logged it
 	return o.reply, nil
 }
 

@@ -43,11 +43,15 @@ func (r *receiver) spanning(ctx context.Context, from caller, method string, rou
 	}
 	replies := make([]rackReply, len(parts))
 	var reasons []string
+	// ownersLogged stays set while every failure is one an owner logged;
+	// this member's own (an owner not reachable) it logs itself.
+	ownersLogged := true
 	for i, o := range outs {
 		if o.err != nil {
 			why := status.Convert(o.err).Message()
 			replies[i] = rackReply{parts[i].rack, failedReply(method, why, parts[i])}
 			reasons = append(reasons, "rack "+parts[i].rack+": "+why)
+			ownersLogged = ownersLogged && o.logged
 			continue
 		}
 		replies[i] = rackReply{parts[i].rack, o.reply.ProtoReflect()}
@@ -62,11 +66,15 @@ func (r *receiver) spanning(ctx context.Context, from caller, method string, rou
 	}
 	merged := merge(method, replies, order, parentID)
 	if unrecorded != nil {
-		notRecorded(merged, unrecorded)
+		notRecorded(merged, unrecorded) // recordParent logged why
 		reasons = append(reasons, unrecorded.Error())
 	}
 	if _, failed := rpcfields.Failure(merged); failed {
-		rmsserver.RecordReason(ctx, strings.Join(reasons, "; "))
+		record := rmsserver.RecordReason
+		if ownersLogged {
+			record = rmsserver.RecordLoggedReason
+		}
+		record(ctx, strings.Join(reasons, "; "))
 	}
 	return merged, nil
 }

@@ -20,20 +20,35 @@ import (
 // fwd's rack, with the rack's handlers h: it decodes the request by its
 // method, runs it under the caller's deadline and metadata, and encodes
 // the reply, the status and the reason of an in-band failure. It never
-// fails: what goes wrong is the reply's status. The caller was authorised
+// fails: what goes wrong is the reply's status. This member owns the log
+// of the call's failure, which it knows the cause of; the receiving
+// member logs it at debug only. The caller was authorised
 // by the member that received the call; the owner trusts the cluster.
 func Serve(ctx context.Context, h *rmsserver.Handlers, fwd *rackpb.Forward, log zerolog.Logger) *rackpb.ForwardReply {
 	start := time.Now()
 	out := serve(ctx, h, fwd)
 	code := codes.Code(out.GetCode())
-	ev := log.Debug()
-	if code != codes.OK && code != codes.NotFound && code != codes.InvalidArgument && code != codes.FailedPrecondition {
-		ev = log.Warn()
+	ev := log.WithLevel(servedLevel(code))
+	if code != codes.OK {
+		ev = ev.Str("error", out.GetMessage())
 	}
 	ev.Str("rpc", fwd.GetMethod()).Str("rack_id", fwd.GetRackId()).Str("from_member", fwd.GetFromMember()).
 		Str("caller", fwd.GetCaller()).Str("code", code.String()).Dur("duration_ms", time.Since(start)).
 		Msg("forwarded call served")
 	return out
+}
+
+// servedLevel is the level of the owner's line for a forwarded call that
+// ended with code: warn for a server-side failure, which the receiving
+// member then logs at debug only (rmsserver.LoggedElsewhere); debug
+// otherwise. An in-band failure (code OK) is logged at warn by the
+// rack's handlers, with its rack, node and holder job.
+func servedLevel(code codes.Code) zerolog.Level {
+	switch code {
+	case codes.OK, codes.NotFound, codes.InvalidArgument, codes.FailedPrecondition:
+		return zerolog.DebugLevel
+	}
+	return zerolog.WarnLevel
 }
 
 func serve(ctx context.Context, h *rmsserver.Handlers, fwd *rackpb.Forward) *rackpb.ForwardReply {

@@ -48,14 +48,23 @@ var statusPolls = map[string]bool{
 }
 
 // logUnary logs one line per RPC: method, gRPC code, duration in
-// milliseconds and peer. Failures other than client mistakes log at warn,
-// status polls and health checks at debug, the rest at info.
+// milliseconds and peer. Failures other than client mistakes log at warn
+// (at debug when the member that served the call logged them:
+// LoggedElsewhere), status polls and health checks at debug, the rest at
+// info.
 func logUnary(log zerolog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		start := time.Now()
 		resp, err := handler(ctx, req)
 		code := status.Code(err)
-		ev := log.WithLevel(rpcLevel(info.FullMethod, code))
+		level, elsewhere := rpcLevel(info.FullMethod, code), loggedElsewhere(err)
+		if elsewhere && level == zerolog.WarnLevel {
+			level = zerolog.DebugLevel // the member that served the call warned
+		}
+		ev := log.WithLevel(level)
+		if elsewhere {
+			ev = ev.Bool("logged_elsewhere", true)
+		}
 		if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 			ev = ev.Str("peer", p.Addr.String())
 		}

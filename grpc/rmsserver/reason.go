@@ -32,6 +32,9 @@ const ReasonTrailer = "rms-reason"
 type inBandFailure struct {
 	rack, node string
 	err        error
+	// logged is set when the member that served the call logged the
+	// failure already (RecordLoggedReason).
+	logged bool
 }
 
 // inBandFailures collects what the handlers of one RPC record. Batch

@@ -18,7 +18,8 @@ import (
 // response's status, is RETURN_CODE_FAILURE, each failure the handler
 // recorded is logged (or, when it recorded none, the reply's message with
 // the request's rack and node), at warn the first time a caller meets it
-// and at debug its repeats (repeatFilter), and the reason is set as the
+// and at debug its repeats (repeatFilter) and the failures logged by the
+// member that served the call (loggedelsewhere.go), and the reason is set as the
 // ReasonTrailer trailer. A gRPC error is not an in-band failure: logUnary
 // reports it.
 func reasonUnary(log zerolog.Logger) grpc.UnaryServerInterceptor {
@@ -43,6 +44,10 @@ func reasonUnary(log zerolog.Logger) grpc.UnaryServerInterceptor {
 		}
 		caller := callerKey(callerid.FromContext(ctx))
 		for _, f := range failures {
+			if f.logged {
+				log.Debug().Func(failureFields(info.FullMethod, f)).Bool("logged_elsewhere", true).Msg("request failed in-band")
+				continue
+			}
 			reason := clip(f.err.Error(), maxLogged)
 			warn, repeats := seen.warn(failureKey{caller: caller, rpc: info.FullMethod, rack: f.rack, node: f.node, reason: reason})
 			switch {
