@@ -33,8 +33,10 @@ func TestMain(m *testing.M) {
 // wait bounds every wait on a condition: generous on a loaded machine.
 const wait = 30 * time.Second
 
-// member is one cluster member's view: its store and its lease of the rack.
+// member is one cluster member's view: its id, its store and its lease of
+// the rack.
 type member struct {
+	id string
 	st *sqlstore.Store
 	mu sync.Mutex
 	l  store.RackLease
@@ -53,15 +55,46 @@ func (m *member) hold(l store.RackLease) {
 	m.l, m.ok = l, true
 }
 
-// newMember opens a shared store on url, as a cluster member does.
-func newMember(t *testing.T, url string) *member {
+// newMembers creates a database of its own for the test and opens one
+// shared store on it per member id, as cluster members do.
+func newMembers(t *testing.T, ids ...string) []*member {
 	t.Helper()
-	st, err := sqlstore.OpenPostgres(t.Context(), url, 4, sqlstore.Options{})
-	if err != nil {
-		t.Fatal(err)
+	url := storetest.TempPostgresDatabase(t)
+	out := make([]*member, len(ids))
+	for i, id := range ids {
+		st, err := sqlstore.OpenPostgres(t.Context(), url, 4, sqlstore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		out[i] = &member{id: id, st: st}
 	}
-	t.Cleanup(func() { _ = st.Close() })
-	return &member{st: st}
+	return out
+}
+
+// take acquires rack for the member and holds the lease from then on, as
+// the rack's grain does on activation; a refusal fails the test.
+func (m *member) take(t *testing.T, rack string) store.RackLease {
+	t.Helper()
+	l, err := m.st.AcquireRack(t.Context(), rack, m.id, time.Minute)
+	if err != nil {
+		t.Fatalf("%s acquiring %s: %v", m.id, rack, err)
+	}
+	m.hold(l)
+	return l
+}
+
+// journal is rack's journal written under the member's lease.
+func (m *member) journal(rack string) store.Journal {
+	return rackjournal.New(m.st, rack, m.lease)
+}
+
+// engine starts a job engine (newEngine) journaled in rack's stream under
+// the member's lease.
+func (m *member) engine(t *testing.T, rack string, opts actors.Options) *actors.Engine {
+	t.Helper()
+	opts.Journal = m.journal(rack)
+	return newEngine(t, opts)
 }
 
 // newEngine starts a job engine on its own actor system, closed (after
@@ -126,16 +159,11 @@ func get(t *testing.T, e *actors.Engine, id string) messages.JobSnapshot {
 // cluster's message. The old engine's later writes are refused
 // (store.ErrNotOwner) and never reach the stream.
 func TestRackJournalTakeOverReplaysAndFencesTheOldEngine(t *testing.T) {
-	url := storetest.TempPostgresDatabase(t)
-	a, b := newMember(t, url), newMember(t, url)
-	la, err := a.st.AcquireRack(t.Context(), "rack-1", "m-a", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.hold(la)
+	ms := newMembers(t, "m-a", "m-b")
+	a, b := ms[0], ms[1]
+	la := a.take(t, "rack-1")
 	commits := make(chan error, 64)
-	e1 := newEngine(t, actors.Options{
-		Journal: rackjournal.New(a.st, "rack-1", a.lease),
+	e1 := a.engine(t, "rack-1", actors.Options{
 		OnCommit: func(_ time.Duration, err error) {
 			select {
 			case commits <- err:
@@ -190,15 +218,13 @@ func TestRackJournalTakeOverReplaysAndFencesTheOldEngine(t *testing.T) {
 	if err := a.st.ReleaseRack(t.Context(), la); err != nil {
 		t.Fatal(err)
 	}
-	lb, err := b.st.AcquireRack(t.Context(), "rack-1", "m-b", time.Minute)
-	if err != nil || lb.Epoch <= la.Epoch {
-		t.Fatalf("member b's acquisition = %+v, %v; want an epoch above %d", lb, err, la.Epoch)
+	if lb := b.take(t, "rack-1"); lb.Epoch <= la.Epoch {
+		t.Fatalf("member b's acquisition = %+v; want an epoch above %d", lb, la.Epoch)
 	}
-	b.hold(lb)
 	interrupted := func(stage string) string {
 		return fmt.Sprintf("interrupted: member m-a left the cluster at stage %q; the state of the hardware is unknown", stage)
 	}
-	e2 := newEngine(t, actors.Options{Journal: rackjournal.New(b.st, "rack-1", b.lease), Interrupted: interrupted})
+	e2 := b.engine(t, "rack-1", actors.Options{Interrupted: interrupted})
 	want := `interrupted: member m-a left the cluster at stage "flashing the BMC"; the state of the hardware is unknown`
 	for _, id := range []string{running.ID, batch.Admitted[0].ID, batch.Admitted[1].ID} {
 		if s := get(t, e2, id); s.State != messages.StateFailed || s.ErrorMessage != want {
@@ -246,13 +272,9 @@ func TestRackJournalTakeOverReplaysAndFencesTheOldEngine(t *testing.T) {
 		}
 	}
 	// A third engine on the stream (the rack's next owner) agrees with b.
-	lc, err := b.st.AcquireRack(t.Context(), "rack-1", "m-b", time.Minute) // b restarted
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &member{st: b.st}
-	c.hold(lc)
-	e3 := newEngine(t, actors.Options{Journal: rackjournal.New(c.st, "rack-1", c.lease), Interrupted: interrupted})
+	c := &member{id: b.id, st: b.st} // b restarted
+	c.take(t, "rack-1")
+	e3 := c.engine(t, "rack-1", actors.Options{Interrupted: interrupted})
 	if s := get(t, e3, running.ID); s.State != messages.StateFailed || s.ErrorMessage != want {
 		t.Errorf("job %s replayed again = %+v, want Failed %q", running.ID, s, want)
 	}
@@ -262,8 +284,8 @@ func TestRackJournalTakeOverReplaysAndFencesTheOldEngine(t *testing.T) {
 // and compactions are refused with store.ErrNotOwner and nothing is
 // written; reads work.
 func TestRackJournalWithoutALeaseRefusesWrites(t *testing.T) {
-	m := newMember(t, storetest.TempPostgresDatabase(t))
-	j := rackjournal.New(m.st, "rack-1", m.lease)
+	m := newMembers(t, "m-a")[0]
+	j := m.journal("rack-1")
 	ctx := t.Context()
 	if _, err := j.AppendEvents(ctx, []store.Event{{Kind: "X", Jobs: []string{"job-1"}}}); !errors.Is(err, store.ErrNotOwner) {
 		t.Errorf("append without a lease = %v, want ErrNotOwner", err)
@@ -271,11 +293,7 @@ func TestRackJournalWithoutALeaseRefusesWrites(t *testing.T) {
 	if _, err := j.CompactEvents(ctx, []store.Event{{Kind: "X"}}); !errors.Is(err, store.ErrNotOwner) {
 		t.Errorf("compact without a lease = %v, want ErrNotOwner", err)
 	}
-	l, err := m.st.AcquireRack(ctx, "rack-2", "m-a", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.hold(l) // a lease of another rack does not do
+	m.take(t, "rack-2") // a lease of another rack does not do
 	if _, err := j.AppendEvents(ctx, []store.Event{{Kind: "X"}}); !errors.Is(err, store.ErrNotOwner) {
 		t.Errorf("append under another rack's lease = %v, want ErrNotOwner", err)
 	}
@@ -285,11 +303,7 @@ func TestRackJournalWithoutALeaseRefusesWrites(t *testing.T) {
 	if _, err := m.st.JobRack(ctx, "job-1"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("rack of job-1 = %v, want ErrNotFound", err)
 	}
-	l1, err := m.st.AcquireRack(ctx, "rack-1", "m-a", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.hold(l1)
+	m.take(t, "rack-1")
 	written, err := j.AppendEvents(ctx, []store.Event{{Kind: "X", Jobs: []string{"job-1"}}})
 	if err != nil {
 		t.Fatalf("append under the rack's lease: %v", err)
