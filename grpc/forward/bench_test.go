@@ -35,11 +35,15 @@ func BenchmarkGetJobStatus(b *testing.B) {
 		b.Fatal(err)
 	}
 	owner := rmsserver.New(rmsserver.Options{Logger: zerolog.Nop(), Deps: rmsserver.Deps{Jobs: s.engines[rack]}})
-	go func() { _ = owner.Serve(lis) }()
+	served := make(chan error, 1)
+	go func() { served <- owner.Serve(lis) }()
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		owner.Shutdown(ctx)
+		if err := <-served; err != nil {
+			b.Errorf("Serve: %v", err)
+		}
 	})
 	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -145,6 +146,22 @@ func forwardCall(ctx context.Context, cl Cluster, from caller, rack, method stri
 	// Only the owner's handlers answer a reply, and they log its in-band
 	// failure.
 	return outcome{reply: reply, reason: rep.GetReason(), logged: rep.GetReason() != ""}
+}
+
+// forwardParts forwards each part to its rack's owner, at once, and
+// returns their outcomes in the parts' order.
+func forwardParts(ctx context.Context, cl Cluster, from caller, method string, parts []part) []outcome {
+	out := make([]outcome, len(parts))
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = forwardCall(ctx, cl, from, p.rack, method, p.req)
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // deadlineOf is the context deadline a Forward carries, zero for none.

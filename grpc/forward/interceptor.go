@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
@@ -69,9 +68,8 @@ func (r *receiver) intercept(ctx context.Context, req any, info *grpc.UnaryServe
 	switch {
 	case len(racks) == 0:
 		return handler(ctx, req)
-	case len(racks) == 1:
-		return r.answer(ctx, forwardCall(ctx, r.cluster, from, racks[0], info.FullMethod, msg))
-	case route.Span == NoSpan && oneRackHandlers[info.FullMethod]:
+	case len(racks) == 1 || (route.Span == NoSpan && oneRackHandlers[info.FullMethod]):
+		// A one-rack method's owner refuses nodes of other racks in band.
 		return r.answer(ctx, forwardCall(ctx, r.cluster, from, racks[0], info.FullMethod, msg))
 	case route.Span == NoSpan:
 		return nil, status.Error(codes.FailedPrecondition, fmt.Sprintf(
@@ -138,20 +136,4 @@ func storeError(ctx context.Context, what string, err error) error {
 		return status.FromContextError(ctx.Err()).Err()
 	}
 	return status.Error(codes.Unavailable, fmt.Sprintf("%s: the store did not answer; retry: %v", what, err))
-}
-
-// forwardParts forwards each part to its rack's owner, at once, and
-// returns their outcomes in the parts' order.
-func forwardParts(ctx context.Context, cl Cluster, from caller, method string, parts []part) []outcome {
-	out := make([]outcome, len(parts))
-	var wg sync.WaitGroup
-	for i, p := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[i] = forwardCall(ctx, cl, from, p.rack, method, p.req)
-		}()
-	}
-	wg.Wait()
-	return out
 }

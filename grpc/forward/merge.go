@@ -46,9 +46,9 @@ func mergeInto(out protoreflect.Message, replies []rackReply, order []slot, pare
 			if parentID != "" {
 				out.Set(f, protoreflect.ValueOfString(parentID))
 			}
-		case f.Name() == "status" && f.Enum() != nil && f.Enum().FullName() == rmspb.ReturnCode(0).Descriptor().FullName():
+		case isStatus(f):
 			mergeStatus(out, f, replies)
-		case (f.Name() == "message" || f.Name() == "error_message") && f.Kind() == protoreflect.StringKind && !f.IsList():
+		case isMessage(f):
 			mergeMessages(out, f, replies)
 		case f.IsMap():
 			m := out.Mutable(f).Map()
@@ -84,6 +84,18 @@ func mergeInto(out protoreflect.Message, replies []rackReply, order []slot, pare
 			}
 		}
 	}
+}
+
+// isStatus reports whether f is a reply's status: a ReturnCode named
+// status.
+func isStatus(f protoreflect.FieldDescriptor) bool {
+	return f.Name() == "status" && f.Enum() != nil && f.Enum().FullName() == rmspb.ReturnCode(0).Descriptor().FullName()
+}
+
+// isMessage reports whether f is one of a reply's texts: message or
+// error_message.
+func isMessage(f protoreflect.FieldDescriptor) bool {
+	return (f.Name() == "message" || f.Name() == "error_message") && f.Kind() == protoreflect.StringKind && !f.IsList()
 }
 
 func mergeStatus(out protoreflect.Message, f protoreflect.FieldDescriptor, replies []rackReply) {
@@ -183,9 +195,9 @@ func fillFailure(m protoreflect.Message, why string, p part, depth int) {
 	for i := 0; i < fields.Len(); i++ {
 		f := fields.Get(i)
 		switch {
-		case f.Name() == "status" && f.Enum() != nil && f.Enum().FullName() == rmspb.ReturnCode(0).Descriptor().FullName():
+		case isStatus(f):
 			m.Set(f, protoreflect.ValueOfEnum(protoreflect.EnumNumber(rmspb.ReturnCode_RETURN_CODE_FAILURE)))
-		case (f.Name() == "message" || f.Name() == "error_message") && f.Kind() == protoreflect.StringKind && !f.IsList():
+		case isMessage(f):
 			m.Set(f, protoreflect.ValueOfString(why))
 		case f.Name() == "node_results" && f.IsList() && f.Message() != nil:
 			l := m.Mutable(f).List()

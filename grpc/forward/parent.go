@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/google/uuid"
 	"google.golang.org/grpc/codes"
@@ -151,10 +150,10 @@ func notRecorded(reply proto.Message, why error) {
 		m = m.Mutable(f).Message()
 	}
 	fields := m.Descriptor().Fields()
-	if f := fields.ByName("status"); f != nil && f.Enum() != nil {
+	if f := fields.ByName("status"); f != nil && isStatus(f) {
 		m.Set(f, protoreflect.ValueOfEnum(protoreflect.EnumNumber(rmspb.ReturnCode_RETURN_CODE_FAILURE)))
 	}
-	if f := fields.ByName("message"); f != nil && f.Kind() == protoreflect.StringKind {
+	if f := fields.ByName("message"); f != nil && isMessage(f) {
 		msg := why.Error()
 		if old := m.Get(f).String(); old != "" {
 			msg += "; " + old
@@ -196,25 +195,24 @@ func (r *receiver) parentStatus(ctx context.Context, from caller, method string,
 // cluster parent's snapshot followed by every child's, rack by rack.
 func (r *receiver) aggregate(ctx context.Context, from caller, p store.ClusterParent) ([]messages.JobSnapshot, error) {
 	t := jobTypeNamed(p.Type)
+	var asks []part // a GetJobStatus of each rack's batch, racks without one aside
+	for _, rk := range p.Racks {
+		if rk.JobID != "" {
+			asks = append(asks, part{rack: rk.RackID, req: &rmspb.GetJobStatusRequest{JobId: rk.JobID, IncludeChildJobStates: true}})
+		}
+	}
+	outs := forwardParts(ctx, r.cluster, from, rmspb.RackManager_GetJobStatus_FullMethodName, asks)
 	type rackJobs struct {
 		out  outcome
 		rack store.ClusterParentRack
 	}
 	reads := make([]rackJobs, len(p.Racks))
-	var wg sync.WaitGroup
 	for i, rk := range p.Racks {
 		reads[i].rack = rk
-		if rk.JobID == "" {
-			continue
+		if rk.JobID != "" {
+			reads[i].out, outs = outs[0], outs[1:]
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			reads[i].out = forwardCall(ctx, r.cluster, from, rk.RackID, rmspb.RackManager_GetJobStatus_FullMethodName,
-				&rmspb.GetJobStatusRequest{JobId: rk.JobID, IncludeChildJobStates: true})
-		}()
 	}
-	wg.Wait()
 	parent := messages.JobSnapshot{ID: p.ID, Type: t, CreatedAt: p.CreatedAt, UpdatedAt: p.CreatedAt}
 	var children []messages.JobSnapshot
 	var notStarted []string
