@@ -38,8 +38,9 @@ type receiver struct {
 // owner's reply, status and in-band failure reason as if it had been
 // served here. The owner logs the failures it answers; this member logs
 // them at debug (rmsserver.RecordLoggedReason, rmsserver.LoggedElsewhere),
-// and at warn only its own (an owner not reachable). It must run innermost in the receiving
-// member's server (rmsserver.Options.Inner), after authorization. self is
+// and at warn only its own (an owner not reachable). It must run
+// innermost in the receiving member's server (rmsserver.Options.Inner),
+// after authorization. self is
 // this member's id; st finds jobs' racks and keeps cluster parents.
 // Local calls, calls of other services and ByRack requests that name no
 // rack (answered in band or refused by the local handler as a single rmsd

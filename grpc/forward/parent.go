@@ -78,11 +78,19 @@ func (r *receiver) spanning(ctx context.Context, from caller, method string, rou
 	return merged, nil
 }
 
-// allFailed is the first rack's error when every rack answered one.
+// allFailed is the first rack's error when every rack answered one. It is
+// marked logged by its owner (rmsserver.LoggedElsewhere) only when every
+// rack's owner logged its own: an error of this member's (an owner not
+// reachable) is its to log.
 func allFailed(outs []outcome) error {
 	for _, o := range outs {
 		if o.err == nil {
 			return nil
+		}
+	}
+	for _, o := range outs {
+		if !o.logged {
+			return status.Convert(outs[0].err).Err()
 		}
 	}
 	return outs[0].err
