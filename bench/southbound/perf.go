@@ -39,6 +39,16 @@ func startProfiler(ctx context.Context, pid int, out string) (*profiler, error) 
 		"--control", "fd:3,4", "-p", strconv.Itoa(pid), "-o", out)
 	cmd.ExtraFiles = []*os.File{ctlR, ackW}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
+	logf, err := os.Create(out + ".log")
+	if err != nil {
+		ctlR.Close()
+		ctlW.Close()
+		ackR.Close()
+		ackW.Close()
+		return nil, err
+	}
+	defer logf.Close()
+	cmd.Stdout, cmd.Stderr = logf, logf
 	err = cmd.Start()
 	ctlR.Close()
 	ackW.Close()
@@ -72,18 +82,17 @@ func (p *profiler) command(c string) error {
 	return nil
 }
 
-// stop ends the recording and waits until perf has written its file.
+// stop ends the recording (perf's own stop command, then the end of its
+// control stream) and waits until perf has written its file.
 func (p *profiler) stop() error {
+	_, err := fmt.Fprintln(p.ctl, "stop")
 	p.ctl.Close()
-	err := p.cmd.Process.Signal(syscall.SIGINT)
-	if werr := p.cmd.Wait(); err == nil && werr != nil {
-		if ee, ok := werr.(*exec.ExitError); !ok || ee.ExitCode() != 0 && ee.ExitCode() != 130 && ee.ExitCode() != -1 {
-			err = werr
-		}
+	if werr := p.cmd.Wait(); err == nil {
+		err = werr
 	}
 	p.ack.Close()
 	if err != nil {
-		return fmt.Errorf("perf record into %s: %w", p.out, err)
+		return fmt.Errorf("perf record into %s (its messages in %s.log): %w", p.out, p.out, err)
 	}
 	return nil
 }
