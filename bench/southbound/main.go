@@ -34,7 +34,7 @@
 // rack, and prints its ratios without writing the report; -baseline adds
 // a second rmsd to every round (the before of a change), -perf records a
 // perf profile of each rmsd over its measured admissions only
-// (`perf report -i dir/rmsd.perf.data --no-children`).
+// (`perf report -i dir/rmsd.perf.data --time "$(cat dir/rmsd.perf.data.time)" --no-children`).
 package main
 
 import (

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -9,88 +8,78 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// profiler is a `perf record` attached to one process, recording only
-// between enable and disable (the admission windows), so its profile holds
-// nothing but what the process did in them.
+// profiler is a `perf record` attached to one process, its samples stamped
+// with CLOCK_MONOTONIC, and the windows (the admissions) whose samples
+// count: stop writes them next to the profile as the argument of
+// `perf report --time`. (perf's own enable/disable control fails on a
+// process that starts threads while it records: "Thread and evlist pollfd
+// index mismatch", perf 6.1.)
 type profiler struct {
-	cmd      *exec.Cmd
-	ctl, ack *os.File // our ends of perf's control and acknowledgement pipes
-	acks     *bufio.Reader
-	out      string
+	cmd     *exec.Cmd
+	out     string
+	windows []string
+	from    string
 }
 
-// startProfiler attaches perf to pid, recording call graphs into out,
-// disabled until enable.
+// startProfiler attaches perf to pid, recording call graphs into out.
 func startProfiler(ctx context.Context, pid int, out string) (*profiler, error) {
-	ctlR, ctlW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	ackR, ackW, err := os.Pipe()
-	if err != nil {
-		ctlR.Close()
-		ctlW.Close()
-		return nil, err
-	}
-	// The child's descriptors 3 and 4 are ExtraFiles[0] and [1].
-	cmd := exec.CommandContext(ctx, "perf", "record", "-q", "-g", "-F", "997", "--delay=-1",
-		"--control", "fd:3,4", "-p", strconv.Itoa(pid), "-o", out)
-	cmd.ExtraFiles = []*os.File{ctlR, ackW}
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	logf, err := os.Create(out + ".log")
 	if err != nil {
-		ctlR.Close()
-		ctlW.Close()
-		ackR.Close()
-		ackW.Close()
 		return nil, err
 	}
 	defer logf.Close()
+	cmd := exec.CommandContext(ctx, "perf", "record", "-g", "-F", "997", "-k", "CLOCK_MONOTONIC",
+		"-p", strconv.Itoa(pid), "-o", out)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.Stdout, cmd.Stderr = logf, logf
-	err = cmd.Start()
-	ctlR.Close()
-	ackW.Close()
-	if err != nil {
-		ctlW.Close()
-		ackR.Close()
+	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("perf record: %w", err)
 	}
-	return &profiler{cmd: cmd, ctl: ctlW, ack: ackR, acks: bufio.NewReader(ackR), out: out}, nil
+	return &profiler{cmd: cmd, out: out}, nil
 }
 
-// enable starts recording and returns once perf says it has.
-func (p *profiler) enable() error { return p.command("enable") }
-
-// disable stops recording and returns once perf says it has.
-func (p *profiler) disable() error { return p.command("disable") }
-
-func (p *profiler) command(c string) error {
-	if _, err := fmt.Fprintln(p.ctl, c); err != nil {
-		return fmt.Errorf("perf %s: %w", c, err)
+// monotonic is CLOCK_MONOTONIC as perf prints it (seconds.nanoseconds).
+func monotonic() (string, error) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return "", fmt.Errorf("clock_gettime: %w", err)
 	}
-	// perf acknowledges with "ack\n" and a NUL, which the next read
-	// meets first.
-	line, err := p.acks.ReadString('\n')
+	return fmt.Sprintf("%d.%09d", ts.Sec, ts.Nsec), nil
+}
+
+// enable opens a window.
+func (p *profiler) enable() (err error) {
+	p.from, err = monotonic()
+	return err
+}
+
+// disable closes the window enable opened.
+func (p *profiler) disable() error {
+	to, err := monotonic()
 	if err != nil {
-		return fmt.Errorf("perf %s: no acknowledgement: %w", c, err)
+		return err
 	}
-	if strings.Trim(line, "\x00\n ") != "ack" {
-		return fmt.Errorf("perf %s: acknowledged %q", c, line)
-	}
+	p.windows = append(p.windows, p.from+","+to)
 	return nil
 }
 
-// stop ends the recording (perf's own stop command, then the end of its
-// control stream) and waits until perf has written its file.
+// stop ends the recording, waits until perf has written its file, and
+// writes the windows to <out>.time.
 func (p *profiler) stop() error {
-	_, err := fmt.Fprintln(p.ctl, "stop")
-	p.ctl.Close()
-	if werr := p.cmd.Wait(); err == nil {
-		err = werr
+	err := p.cmd.Process.Signal(syscall.SIGINT)
+	if werr := p.cmd.Wait(); err == nil && werr != nil {
+		// perf ends by the SIGINT it was sent.
+		if ee, ok := werr.(*exec.ExitError); !ok || ee.ExitCode() != -1 {
+			err = werr
+		}
 	}
-	p.ack.Close()
+	if err == nil {
+		err = os.WriteFile(p.out+".time", []byte(strings.Join(p.windows, " ")+"\n"), 0o644)
+	}
 	if err != nil {
 		return fmt.Errorf("perf record into %s (its messages in %s.log): %w", p.out, p.out, err)
 	}
