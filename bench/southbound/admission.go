@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,6 +43,10 @@ func (a admission) perNode() time.Duration {
 // child per tray) and through the job engine alone (bench/engineadmit: the
 // same batch, the same journal store), in alternated rounds after one
 // warm-up round each, and takes each side's CPU time over the admission.
+// With o.baseline, a second rmsd built from another tree takes its turn in
+// every round too (side "baseline"), so that a change is measured against
+// what it changes under the same load. With o.perfDir, each rmsd is
+// profiled by perf over its measured admissions, and nothing else.
 //
 // The children must not do their hardware work while the admission is
 // measured (the firmware scenario measures that): the trays' BMC
@@ -57,24 +62,54 @@ func (h *harness) admissionScenario(ctx context.Context, res *results) error {
 		return err
 	}
 	defer syscall.Close(silent)
-	d, err := startDaemon(ctx, h.rmsd, h.dir, nil)
-	if err != nil {
-		return err
+	type side struct {
+		name string
+		d    *daemon
+		prof *profiler
 	}
-	defer d.close()
-	if err := os.MkdirAll(d.dir+"/firmware", 0o755); err != nil {
-		return fmt.Errorf("admission: rmsd's firmware_dir: %w", err)
+	bins := []side{{name: "rmsd"}}
+	if h.o.baseline != "" {
+		bins = append(bins, side{name: "baseline"})
 	}
-	if err := writePackage(d.dir+"/firmware/"+firmwareFile, 4096); err != nil {
-		return err
+	var sides []*side
+	for _, b := range bins {
+		bin := h.rmsd
+		if b.name == "baseline" {
+			bin = h.o.baseline
+		}
+		d, err := startDaemon(ctx, bin, h.dir, nil)
+		if err != nil {
+			return err
+		}
+		defer d.close()
+		if err := os.MkdirAll(d.dir+"/firmware", 0o755); err != nil {
+			return fmt.Errorf("admission: rmsd's firmware_dir: %w", err)
+		}
+		if err := writePackage(d.dir+"/firmware/"+firmwareFile, 4096); err != nil {
+			return err
+		}
+		s := &side{name: b.name, d: d}
+		if h.o.perfDir != "" {
+			if s.prof, err = startProfiler(ctx, d.PID(), filepath.Join(h.o.perfDir, b.name+".perf.data")); err != nil {
+				return err
+			}
+			defer func() {
+				if err := s.prof.stop(); err != nil {
+					fmt.Fprintf(h.log, "admission: %v\n", err)
+				}
+			}()
+		}
+		sides = append(sides, s)
 	}
+	sides = append(sides, &side{name: "engine"})
 	engine, err := h.engineRounds(ctx, h.o.rounds+1)
 	if err != nil {
 		return err
 	}
-	for round := range h.o.rounds + 1 { // round 0 warms both sides up
-		for i := range 2 {
-			if (i+round)%2 == 1 {
+	for round := range h.o.rounds + 1 { // round 0 warms every side up
+		for i := range sides {
+			s := sides[(i+round)%len(sides)]
+			if s.d == nil {
 				if round > 0 {
 					e := engine[round]
 					e.round, e.load = round-1, loadAverage()
@@ -83,11 +118,22 @@ func (h *harness) admissionScenario(ctx context.Context, res *results) error {
 				}
 				continue
 			}
-			a, err := d.admit(ctx, batchOf(trays, h.o.admitNodes, round, port))
+			profile := s.prof != nil && round > 0
+			if profile {
+				if err := s.prof.enable(); err != nil {
+					return err
+				}
+			}
+			a, err := s.d.admit(ctx, batchOf(trays, h.o.admitNodes, round, port))
+			if profile {
+				if perr := s.prof.disable(); perr != nil && err == nil {
+					err = perr
+				}
+			}
 			if err != nil {
 				return err
 			}
-			a.round = round - 1
+			a.side, a.round = s.name, round-1
 			if round > 0 {
 				h.printAdmission(a)
 				res.admissions = append(res.admissions, a)
@@ -130,7 +176,7 @@ func (h *harness) engineRounds(ctx context.Context, rounds int) ([]admission, er
 }
 
 func (h *harness) printAdmission(a admission) {
-	fmt.Fprintf(h.log, "admit round %d %-6s: %d nodes in %s, CPU %s (%s per node); load %s\n",
+	fmt.Fprintf(h.log, "admit round %d %-8s: %d nodes in %s, CPU %s (%s per node); load %s\n",
 		a.round, a.side, a.nodes, ms(a.wall), ms(a.cpu), us(a.perNode()), a.load)
 }
 

@@ -65,9 +65,9 @@ func writeFirmwareRuns(b *strings.Builder, res *results) {
 	}
 }
 
-// admissionRatio is rmsd's CPU per admitted node over the engine's own,
-// per round.
-func (res *results) admissionRatio() (ratios []float64, rmsd, engine []time.Duration) {
+// admissionRatio is side num's CPU per admitted node over side den's
+// ("rmsd", "engine", "baseline"), per round, with both sides' figures.
+func (res *results) admissionRatio(num, den string) (ratios []float64, rmsd, engine []time.Duration) {
 	byRound := map[int]map[string]admission{}
 	for _, a := range res.admissions {
 		if byRound[a.round] == nil {
@@ -76,8 +76,8 @@ func (res *results) admissionRatio() (ratios []float64, rmsd, engine []time.Dura
 		byRound[a.round][a.side] = a
 	}
 	for round := range len(byRound) {
-		a, okA := byRound[round]["rmsd"]
-		e, okE := byRound[round]["engine"]
+		a, okA := byRound[round][num]
+		e, okE := byRound[round][den]
 		if !okA || !okE || e.perNode() <= 0 {
 			continue
 		}
@@ -92,7 +92,7 @@ func writeAdmissionRatio(b *strings.Builder, res *results) {
 	if len(res.admissions) == 0 {
 		return
 	}
-	ratios, rmsd, engine := res.admissionRatio()
+	ratios, rmsd, engine := res.admissionRatio("rmsd", "engine")
 	med, lo, hi := spread(ratios)
 	fmt.Fprintf(b, "| BatchUpdateFirmware of %d nodes through gRPC: server CPU per admitted node, against the engine's own admission per job (bare column) | ≤ 2× | %s (%s–%s) | %s | %s |\n",
 		res.admissions[0].nodes, times(med), times(lo), times(hi), us(medianDur(rmsd)), us(medianDur(engine)))

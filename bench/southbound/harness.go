@@ -27,6 +27,11 @@ type options struct {
 	keep        bool
 	firmwareMiB int // the firmware scenario's package
 	admitNodes  int // the admission scenario's batch
+	// only, when "admission", runs that scenario alone and writes no
+	// report (southbound.md is the whole harness's).
+	only     string
+	baseline string // a second rmsd binary for the admission scenario
+	perfDir  string // where perf profiles of the admission windows go
 }
 
 // results is everything one harness run measured.
@@ -83,6 +88,11 @@ func runHarness(ctx context.Context, o options, log io.Writer) (*results, error)
 	}
 	h := &harness{o: o, dir: dir, log: log}
 	fmt.Fprintf(log, "building rmsd, rmssim, the bare client and engineadmit\n")
+	if o.baseline != "" {
+		if _, err := os.Stat(o.baseline); err != nil {
+			return nil, fmt.Errorf("-baseline: %w", err)
+		}
+	}
 	if h.rmsd, err = launch.Build(ctx, o.root, "./cmd/rmsd", dir); err != nil {
 		return nil, err
 	}
@@ -97,12 +107,20 @@ func runHarness(ctx context.Context, o options, log io.Writer) (*results, error)
 		return nil, err
 	}
 	most := slices.Max(append([]int{o.siteRacks}, o.scale...))
+	if o.only == "admission" {
+		most = 1 // the batch's trays are one rack's, taken in turn
+	}
 	fmt.Fprintf(log, "starting %d simulated racks (%d BMCs)\n", most, most*35)
 	if h.sims, err = startSims(ctx, sim, dir, most, o.network); err != nil {
 		return nil, err
 	}
 	defer h.sims.stop()
 
+	if o.only == "admission" {
+		err := h.admissionScenario(ctx, res)
+		res.end = time.Now()
+		return res, err
+	}
 	if err := h.warmScenarios(ctx, res); err != nil {
 		return nil, err
 	}

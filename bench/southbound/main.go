@@ -28,6 +28,13 @@
 // Usage (from bench/, a module of its own):
 //
 //	go run ./southbound [-site-racks 100] [-scale 1,10,30,100,300] [-rounds 3] [-firmware-mib 256] [-admit-nodes 1000] [-out .]
+//	go run ./southbound -only admission [-rounds 8] [-baseline /path/to/old/rmsd] [-perf dir]
+//
+// -only admission runs the admission scenario alone, on one simulated
+// rack, and prints its ratios without writing the report; -baseline adds
+// a second rmsd to every round (the before of a change), -perf records a
+// perf profile of each rmsd over its measured admissions only
+// (`perf report -i dir/rmsd.perf.data --time "$(cat dir/rmsd.perf.data.time)" --no-children`).
 package main
 
 import (
@@ -54,6 +61,9 @@ func main() {
 	flag.IntVar(&o.admitNodes, "admit-nodes", 1000, "compute trays of the admission scenario's BatchUpdateFirmware")
 	flag.StringVar(&scale, "scale", "1,10,30,100,300", "racks of each point of the scale curve")
 	flag.IntVar(&o.network, "network", 71, "second octet of the first simulator's loopback addresses (each further simulator, one per 50 racks, takes the next)")
+	flag.StringVar(&o.only, "only", "", "run one scenario alone and print its figures, writing no report (admission)")
+	flag.StringVar(&o.baseline, "baseline", "", "with -only admission: a second rmsd binary, measured in turn in every round")
+	flag.StringVar(&o.perfDir, "perf", "", "with -only admission: record perf profiles of each rmsd's measured admissions into this directory (<side>.perf.data)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (logs, stores)")
 	flag.Parse()
 	var err error

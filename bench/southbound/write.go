@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // reportFile is the report's name in -out.
@@ -17,9 +18,18 @@ func measureAndReport(ctx context.Context, o options, log io.Writer) error {
 	if o.siteRacks < 1 || o.rackCalls < 1 || o.rounds < 1 || o.firstRounds < 1 || len(o.scale) == 0 || o.firmwareMiB < 1 || o.admitNodes < 1 {
 		return fmt.Errorf("site racks, rack calls, rounds, first rounds, firmware MiB and admission nodes must be at least 1, with one scale point or more")
 	}
+	if o.only != "" && o.only != "admission" {
+		return fmt.Errorf("-only %q: the one scenario that runs alone is admission", o.only)
+	}
+	if (o.baseline != "" || o.perfDir != "") && o.only != "admission" {
+		return fmt.Errorf("-baseline and -perf go with -only admission")
+	}
 	res, err := runHarness(ctx, o, log)
 	if err != nil {
 		return err
+	}
+	if o.only == "admission" {
+		return writeAdmissionSummary(log, res)
 	}
 	if err := scaleChart(res.scale, filepath.Join(o.out, chartFile)); err != nil {
 		return err
@@ -40,5 +50,27 @@ func measureAndReport(ctx context.Context, o options, log io.Writer) error {
 		return err
 	}
 	_, err = fmt.Fprintf(log, "\nwrote %s and %s\n", path, filepath.Join(o.out, chartFile))
+	return err
+}
+
+// writeAdmissionSummary prints the admission scenario's ratios alone: rmsd
+// against the engine, and, with a baseline, rmsd against it and the
+// baseline against the engine, each the median of the rounds' ratios with
+// their range.
+func writeAdmissionSummary(log io.Writer, res *results) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nadmission of %d nodes, %d rounds, load average %s at the start and %s at the end\n",
+		res.o.admitNodes, res.o.rounds, res.loadBefore, loadAverage())
+	pairs := [][2]string{{"rmsd", "engine"}}
+	if res.o.baseline != "" {
+		pairs = append(pairs, [2]string{"baseline", "engine"}, [2]string{"rmsd", "baseline"})
+	}
+	for _, p := range pairs {
+		ratios, num, den := res.admissionRatio(p[0], p[1])
+		med, lo, hi := spread(ratios)
+		fmt.Fprintf(&b, "%s / %s, CPU per admitted node: %s (%s–%s); medians %s vs %s\n",
+			p[0], p[1], times(med), times(lo), times(hi), us(medianDur(num)), us(medianDur(den)))
+	}
+	_, err := io.WriteString(log, b.String())
 	return err
 }

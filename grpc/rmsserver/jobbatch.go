@@ -41,8 +41,9 @@ type admission struct {
 }
 
 // admitBatch admits a parent of type t and one child per node that has a
-// workflow. A parent the engine refuses (at capacity, shutting down) fails
-// every such node with the reason; a parent no child was admitted to is
+// workflow; the children begin once the RPC has answered (afterAnswer). A
+// parent the engine refuses (at capacity, shutting down) fails every such
+// node with the reason; a parent no child was admitted to is
 // sealed Failed at once, so polling it ends, and its cleanup then runs. The
 // error is the engine's failure, already a gRPC status.
 func (m *rackManager) admitBatch(ctx context.Context, operation string, t messages.JobType, rackID string,
@@ -51,7 +52,7 @@ func (m *rackManager) admitBatch(ctx context.Context, operation string, t messag
 	var targetNodes []hw.Node
 	for _, bn := range nodes {
 		if bn.err == nil && !bn.skip {
-			targets = append(targets, messages.BatchTarget{RackID: bn.node.RackID, NodeID: bn.node.ID, Description: "Queued", Workflow: bn.wf})
+			targets = append(targets, messages.BatchTarget{RackID: bn.node.RackID, NodeID: bn.node.ID, Description: "Queued", Workflow: afterAnswer(ctx, bn.wf)})
 			targetNodes = append(targetNodes, bn.node)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rmsd/rmsd/store"
@@ -57,19 +58,48 @@ func (t *tx) appendAudit(ctx context.Context, r store.AuditRecord) (store.AuditR
 		r.Outcome, r.Reason).Scan(&r.Seq); err != nil {
 		return r, fmt.Errorf("sqlstore: append audit record of %s: %w", r.Method, err)
 	}
-	for kind, ids := range map[string][]string{"rack": r.RackIDs, "node": r.NodeIDs} {
-		seen := map[string]bool{}
-		for _, id := range ids {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			if _, err := t.exec(ctx, `INSERT INTO audit_target (seq, kind, id) VALUES (?, ?, ?)`, r.Seq, kind, id); err != nil {
-				return r, fmt.Errorf("sqlstore: append audit record of %s: %s %q: %w", r.Method, kind, id, err)
+	if err := t.insertAuditTargets(ctx, r.Seq, r.RackIDs, r.NodeIDs); err != nil {
+		return r, fmt.Errorf("sqlstore: append audit record of %s: %w", r.Method, err)
+	}
+	return r, nil
+}
+
+// insertAuditTargets indexes record seq by each of its racks and nodes
+// (each once), appendRowsPerStatement rows a statement: a batch of a
+// thousand nodes takes five statements, not a thousand.
+func (t *tx) insertAuditTargets(ctx context.Context, seq int64, racks, nodes []string) error {
+	type target struct{ kind, id string }
+	var rows []target
+	for _, k := range []struct {
+		kind string
+		ids  []string
+	}{{"rack", racks}, {"node", nodes}} {
+		seen := make(map[string]bool, len(k.ids))
+		for _, id := range k.ids {
+			if !seen[id] {
+				seen[id] = true
+				rows = append(rows, target{k.kind, id})
 			}
 		}
 	}
-	return r, nil
+	for len(rows) > 0 {
+		n := min(len(rows), appendRowsPerStatement)
+		var q strings.Builder
+		q.WriteString("INSERT INTO audit_target (seq, kind, id) VALUES ")
+		args := make([]any, 0, 3*n)
+		for i, row := range rows[:n] {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(?, ?, ?)")
+			args = append(args, seq, row.kind, row.id)
+		}
+		if _, err := t.exec(ctx, q.String(), args...); err != nil {
+			return fmt.Errorf("index %d targets: %w", n, err)
+		}
+		rows = rows[n:]
+	}
+	return nil
 }
 
 // ListAudit implements store.AuditLog, within the store's read deadline.

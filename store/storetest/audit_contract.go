@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -118,5 +119,41 @@ func testAuditPruneKeepsTheRetentionWindow(t *testing.T, b Backend) {
 	}
 	if n, err := a.PruneAudit(ctx, cut); err != nil || n != 0 {
 		t.Errorf("second prune = %d, %v; want 0", n, err)
+	}
+}
+
+// A record of a batch of a thousand nodes (a site-wide firmware update) is
+// found by each of its nodes, the last one included, and listed whole; a
+// node it names twice is kept once in the index and as given in the record.
+func testAuditLargeBatchIsIndexedByEveryNode(t *testing.T, b Backend) {
+	s, _ := openFresh(t, b)
+	a := auditLog(t, s)
+	ctx := t.Context()
+	nodes := make([]string, 1000)
+	for i := range nodes {
+		nodes[i] = fmt.Sprintf("rack-%02d-compute-%02d", i/18, i%18)
+	}
+	racks := []string{"rack-00", "rack-55"}
+	rec := store.AuditRecord{Time: time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC), Caller: "unknown",
+		Method: "/rack_manager.RackManager/BatchUpdateFirmware", RackIDs: racks,
+		NodeIDs: append(append([]string(nil), nodes...), nodes[0]), Outcome: "OK"}
+	written, err := a.AppendAudit(ctx, []store.AuditRecord{rec})
+	if err != nil {
+		t.Fatalf("append a record of %d nodes: %v", len(nodes), err)
+	}
+	for _, node := range []string{nodes[0], nodes[199], nodes[200], nodes[999]} {
+		got, err := a.ListAudit(ctx, store.AuditFilter{NodeID: node})
+		if err != nil {
+			t.Fatalf("list by node %s: %v", node, err)
+		}
+		if len(got) != 1 || !reflect.DeepEqual(got[0], written[0]) {
+			t.Errorf("list by node %s: %d records, want the batch's", node, len(got))
+		}
+	}
+	if got, err := a.ListAudit(ctx, store.AuditFilter{RackID: "rack-55", NodeID: nodes[999]}); err != nil || len(got) != 1 {
+		t.Errorf("list by rack-55 and the last node: %d records, %v; want the batch's", len(got), err)
+	}
+	if got, _ := a.ListAudit(ctx, store.AuditFilter{NodeID: "rack-56-compute-00"}); len(got) != 0 {
+		t.Errorf("a node the batch does not name lists %d records", len(got))
 	}
 }

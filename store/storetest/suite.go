@@ -61,6 +61,7 @@ func Run(t *testing.T, b Backend) {
 		{"ConcurrentWritersInTwoStores", testConcurrentWritersInTwoStores},
 		{"ClosedStoreRefusesCalls", testClosedStoreRefusesCalls},
 		{"AuditAppendListFilterPage", testAuditAppendListFilterPage},
+		{"AuditLargeBatchIsIndexedByEveryNode", testAuditLargeBatchIsIndexedByEveryNode},
 		{"AuditPruneKeepsTheRetentionWindow", testAuditPruneKeepsTheRetentionWindow},
 	}
 	tests = append(tests, ownerContract...)
