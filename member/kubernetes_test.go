@@ -1,3 +1,5 @@
+//go:build kubernetes
+
 package member
 
 import (
@@ -225,5 +227,23 @@ func TestKubernetesMemberAgainstAnAPIServerDouble(t *testing.T) {
 	defer api.mu.Unlock()
 	if got := slices.Sorted(maps.Keys(api.verbs)); !slices.Equal(got, []string{"get", "patch", "watch"}) || len(api.other) > 0 {
 		t.Errorf("verbs asked %v and other requests %q; want exactly get, patch and watch on pods", got, api.other)
+	}
+}
+
+// TestKubernetesOutsideAPodIsRefused: provider kubernetes without an API
+// server configuration and outside a pod is refused, saying why.
+func TestKubernetesOutsideAPodIsRefused(t *testing.T) {
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+	m, err := Start(Config{
+		MemberID: "m-k8s", AdvertisedHost: "127.0.0.1", Port: freePort(t),
+		Provider: ProviderKubernetes, MembershipTimeout: time.Second, Store: noStore{},
+	})
+	if err == nil {
+		m.Stop()
+		t.Fatal("Start outside a pod succeeded")
+	}
+	if !strings.Contains(err.Error(), "provider kubernetes runs in a pod of the cluster") {
+		t.Errorf("Start = %v, want the in-cluster configuration refused", err)
 	}
 }

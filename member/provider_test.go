@@ -105,21 +105,3 @@ func TestEtcdUnreachableIsRefused(t *testing.T) {
 		t.Errorf("Start = %v, want an error naming %s that does not answer", err, dead)
 	}
 }
-
-// TestKubernetesOutsideAPodIsRefused: provider kubernetes without an API
-// server configuration and outside a pod is refused, saying why.
-func TestKubernetesOutsideAPodIsRefused(t *testing.T) {
-	t.Setenv("KUBERNETES_SERVICE_HOST", "")
-	t.Setenv("KUBERNETES_SERVICE_PORT", "")
-	m, err := Start(Config{
-		MemberID: "m-k8s", AdvertisedHost: "127.0.0.1", Port: freePort(t),
-		Provider: ProviderKubernetes, MembershipTimeout: time.Second, Store: noStore{},
-	})
-	if err == nil {
-		m.Stop()
-		t.Fatal("Start outside a pod succeeded")
-	}
-	if !strings.Contains(err.Error(), "provider kubernetes runs in a pod of the cluster") {
-		t.Errorf("Start = %v, want the in-cluster configuration refused", err)
-	}
-}
