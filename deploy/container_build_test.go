@@ -75,7 +75,7 @@ func TestContainerRuntimeStageRuns(t *testing.T) {
 	_, stage := finalStage(t, readContainerfile(t))
 	ctx := t.TempDir()
 	for _, cmd := range []string{"rmsd", "rmsprobe"} {
-		build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", "-s -w", "-o", filepath.Join(ctx, "out", cmd), "./cmd/"+cmd)
+		build := exec.Command("go", "build", "-tags", "kubernetes", "-trimpath", "-buildvcs=false", "-ldflags", "-s -w", "-o", filepath.Join(ctx, "out", cmd), "./cmd/"+cmd)
 		build.Dir = ".."
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {

@@ -104,8 +104,9 @@ func TestContainerfileRuntimeStage(t *testing.T) {
 }
 
 // TestContainerfileBuildsStaticCommands checks that the builder links
-// without cgo and builds rmsd and rmsprobe, and that both are main packages
-// of this module.
+// without cgo, with the kubernetes provider (build tag kubernetes: the
+// chart's StatefulSet mode uses it), and builds rmsd and rmsprobe, and that
+// both are main packages of this module.
 func TestContainerfileBuildsStaticCommands(t *testing.T) {
 	var buildCmd string
 	for _, in := range readContainerfile(t) {
@@ -115,6 +116,9 @@ func TestContainerfileBuildsStaticCommands(t *testing.T) {
 	}
 	if !strings.Contains(buildCmd, "CGO_ENABLED=0") {
 		t.Errorf("go build %q: want CGO_ENABLED=0 (a static binary for distroless/static)", buildCmd)
+	}
+	if !regexp.MustCompile(`\s-tags[= ]"?([a-z0-9_]+,)*kubernetes\b`).MatchString(buildCmd) {
+		t.Errorf("go build %q: want -tags kubernetes (the Helm chart's StatefulSet mode uses the kubernetes provider)", buildCmd)
 	}
 	for _, cmd := range []string{"rmsd", "rmsprobe"} {
 		if !strings.Contains(buildCmd, "./cmd/"+cmd) {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"k8s.io/client-go/rest"
 
 	"github.com/rmsd/rmsd/store"
 )
@@ -42,7 +41,7 @@ type Config struct {
 	EtcdPrefix    string
 	// Kubernetes reaches the API server (provider kubernetes); nil means
 	// the pod's in-cluster configuration.
-	Kubernetes *rest.Config
+	Kubernetes *KubernetesAPI
 	// MembershipTimeout is the rack lease's length; the membership checks
 	// and rack touches run every quarter of it.
 	MembershipTimeout time.Duration

@@ -13,9 +13,7 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
 	"github.com/asynkron/protoactor-go/cluster/clusterproviders/etcd"
-	"github.com/asynkron/protoactor-go/cluster/clusterproviders/k8s"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"k8s.io/client-go/rest"
 )
 
 // The membership providers a member can find the others with.
@@ -27,9 +25,25 @@ const (
 	// lease protoactor keeps alive, and watches the others' keys.
 	ProviderEtcd = "etcd"
 	// ProviderKubernetes labels the member's own pod and watches the pods
-	// carrying the cluster's label (protoactor's k8s provider).
+	// carrying the cluster's label (protoactor's k8s provider). Only a
+	// binary built with the tag kubernetes has it (kubernetes.go).
 	ProviderKubernetes = "kubernetes"
 )
+
+// errKubernetesNotBuilt refuses provider kubernetes in a binary built
+// without it.
+var errKubernetesNotBuilt = errors.New("member: provider kubernetes is not in this rmsd: it was built without the kubernetes provider; " +
+	"use the container image, or build rmsd with it (go build -tags kubernetes ./cmd/rmsd)")
+
+// ProviderBuiltIn refuses a provider this binary was built without (the
+// kubernetes provider needs the build tag kubernetes); nil for the others,
+// known or not.
+func ProviderBuiltIn(name string) error {
+	if name == ProviderKubernetes && !kubernetesBuiltIn {
+		return errKubernetesNotBuilt
+	}
+	return nil
+}
 
 // etcdDialTimeout bounds the etcd client's first connection, and so
 // Start, when no endpoint answers.
@@ -47,6 +61,7 @@ func (c Config) validateProvider() error {
 			return errors.New("member: no etcd endpoints")
 		}
 	case ProviderKubernetes:
+		return ProviderBuiltIn(ProviderKubernetes)
 	default:
 		return fmt.Errorf("member: unknown provider %q", c.Provider)
 	}
@@ -69,15 +84,9 @@ func (c Config) newProvider() (p cluster.ClusterProvider, free func(), err error
 	case ProviderEtcd:
 		return newEtcdProvider(c.EtcdEndpoints, c.EtcdPrefix)
 	case ProviderKubernetes:
-		kube := c.Kubernetes
-		if kube == nil {
-			if kube, err = rest.InClusterConfig(); err != nil {
-				return nil, nil, fmt.Errorf("member: provider kubernetes runs in a pod of the cluster: %w", err)
-			}
-		}
-		p, err := k8s.NewWithConfig(kube)
+		p, err := newKubernetesProvider(c.Kubernetes)
 		if err != nil {
-			return nil, nil, fmt.Errorf("member: the Kubernetes API client: %w", err)
+			return nil, nil, err
 		}
 		return p, func() {}, nil
 	default:

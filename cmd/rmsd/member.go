@@ -42,6 +42,8 @@ func checkCluster(cfg *config.Config, simulate bool) error {
 		return nil
 	case simulate:
 		return errors.New("--simulate cannot run as a cluster member yet; leave [cluster] enabled unset")
+	case member.ProviderBuiltIn(c.Provider) != nil:
+		return fmt.Errorf("[cluster] provider: %w", member.ProviderBuiltIn(c.Provider))
 	case cfg.Storage.EncryptionKeyFile == "":
 		return errors.New("cluster mode needs [storage] encryption_key_file: a rack's registered nodes reach the other members through the store")
 	}
