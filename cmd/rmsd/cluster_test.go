@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
-	"github.com/rmsd/rmsd/hw/sim/artifactsim"
 	"github.com/rmsd/rmsd/member/etcdtest"
+	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/test/clustersite"
 )
 
@@ -23,18 +22,13 @@ import (
 // lease interrupts the rack's jobs.
 const siteMembershipTimeout = 6
 
-// siteDrainTimeout is the site's [workflows] drain_timeout_seconds: a
-// draining member's firmware children (two flashes and a BMC reboot each
-// on the simulator) end well within it even on a loaded machine, so a
-// rolling restart interrupts none.
-const siteDrainTimeout = 45
-
 // startClusterSite starts a clustersite (startSite): the simulator in the test
 // process (so its overlap count, the pairs of workflows that acted on one
 // device at once, can be read), members as processes of their own on
 // loopback sharing one PostgreSQL database and finding each other through
 // the etcd at etcdEndpoint (the automanaged provider when empty), every
-// simulated node registered through the first member. It waits until every member lists
+// simulated node
+// registered through the first member. It waits until every member lists
 // the nodes from its own registry.
 func startClusterSite(t *testing.T, racks, members int, etcdEndpoint string) *clustersite.Site {
 	t.Helper()
@@ -135,8 +129,49 @@ func jobState(ctx context.Context, c rmspb.RackManagerClient, id string) (*rmspb
 	return resp.GetJobStates()[0], nil
 }
 
+// untilEnded reads job id of rack through m until it has ended, failing t
+// if ctx ends first.
+func untilEnded(ctx context.Context, t *testing.T, m *clustersite.Member, rack, id string) *rmspb.JobStatus {
+	t.Helper()
+	for {
+		js, err := jobState(ctx, m.RMS(), id)
+		if err == nil && terminalState(js.GetExecutionState()) {
+			return js
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("job %s of rack %s through %s: %v, %v; not ended", id, rack, m.ID, js, err)
+		}
+		clustersite.Pause(ctx, 250*time.Millisecond)
+	}
+}
+
 func terminalState(st rmspb.JobExecutionState) bool {
 	return st == rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED || st == rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED
+}
+
+// owners returns each rack's owning member, from the store.
+func owners(t *testing.T, s *clustersite.Site) map[string]store.RackLease {
+	t.Helper()
+	out := map[string]store.RackLease{}
+	for rack := range s.Racks {
+		l, err := s.Store.RackOwner(t.Context(), rack)
+		if err != nil {
+			t.Fatalf("rack %s: %v", rack, err)
+		}
+		out[rack] = l
+	}
+	return out
+}
+
+// TestClusterKillingAMemberMidBatchLosesNoJob: three members serve a
+// six-rack site; a cold reboot of every rack is sent through one member;
+// another member is killed (SIGKILL) while the jobs run. Every job id
+// still answers through the survivors; the killed member's jobs read
+// Failed, interrupted by its leaving the cluster; the other jobs complete;
+// the killed member's racks are owned and served again; no device was
+// ever acted on by two workflows at once.
+func TestClusterKillingAMemberMidBatchLosesNoJob(t *testing.T) {
+	forEachProvider(t, killMemberMidBatch)
 }
 
 // forEachProvider runs a site test once with each membership provider:
@@ -147,23 +182,10 @@ func forEachProvider(t *testing.T, run func(t *testing.T, etcdEndpoint string)) 
 	t.Run("etcd", func(t *testing.T) { run(t, etcdtest.Start(t)) })
 }
 
-// TestClusterKillingAMemberMidBatchLosesNoJob: three members serve a
-// six-rack site; one firmware batch over compute trays of all six racks
-// is sent through one member (split per rack under a cluster parent);
-// while its children run, the member owning the most racks, some of whose
-// children are running, is killed (SIGKILL). The parent and every child
-// answer through every survivor; the killed member's children read Failed,
-// interrupted by its leaving the cluster; the others complete; the parent
-// ends Failed with those counts; the killed member's racks are owned and
-// served again; no device was ever acted on by two workflows at once.
-func TestClusterKillingAMemberMidBatchLosesNoJob(t *testing.T) {
-	forEachProvider(t, killMemberMidBatch)
-}
-
 func killMemberMidBatch(t *testing.T, etcdEndpoint string) {
-	art, rel := publishRelease(t)
 	s := startClusterSite(t, 6, 3, etcdEndpoint)
-	before := untilSettled(t, s, s.RackIDs(), s.Members...)
+	untilSettled(t, s, s.RackIDs(), s.Members...)
+	before := owners(t, s)
 	// The victim: the member owning the most racks (six racks over three
 	// members: at least two); the batch goes through another member.
 	count := map[string]int{}
@@ -177,31 +199,37 @@ func killMemberMidBatch(t *testing.T, etcdEndpoint string) {
 		}
 	}
 	victim := s.Members[vi]
-	entry := s.Members[(vi+1)%len(s.Members)]
+	entry := s.Members[(vi+1)%len(s.Members)].RMS()
 
 	ctx, cancel := context.WithTimeout(t.Context(), 3*clusterWait)
 	defer cancel()
-	// Every download of the release's compute BMC package is held by the
-	// artifact server until the victim is dead: every child stays in its
-	// first stage, running, so the victim certainly has running jobs when
-	// it is killed, and the survivors' children complete once released.
-	art.SetFault(rel.ComputeBMC.Path, artifactsim.Fault{Hold: true})
-	parent, children := applyRelease(ctx, t, entry, &rmspb.ApplyFirmwareObjectRequest{ConfigJson: rel.ConfigJSON, Nodes: computeTrays(s, traysPerRack)})
+	jobs := map[string]string{} // rack -> job id
+	for rack := range s.Racks {
+		id, err := coldReboot(ctx, s, entry, rack)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs[rack] = id
+	}
+	// The kill must interrupt something: wait until at least one of the
+	// victim's racks' jobs runs.
 	var running []string
 	for {
-		states, err := batchStates(ctx, entry.RMS(), parent)
 		running = running[:0]
-		for _, js := range states {
-			if js.GetJobId() != parent && before[js.GetRackId()].Member == victim.ID &&
-				js.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_RUNNING {
-				running = append(running, js.GetJobId())
+		for rack, l := range before {
+			if l.Member != victim.ID {
+				continue
+			}
+			js, err := jobState(ctx, entry, jobs[rack])
+			if err == nil && js.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_RUNNING {
+				running = append(running, rack)
 			}
 		}
-		if err == nil && len(running) > 0 {
+		if len(running) > 0 {
 			break
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("no child of %s's racks ran (%v): the kill would interrupt nothing", victim.ID, err)
+			t.Fatalf("no job of %s's racks ran: the kill would interrupt nothing", victim.ID)
 		}
 		clustersite.Pause(ctx, 100*time.Millisecond)
 	}
@@ -209,8 +237,6 @@ func killMemberMidBatch(t *testing.T, etcdEndpoint string) {
 	if err := s.Kill(vi); err != nil {
 		t.Fatal(err)
 	}
-	art.SetFault(rel.ComputeBMC.Path, artifactsim.Fault{})
-	art.Release(1 << 20) // every held download, the dead member's connections gone
 	var survivors []*clustersite.Member
 	for _, p := range s.Members {
 		if p != victim {
@@ -218,62 +244,35 @@ func killMemberMidBatch(t *testing.T, etcdEndpoint string) {
 		}
 	}
 	after := untilSettled(t, s, s.RackIDs(), survivors...)
-	owned := time.Since(killed)
-	for len(s.NotServing()) > 0 {
-		if ctx.Err() != nil {
-			t.Fatalf("racks %v not served by a survivor", s.NotServing())
-		}
-		clustersite.Pause(ctx, 100*time.Millisecond)
-	}
-	t.Logf("%s (%d racks, %d children running) killed; its racks owned again %s later, all served %s later (membership timeout %d s, etcd %q)",
-		victim.ID, count[victim.ID], len(running), owned.Round(10*time.Millisecond), time.Since(killed).Round(10*time.Millisecond),
-		siteMembershipTimeout, etcdEndpoint)
-	for rack, l := range after {
-		if l.Member == victim.ID || (before[rack].Member == victim.ID && l.Epoch <= before[rack].Epoch) {
-			t.Errorf("rack %s after the kill: %+v, before %+v; want a survivor under a higher epoch", rack, l, before[rack])
-		}
-	}
+	t.Logf("%s (%d racks, %d jobs running) killed; its racks owned again %s later (membership timeout %d s)",
+		victim.ID, count[victim.ID], len(running), time.Since(killed).Round(10*time.Millisecond), siteMembershipTimeout)
+	t.Logf("provider etcd %q", etcdEndpoint)
 
-	// Through every survivor: the parent ends Failed with the killed
-	// member's children as its failures; each of those (the running ones
-	// among them) is Failed as interrupted, every other child Completed;
-	// every child id answers on its own.
+	// Every job, asked through every survivor, ends: the victim's running
+	// ones Failed as interrupted by its leaving, the others Completed.
 	want := fmt.Sprintf("interrupted: member %s left the cluster at stage", victim.ID)
-	lost := 0
-	for _, rack := range children {
-		if before[rack].Member == victim.ID {
-			lost++
-		}
-	}
-	for _, p := range survivors {
-		states := untilBatchEnded(ctx, t, p, parent)
-		summary := fmt.Sprintf("Batch complete: %d/%d succeeded, %d failed", len(children)-lost, len(children), lost)
-		if st := states[0]; st.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED || st.GetStateDescription() != summary {
-			t.Errorf("parent %s through %s = %v %q, want FAILED %q", parent, p.ID, st.GetExecutionState(), st.GetStateDescription(), summary)
-		}
-		checkChildren(t, p, parent, states, children)
-		for _, js := range states[1:] {
-			rack := children[js.GetJobId()]
+	for rack, id := range jobs {
+		for _, p := range survivors {
+			js := untilEnded(ctx, t, p, rack, id)
+			lost := before[rack].Member == victim.ID && contains(running, rack)
 			switch {
-			case before[rack].Member == victim.ID && (js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED || !strings.Contains(js.GetErrorMessage(), want)):
-				t.Errorf("child %s of rack %s (the killed member's) through %s = %v %q, want FAILED %q", js.GetJobId(), rack, p.ID, js.GetExecutionState(), js.GetErrorMessage(), want)
-			case before[rack].Member != victim.ID && js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED:
-				t.Errorf("child %s of rack %s (a survivor's) through %s = %v %q, want COMPLETED", js.GetJobId(), rack, p.ID, js.GetExecutionState(), js.GetErrorMessage())
+			case lost && (js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED || !strings.Contains(js.GetErrorMessage(), want)):
+				t.Errorf("job %s of rack %s (the killed member's) through %s = %v %q, want FAILED %q", id, rack, p.ID, js.GetExecutionState(), js.GetErrorMessage(), want)
+			case !lost && before[rack].Member != victim.ID && js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED:
+				t.Errorf("job %s of rack %s (a survivor's) through %s = %v %q, want COMPLETED", id, rack, p.ID, js.GetExecutionState(), js.GetErrorMessage())
 			}
 		}
-		fw, err := p.RMS().GetFirmwareJobStatus(ctx, &rmspb.GetFirmwareJobStatusRequest{JobId: parent})
-		if err != nil || fw.GetJobState() != rmspb.FirmwareJobState_FIRMWARE_JOB_STATE_FAILED {
-			t.Errorf("GetFirmwareJobStatus of parent %s through %s = %v, %v; want FAILED", parent, p.ID, fw.GetJobState(), err)
+		if after[rack].Member == victim.ID {
+			t.Errorf("rack %s still owned by the killed member: %+v", rack, after[rack])
 		}
 	}
-	// The racks serve again: a cold reboot (the rack's power domain) of
-	// each of the killed member's racks is admitted through the entry
-	// member: nothing of the interrupted children holds a node.
+	// The racks serve again: a new cold reboot of each of the killed
+	// member's racks is admitted through the entry member.
 	for rack, l := range before {
 		if l.Member != victim.ID {
 			continue
 		}
-		if _, err := coldReboot(ctx, s, entry.RMS(), rack); err != nil {
+		if _, err := coldReboot(ctx, s, entry, rack); err != nil {
 			t.Errorf("rack %s after the takeover: %v", rack, err)
 		}
 	}
@@ -282,73 +281,59 @@ func killMemberMidBatch(t *testing.T, etcdEndpoint string) {
 	}
 }
 
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// siteDrainTimeout is the site's [workflows] drain_timeout_seconds.
+const siteDrainTimeout = 20
+
 // TestClusterRollingRestartDuringABatchLosesNoJob: three members serve a
-// six-rack site; one firmware batch over compute trays of all six racks
-// (a stored release) is sent through one member; once children of the
-// first member to stop are running, each member in turn is stopped
-// (SIGTERM: it drains, its racks' jobs end within the drain window, it
-// hands its racks over) and started again. The parent and every child
-// complete and answer through every member afterwards, and no device was
-// acted on by two workflows at once.
+// six-rack site; a cold reboot of every rack is sent through one member;
+// then each member in turn is stopped (SIGTERM: it drains, its racks'
+// jobs end within the drain window, it hands its racks over) and started
+// again, while the batch runs. Every job completes, every job id answers
+// through every member afterwards, and no device was acted on by two
+// workflows at once.
 func TestClusterRollingRestartDuringABatchLosesNoJob(t *testing.T) {
 	forEachProvider(t, rollingRestartDuringABatch)
 }
 
 func rollingRestartDuringABatch(t *testing.T, etcdEndpoint string) {
-	_, rel := publishRelease(t)
 	s := startClusterSite(t, 6, 3, etcdEndpoint)
-	before := untilSettled(t, s, s.RackIDs(), s.Members...)
+	untilSettled(t, s, s.RackIDs(), s.Members...)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*clusterWait)
 	defer cancel()
-	// A stored release: ApplyFirmwareObject's temporary caches would share
-	// the site's firmware_dir, which a starting member empties.
-	object := addRelease(ctx, t, s.Members[0].RMS(), rel)
-	// The members stop in the order of the racks they own, most first, so
-	// that the first drain has children to wait for.
-	count := map[string]int{}
-	for _, l := range before {
-		count[l.Member]++
-	}
-	order := []int{0, 1, 2}
-	slices.SortStableFunc(order, func(a, b int) int { return count[s.Members[b].ID] - count[s.Members[a].ID] })
-	first := s.Members[order[0]]
-	parent, children := applyRelease(ctx, t, s.Members[0],
-		&rmspb.ApplyStoredFirmwareObjectRequest{ObjectId: object, Nodes: computeTrays(s, traysPerRack)})
-	for {
-		states, err := batchStates(ctx, s.Members[0].RMS(), parent)
-		if err == nil && slices.ContainsFunc(states[1:], func(js *rmspb.JobStatus) bool {
-			return before[js.GetRackId()].Member == first.ID && js.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_RUNNING
-		}) {
-			break
+	jobs := map[string]string{}
+	for rack := range s.Racks {
+		id, err := coldReboot(ctx, s, s.Members[0].RMS(), rack)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if ctx.Err() != nil {
-			t.Fatalf("no child of %s's racks ran (%v)", first.ID, err)
-		}
-		clustersite.Pause(ctx, 100*time.Millisecond)
+		jobs[rack] = id
 	}
-	for _, i := range order {
-		p := s.Members[i]
+	for i, p := range s.Members {
 		stopped := time.Now()
 		// Stop fails unless the member exits 0 after SIGTERM.
 		if err := s.Stop(i); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s (%d racks) drained and stopped in %s (etcd %q)", p.ID, count[p.ID], time.Since(stopped).Round(10*time.Millisecond), etcdEndpoint)
+		t.Logf("%s drained and stopped in %s (etcd %q)", p.ID, time.Since(stopped).Round(10*time.Millisecond), etcdEndpoint)
 		if err := s.Restart(i); err != nil {
 			t.Fatal(err)
 		}
 	}
 	untilSettled(t, s, s.RackIDs(), s.Members...)
-	for _, p := range s.Members {
-		states := untilBatchEnded(ctx, t, p, parent)
-		summary := fmt.Sprintf("Batch complete: %d/%d succeeded, 0 failed", len(children), len(children))
-		if st := states[0]; st.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED || st.GetStateDescription() != summary {
-			t.Errorf("parent %s through %s = %v %q %q, want COMPLETED %q", parent, p.ID, st.GetExecutionState(), st.GetStateDescription(), st.GetErrorMessage(), summary)
-		}
-		checkChildren(t, p, parent, states, children)
-		for _, js := range states[1:] {
+	for rack, id := range jobs {
+		for _, p := range s.Members {
+			js := untilEnded(ctx, t, p, rack, id)
 			if js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED {
-				t.Errorf("child %s of rack %s through %s = %v %q, want COMPLETED", js.GetJobId(), js.GetRackId(), p.ID, js.GetExecutionState(), js.GetErrorMessage())
+				t.Errorf("job %s of rack %s through %s = %v %q, want COMPLETED", id, rack, p.ID, js.GetExecutionState(), js.GetErrorMessage())
 			}
 		}
 	}
