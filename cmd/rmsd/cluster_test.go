@@ -290,8 +290,10 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// siteDrainTimeout is the site's [workflows] drain_timeout_seconds.
-const siteDrainTimeout = 20
+// siteDrainTimeout is the site's [workflows] drain_timeout_seconds: long
+// enough for a rack's cold reboot to end within it at a load average of
+// 60 (at 20 s one was interrupted there, its drain taking 26.5 s).
+const siteDrainTimeout = 45
 
 // TestClusterRollingRestartDuringABatchLosesNoJob: three members serve a
 // six-rack site; a cold reboot of every rack is sent through one member;
