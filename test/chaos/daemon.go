@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/adminpb"
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/test/proclog"
 )
 
 // daemon is a running `rmsd --simulate` and clients for both its services.
@@ -92,17 +91,21 @@ func startDaemon(ctx context.Context, dir string, o options) (*daemon, error) {
 	if err := d.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start rmsd: %w", err)
 	}
-	addrs := make(chan [3]string, 1)
-	go d.follow(out, logFile, addrs)
-	go func() { d.exited <- d.cmd.Wait(); logFile.Close() }()
-	var a [3]string
-	select {
-	case a = <-addrs:
-	case err := <-d.exited:
-		return nil, fmt.Errorf("rmsd exited before serving (%v); its log: %s", err, d.logPath)
-	case <-time.After(2 * time.Minute):
+	log := proclog.New()
+	go func() {
+		_ = log.Follow(out, logFile, nil) // ends when rmsd closes its output
+		d.exited <- d.cmd.Wait()
+		logFile.Close()
+	}()
+	wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	a, err := log.Addrs(wait, "rmsd serving", "admin service serving: it can kill job engine actors", "metrics serving")
+	switch {
+	case errors.Is(err, proclog.ErrEnded):
+		return nil, fmt.Errorf("rmsd exited before serving (%v); its log: %s", <-d.exited, d.logPath)
+	case err != nil:
 		d.kill()
-		return nil, fmt.Errorf("rmsd did not start serving; its log: %s", d.logPath)
+		return nil, fmt.Errorf("rmsd did not start serving (%w); its log: %s", err, d.logPath)
 	}
 	d.metricsAddr = a[2]
 	for i, addr := range a[:2] {
@@ -129,38 +132,6 @@ func startDaemon(ctx context.Context, dir string, o options) (*daemon, error) {
 		return nil, fmt.Errorf("decode the simulated nodes: %w", err)
 	}
 	return d, nil
-}
-
-// follow copies the daemon's log lines to logFile and reports the three
-// listen addresses (gRPC, admin, metrics) once all are logged.
-func (d *daemon) follow(out interface{ Read([]byte) (int, error) }, logFile *os.File, addrs chan<- [3]string) {
-	var a [3]string
-	sent := false
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		_, _ = logFile.Write(append(line, '\n'))
-		if sent {
-			continue
-		}
-		var l struct{ Message, Addr string }
-		if json.Unmarshal(line, &l) != nil {
-			continue
-		}
-		switch l.Message {
-		case "rmsd serving":
-			a[0] = l.Addr
-		case "admin service serving: it can kill job engine actors":
-			a[1] = l.Addr
-		case "metrics serving":
-			a[2] = l.Addr
-		}
-		if a[0] != "" && a[1] != "" && a[2] != "" {
-			addrs <- a
-			sent = true
-		}
-	}
 }
 
 // stop sends SIGTERM and waits for a clean exit.

@@ -1,11 +1,9 @@
 package clustersite
 
 import (
-	"bufio"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/adminpb"
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/test/proclog"
 )
 
 // Member is one rmsd process of the site. Its clients are replaced at each
@@ -30,7 +29,7 @@ type Member struct {
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	err     error
-	addrs   chan [2]string
+	log     *proclog.Log // the current run's
 	conns   []*grpc.ClientConn
 	rms     rmspb.RackManagerClient
 	admin   adminpb.AdminClient
@@ -128,17 +127,12 @@ func (m *Member) start(cmdline, env []string, wait time.Duration) error {
 		return fmt.Errorf("start %s: %w", m.ID, err)
 	}
 	exited := make(chan struct{})
-	addrs := make(chan [2]string, 1)
+	log := proclog.New()
 	m.mu.Lock()
-	m.cmd, m.exited, m.err, m.addrs, m.serving, m.grains = cmd, exited, nil, addrs, map[string]bool{}, map[string]int{}
+	m.cmd, m.exited, m.err, m.log, m.serving, m.grains = cmd, exited, nil, log, map[string]bool{}, map[string]int{}
 	m.mu.Unlock()
-	read := make(chan struct{})
 	go func() {
-		defer close(read)
-		m.follow(out, logFile, addrs)
-	}()
-	go func() {
-		<-read
+		_ = log.Follow(out, logFile, m.track) // ends when the process closes its output
 		err := cmd.Wait()
 		logFile.Close()
 		m.mu.Lock()
@@ -146,12 +140,14 @@ func (m *Member) start(cmdline, env []string, wait time.Duration) error {
 		m.mu.Unlock()
 		close(exited)
 	}()
-	var a [2]string
-	select {
-	case a = <-addrs:
-	case <-exited:
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	a, err := log.Addrs(ctx, "rmsd serving", "admin service serving: it can kill job engine actors")
+	switch {
+	case errors.Is(err, proclog.ErrEnded):
+		<-exited
 		return fmt.Errorf("%s exited before serving (%v); its log: %s", m.ID, m.exitErr(), m.logPath)
-	case <-time.After(wait):
+	case err != nil:
 		_ = cmd.Process.Kill()
 		<-exited
 		return fmt.Errorf("%s did not serve within %s; its log: %s", m.ID, wait, m.logPath)
@@ -172,52 +168,36 @@ func (m *Member) start(cmdline, env []string, wait time.Duration) error {
 	return nil
 }
 
-// follow appends the member's log lines to logFile, reports its gRPC and
-// admin addresses once both are logged, and tracks its racks' services
-// and grains.
-func (m *Member) follow(out io.Reader, logFile *os.File, addrs chan<- [2]string) {
-	var a [2]string
-	sent := false
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		_, _ = logFile.Write(append(line, '\n'))
-		var l struct {
-			Message string `json:"message"`
-			Addr    string `json:"addr"`
-			Rack    string `json:"rack_id"`
-		}
-		if json.Unmarshal(line, &l) != nil {
-			continue
-		}
-		switch l.Message {
-		case "rmsd serving":
-			a[0] = l.Addr
-		case "admin service serving: it can kill job engine actors":
-			a[1] = l.Addr
-		case "rack serving on this member":
-			m.mu.Lock()
-			m.serving[l.Rack] = true
-			m.mu.Unlock()
-		case "rack's service stopped on this member":
-			m.mu.Lock()
-			m.serving[l.Rack] = false
-			m.mu.Unlock()
-		case "rack grain activated on this member":
-			m.mu.Lock()
-			m.grains[l.Rack]++
-			m.mu.Unlock()
-		case "rack grain stopped on this member":
-			m.mu.Lock()
-			m.grains[l.Rack]--
-			m.mu.Unlock()
-		}
-		if !sent && a[0] != "" && a[1] != "" {
-			addrs <- a
-			sent = true
-		}
+// track follows the member's racks' services and grains in its log.
+func (m *Member) track(l proclog.Line) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch l.Message {
+	case "rack serving on this member":
+		m.serving[l.RackID] = true
+	case "rack's service stopped on this member":
+		m.serving[l.RackID] = false
+	case "rack grain activated on this member":
+		m.grains[l.RackID]++
+	case "rack grain stopped on this member":
+		m.grains[l.RackID]--
 	}
+}
+
+// Logged waits until the member's current run has logged message (the
+// "message" field of a log line) at least once, or fails when ctx ends
+// or the run ends first.
+func (m *Member) Logged(ctx context.Context, message string) error {
+	m.mu.Lock()
+	log := m.log
+	m.mu.Unlock()
+	if log == nil {
+		return fmt.Errorf("%s has not started", m.ID)
+	}
+	if err := log.Wait(ctx, message, 1); err != nil {
+		return fmt.Errorf("%s: %w", m.ID, err)
+	}
+	return nil
 }
 
 func (m *Member) exitErr() error {

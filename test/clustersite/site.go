@@ -147,7 +147,11 @@ func Start(ctx context.Context, o Options) (s *Site, err error) {
 		return s, err
 	}
 	s.env = append(os.Environ(), "RMS_ALLOW_INSECURE=1", "RMS_WORKFLOWS__FIRMWARE_DIR="+firmware,
-		"RMS_STORAGE__ENCRYPTION_KEY_FILE="+keys)
+		"RMS_STORAGE__ENCRYPTION_KEY_FILE="+keys,
+		// The simulator's firmware tasks last seconds: read them every
+		// second, not every five (a firmware batch's children would
+		// otherwise spend most of their time between reads).
+		"RMS_REDFISH__TASK_POLL_INTERVAL_SECONDS=1")
 	s.env = append(s.env, switchEnv...)
 	for i := range o.Members {
 		m := &Member{ID: fmt.Sprintf("member-%d", i), index: i, logPath: filepath.Join(o.Dir, fmt.Sprintf("member-%d.log", i))}
