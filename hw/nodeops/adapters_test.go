@@ -7,6 +7,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/platform"
@@ -108,7 +111,10 @@ func TestRotatedBMCCredentialsTakeEffectAtOnce(t *testing.T) {
 		bmc := sn.BMC
 		nodes = append(nodes, hw.Node{ID: sn.ID, RackID: sn.RackID, Type: sn.Type, BMC: &bmc})
 	}
-	r := newRunner(t, 64)
+	// Generous bounds: a loaded machine can take seconds per handshake.
+	pool := redfish.NewPool(redfish.Options{ConnectTimeout: 2 * time.Minute, RequestTimeout: 2 * time.Minute})
+	t.Cleanup(pool.Close)
+	r := New(platform.Deps{Redfish: pool, Logger: zerolog.Nop()}, 64)
 	read := func(ctx context.Context, _ int, d platform.Device) error {
 		_, err := d.PowerState(ctx)
 		return err
