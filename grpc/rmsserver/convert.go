@@ -152,6 +152,7 @@ type batchMessage func(results []nodeResult, stats *rmspb.NodeOperationStats) st
 func batchResponse(results []nodeResult, message batchMessage) *rmspb.NodeBatchResponse {
 	resp := &rmspb.NodeBatchResponse{
 		Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS, Stats: &rmspb.NodeOperationStats{TotalNodes: uint32(len(results))},
+		NodeResults: make([]*rmspb.NodeOperationResult, 0, len(results)),
 	}
 	for _, r := range results {
 		nr := &rmspb.NodeOperationResult{NodeId: r.nodeID, Status: rmspb.ReturnCode_RETURN_CODE_SUCCESS}

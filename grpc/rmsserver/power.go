@@ -179,6 +179,7 @@ func (m *rackManager) BatchGetPowerState(ctx context.Context, req *rmspb.BatchGe
 		return err
 	})
 	resp := &rmspb.BatchGetPowerStateResponse{Response: batchResponse(results, powerGetMessage)}
+	resp.NodePowerStates = make([]*rmspb.NodePowerState, 0, resp.GetResponse().GetStats().GetSuccessfulNodes())
 	for i, r := range results {
 		if r.err == nil {
 			resp.NodePowerStates = append(resp.NodePowerStates, &rmspb.NodePowerState{NodeId: nodes[i].ID, Pstate: states[i]})

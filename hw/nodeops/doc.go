@@ -4,4 +4,6 @@
 // some fail under parallel load), and one result per node in request order.
 //
 // A batch costs about as long as its slowest node, not the sum of its nodes.
+// A node's platform adapter is built once and reused by its later
+// operations for as long as the node's configuration stays the same.
 package nodeops

@@ -21,20 +21,25 @@ type Op func(ctx context.Context, i int, d platform.Device) error
 // Runner runs Ops on nodes. It is safe for concurrent use; its zero value is
 // not usable.
 type Runner struct {
-	deps  platform.Deps
-	slots chan struct{}
-	gates gates
+	deps     platform.Deps
+	slots    chan struct{}
+	gates    gates
+	adapters *adapters
 	// queued counts operations waiting for their device's gate or a slot.
 	queued atomic.Int64
 }
 
 // New returns a Runner building adapters from deps and running at most
-// maxConcurrent operations at once across all batches.
+// maxConcurrent operations at once across all batches. It keeps the
+// adapters it builds, up to DefaultMaxAdapters, and hands a node's
+// operations the same adapter for as long as the node's configuration
+// (as the operation names it) does not change.
 func New(deps platform.Deps, maxConcurrent int) *Runner {
 	if maxConcurrent < 1 {
 		maxConcurrent = 1
 	}
-	return &Runner{deps: deps, slots: make(chan struct{}, maxConcurrent), gates: gates{held: map[string]*gate{}}}
+	return &Runner{deps: deps, slots: make(chan struct{}, maxConcurrent), gates: gates{held: map[string]*gate{}},
+		adapters: newAdapters(DefaultMaxAdapters)}
 }
 
 // One runs op on one node.
@@ -109,11 +114,10 @@ func (r *Runner) run(ctx context.Context, i int, n hw.Node, op Op) (err error) {
 			err = fmt.Errorf("node %s: %w: %v", n.ID, ErrPanic, p)
 		}
 	}()
-	d, err := platform.New(r.deps, cfg)
+	d, err := r.adapters.get(r.deps, key, cfg)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
 	return op(ctx, i, d)
 }
 

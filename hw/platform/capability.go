@@ -210,6 +210,9 @@ type Device interface {
 	FirmwareInventoryReader
 	FirmwareUpdater
 	AuxPowerCycler
-	// Close releases connections held for the device.
+	// Close releases connections held for the device. Every adapter
+	// leaves its connections to the shared pools of Deps and holds
+	// nothing to release: hw/nodeops keeps adapters across operations
+	// and never closes them.
 	Close()
 }

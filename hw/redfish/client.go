@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -82,13 +81,11 @@ type Client struct {
 	addr  string  // host:port, as the debug log names the BMC
 	base  string  // https://host:port
 	creds hw.Credentials
-	// log is the pool's logger, shared: a client is made for every node
-	// operation, so it adds the BMC's address to each debug line itself
-	// rather than keep a logger of its own.
+	// log is the pool's logger, shared: a client is made per BMC (and
+	// kept by hw/nodeops for as long as the node's configuration holds),
+	// so it adds the BMC's address to each debug line itself rather than
+	// keep a logger of its own.
 	log zerolog.Logger
-
-	mu         sync.Mutex
-	shelfCache map[ShelfStyle]string // discovered power-shelf chassis URI
 }
 
 // Client returns a client for the BMC at ep. The endpoint must name a host

@@ -73,14 +73,11 @@ func hasDeltaMarker(manufacturer string, oem map[string]json.RawMessage) bool {
 	return false
 }
 
-// shelfChassis discovers (once per client) the chassis that holds the PSUs.
+// shelfChassis discovers the chassis that holds the PSUs. It walks the
+// chassis collection on every call, so a client kept across operations
+// (hw/nodeops reuses a node's) sends the requests a fresh one would, and
+// follows a shelf whose chassis changed.
 func (c *Client) shelfChassis(ctx context.Context, style ShelfStyle) (string, error) {
-	c.mu.Lock()
-	cached := c.shelfCache[style]
-	c.mu.Unlock()
-	if cached != "" {
-		return cached, nil
-	}
 	uris, err := c.members(ctx, "/redfish/v1/Chassis")
 	if err != nil {
 		return "", fmt.Errorf("list chassis: %w", err)
@@ -118,12 +115,6 @@ func (c *Client) shelfChassis(ctx context.Context, style ShelfStyle) (string, er
 	if found == "" {
 		return "", fmt.Errorf("no %s power-shelf chassis among %d: %w", style, len(uris), ErrNotFound)
 	}
-	c.mu.Lock()
-	if c.shelfCache == nil {
-		c.shelfCache = map[ShelfStyle]string{}
-	}
-	c.shelfCache[style] = found
-	c.mu.Unlock()
 	return found, nil
 }
 
