@@ -120,6 +120,9 @@ func (s *Site) poll(ctx context.Context, rackID string) {
 				Msg("rack's job changes lost (a new owner, or the log fell behind): the console's streams reload")
 			s.feed.Drop()
 		}
+		if log == "" && s.followed != nil {
+			s.followed(rackID)
+		}
 		log, seq = reply.GetLog(), reply.GetSeq()
 		changes := make([]messages.JobChange, len(reply.GetChanges()))
 		for i, c := range reply.GetChanges() {

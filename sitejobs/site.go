@@ -70,6 +70,9 @@ type Site struct {
 	done    chan struct{}
 
 	feed feed.Feed[messages.JobChange]
+	// followed, when set (tests), is told each rack whose change log a
+	// poller first reached.
+	followed func(rackID string)
 }
 
 // New returns a Site that answers once Start has given it the cluster.

@@ -169,8 +169,10 @@ func listedState(body, id string) string {
 // killed and A takes its racks over, A's console still lists the job B
 // was running, Failed as interrupted, and A's stream is told to reload.
 func TestClusterConsoleShowsTheWholeSite(t *testing.T) {
+	started := time.Now()
 	s, consoles := startConsoleSite(t, 3, 2)
 	before := untilSettled(t, s, s.RackIDs(), s.Members...)
+	t.Logf("site settled %s after the start", time.Since(started).Round(10*time.Millisecond))
 	count := map[string]int{}
 	for _, l := range before {
 		count[l.Member]++
@@ -210,6 +212,7 @@ func TestClusterConsoleShowsTheWholeSite(t *testing.T) {
 		return ev.Name == "changed" && ev.Data.Job == first && ev.Data.State == "completed"
 	})
 	untilPage(ctx, t, "the job completed on A's jobs page", console+"/console/jobs", func(body string) bool { return listedState(body, first) == "completed" })
+	t.Logf("job %s of %s's rack followed to its end by %s's console %s after the start", first, b.ID, a.ID, time.Since(started).Round(10*time.Millisecond))
 
 	// A batch over two racks through A: its cluster parent renders on A
 	// with one child per switch.
@@ -236,6 +239,7 @@ func TestClusterConsoleShowsTheWholeSite(t *testing.T) {
 			strings.Contains(body, set.Nodes[1].GetNodeId()) && regexp.MustCompile(`data-job="`+parent+`" data-state="(completed|failed)"`).MatchString(body)
 	})
 
+	t.Logf("cluster parent rendered %s after the start", time.Since(started).Round(10*time.Millisecond))
 	// A job running on B's rack when B is killed: A takes the rack over
 	// and its console lists the job Failed, interrupted.
 	second, err := coldReboot(ctx, s, b.RMS(), bRacks[1])
@@ -246,7 +250,9 @@ func TestClusterConsoleShowsTheWholeSite(t *testing.T) {
 	if err := s.Kill(bi); err != nil {
 		t.Fatal(err)
 	}
+	killed := time.Now()
 	untilSettled(t, s, s.RackIDs(), a)
+	t.Logf("%s killed; its racks owned by %s %s later", b.ID, a.ID, time.Since(killed).Round(10*time.Millisecond))
 	untilEvent(ctx, t, "A's stream told to reload after the take-over", jobsStream, func(ev sseEvent) bool { return ev.Name == "reload" })
 	body := untilPage(ctx, t, "the killed member's job on A's jobs page", console+"/console/jobs", func(body string) bool { return listedState(body, second) == "failed" })
 	want := "interrupted: member " + b.ID + " left the cluster"
