@@ -110,7 +110,7 @@ func (c *Console) rack(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, http.StatusServiceUnavailable, "the job registry did not answer", err)
 		return
 	}
-	listed, err := c.deps.Jobs.List(r.Context(), messages.ListJobs{})
+	listed, err := c.deps.Jobs.List(r.Context(), messages.ListJobs{RackID: id})
 	jobs := listed.Jobs
 	missed, err := partly(err)
 	if err != nil {

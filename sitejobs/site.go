@@ -145,14 +145,18 @@ func (s *Site) readWithin(ctx context.Context, timeout time.Duration, rackID str
 	return reply, nil
 }
 
-// everyRack asks every registered rack's owner at once (readers at a
-// time) and returns the answers of those that answered, by rack, with an
-// UnreachableError naming the others (nil when all answered); an error
-// alone when the racks could not be listed or no rack answered.
-func (s *Site) everyRack(ctx context.Context, ask func() *rackpb.JobsRead) (map[string]*rackpb.JobsReadReply, error) {
-	racks, err := s.cfg.Store.ListRacks(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("sitejobs: list the racks: %w", err)
+// everyRack asks every registered rack's owner (only rackID's when it is
+// set) at once, readers at a time, and returns the answers of those that
+// answered, by rack, with an UnreachableError naming the others (nil when
+// all answered); an error alone when the racks could not be listed or no
+// rack answered.
+func (s *Site) everyRack(ctx context.Context, rackID string, ask func() *rackpb.JobsRead) (map[string]*rackpb.JobsReadReply, error) {
+	racks := []store.RackRecord{{RackID: rackID}}
+	if rackID == "" {
+		var err error
+		if racks, err = s.cfg.Store.ListRacks(ctx); err != nil {
+			return nil, fmt.Errorf("sitejobs: list the racks: %w", err)
+		}
 	}
 	var (
 		mu      sync.Mutex
@@ -190,9 +194,10 @@ func (s *Site) everyRack(ctx context.Context, ask func() *rackpb.JobsRead) (map[
 }
 
 // List implements Engine: every rack's jobs q selects, newest first. Of
-// q, TopLevel and Limit are applied; the console asks no other filter.
+// q, RackID (only that rack is asked), TopLevel and Limit are applied;
+// the console asks no other filter.
 func (s *Site) List(ctx context.Context, q messages.ListJobs) (messages.ListJobsReply, error) {
-	replies, err := s.everyRack(ctx, func() *rackpb.JobsRead {
+	replies, err := s.everyRack(ctx, q.RackID, func() *rackpb.JobsRead {
 		return &rackpb.JobsRead{Read: &rackpb.JobsRead_List{List: &rackpb.ListRackJobs{TopLevel: q.TopLevel}}}
 	})
 	if replies == nil {
@@ -218,7 +223,7 @@ func (s *Site) List(ctx context.Context, q messages.ListJobs) (messages.ListJobs
 
 // Holds implements Engine: every rack's holds.
 func (s *Site) Holds(ctx context.Context) ([]messages.Hold, error) {
-	replies, err := s.everyRack(ctx, func() *rackpb.JobsRead {
+	replies, err := s.everyRack(ctx, "", func() *rackpb.JobsRead {
 		return &rackpb.JobsRead{Read: &rackpb.JobsRead_Holds{Holds: &rackpb.RackHolds{}}}
 	})
 	if replies == nil {

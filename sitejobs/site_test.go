@@ -189,6 +189,11 @@ func TestListAnswersEveryRacksJobsNewestFirstAndNamesTheRacksNotRead(t *testing.
 		t.Fatalf("listed r1 job %+v", l.Jobs[1])
 	}
 
+	l, err = s.site.List(testCtx(t), messages.ListJobs{RackID: "r1"})
+	if err != nil || len(l.Jobs) != 1 || l.Jobs[0].ID != first.ID {
+		t.Fatalf("r1's jobs: %+v, %v", l.Jobs, err)
+	}
+
 	s.setDown("r2", true)
 	l, err = s.site.List(testCtx(t), messages.ListJobs{TopLevel: true})
 	var u *UnreachableError
