@@ -12,7 +12,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/powerview"
 	"github.com/rmsd/rmsd/hw/racks"
@@ -34,8 +33,9 @@ type Catalog interface {
 
 // Deps are what the console reads. Jobs, Racks and Power are required.
 type Deps struct {
-	// Jobs is the job engine: jobs, holds and its change feed.
-	Jobs *actors.Engine
+	// Jobs is the job engine (or, in cluster mode, the site's engines):
+	// jobs, holds and the change feed.
+	Jobs Jobs
 	// Racks is the rack registry: which nodes exist.
 	Racks *racks.Registry
 	// Power is the last-known power state, firmware and slot of each node.

@@ -6,7 +6,10 @@
 // of changes by server-sent events that come from the job engine's own
 // change feed, rmsd's last-known power view and the firmware catalog's
 // change feed, never from polling. FirmwareJobs follows the job feed for
-// the firmware jobs that end, so the node's firmware is read again.
+// the firmware jobs that end, so the node's firmware is read again. The
+// jobs come from Jobs: a single rmsd's job engine, or in cluster mode the
+// whole site's (package sitejobs); a read some racks' owners did not
+// answer is drawn with the others, naming the racks left out.
 //
 // The console only reads: the job registry answers who holds what and how
 // each job stands, the rack registry which nodes exist, the power view what

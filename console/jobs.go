@@ -68,6 +68,7 @@ func (c *Console) jobs(w http.ResponseWriter, r *http.Request) {
 	f := jobFilter{State: q.Get("state"), Type: q.Get("type"), Rack: q.Get("rack"), Q: strings.TrimSpace(q.Get("q"))}
 	listed, err := c.deps.Jobs.List(r.Context(), messages.ListJobs{TopLevel: true})
 	all := listed.Jobs
+	missed, err := partly(err)
 	if err != nil {
 		c.fail(w, r, http.StatusServiceUnavailable, "the job registry did not answer", err)
 		return
@@ -86,7 +87,7 @@ func (c *Console) jobs(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Jobs = append(v.Jobs, row(j))
 	}
-	c.render(w, r, "jobs", view{Title: "Jobs", Events: Prefix + "events?topic=jobs", Data: v})
+	c.render(w, r, "jobs", view{Title: "Jobs", Events: Prefix + "events?topic=jobs", Data: v, Unreachable: missed})
 }
 
 // jobView is the job page's data.

@@ -110,8 +110,9 @@ func (c *Console) rack(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, http.StatusServiceUnavailable, "the job registry did not answer", err)
 		return
 	}
-	listed, err := c.deps.Jobs.List(r.Context(), messages.ListJobs{})
+	listed, err := c.deps.Jobs.List(r.Context(), messages.ListJobs{RackID: id})
 	jobs := listed.Jobs
+	missed, err := partly(err)
 	if err != nil {
 		c.fail(w, r, http.StatusServiceUnavailable, "the job registry did not answer", err)
 		return
@@ -130,7 +131,8 @@ func (c *Console) rack(w http.ResponseWriter, r *http.Request) {
 	if h, ok := st.holds[hw.Ref{RackID: id}]; ok {
 		v.Holder, v.Hue = h.Job, hue(h.Job)
 	}
-	c.render(w, r, "rack", view{Title: "Rack " + id, Events: Prefix + "events?topic=rack&rack=" + urlQuery(id), Data: v})
+	c.render(w, r, "rack", view{Title: "Rack " + id, Events: Prefix + "events?topic=rack&rack=" + urlQuery(id), Data: v,
+		Unreachable: append(st.unreachable, missed...)})
 }
 
 // lastErrors is, per node of the rack, its newest job that failed since

@@ -48,6 +48,9 @@ type view struct {
 	Events  string
 	Version string
 	Data    any
+	// Unreachable names the racks whose owners did not answer (cluster
+	// mode): the page shows the others.
+	Unreachable []string
 }
 
 // render writes page p: the whole document, or with ?fragment=1 only its

@@ -67,14 +67,18 @@ type state struct {
 	nodes []hw.Node
 	holds map[hw.Ref]messages.Hold
 	power *powerview.View
+	// unreachable names the racks whose holds were not read (cluster
+	// mode).
+	unreachable []string
 }
 
 func (c *Console) readState(ctx context.Context) (state, error) {
 	holds, err := c.deps.Jobs.Holds(ctx)
+	missed, err := partly(err)
 	if err != nil {
 		return state{}, err
 	}
-	st := state{nodes: c.deps.Racks.Nodes(), holds: make(map[hw.Ref]messages.Hold, len(holds)), power: c.deps.Power}
+	st := state{nodes: c.deps.Racks.Nodes(), holds: make(map[hw.Ref]messages.Hold, len(holds)), power: c.deps.Power, unreachable: missed}
 	for _, h := range holds {
 		st.holds[hw.Ref{RackID: h.RackID, NodeID: h.NodeID}] = h
 	}
@@ -157,5 +161,5 @@ func (c *Console) site(w http.ResponseWriter, r *http.Request) {
 	}
 	racks := c.deps.Racks.Racks()
 	slices.Sort(racks)
-	c.render(w, r, "site", view{Title: "Site", Events: Prefix + "events?topic=site", Data: st.tiles(racks)})
+	c.render(w, r, "site", view{Title: "Site", Events: Prefix + "events?topic=site", Data: st.tiles(racks), Unreachable: st.unreachable})
 }

@@ -99,6 +99,18 @@ func (f *Feed[T]) Publish(changes ...T) {
 	}
 }
 
+// Drop ends every subscription as if each had fallen behind (Dropped
+// set): the publisher lost changes its subscribers needed, so they must
+// reread the state. Later subscriptions are not affected.
+func (f *Feed[T]) Drop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for s := range f.subs {
+		s.dropped.Store(true)
+		f.remove(s)
+	}
+}
+
 // Close ends every subscription; later subscriptions come back closed.
 func (f *Feed[T]) Close() {
 	f.mu.Lock()

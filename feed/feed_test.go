@@ -65,3 +65,24 @@ func TestCloseEndsEverySubscriptionAndLaterOnes(t *testing.T) {
 	}
 	f.Publish("nobody") // no panic on closed channels
 }
+
+func TestDropEndsEverySubscriptionAsFallenBehindButNotLaterOnes(t *testing.T) {
+	var f Feed[int]
+	a, b := f.Subscribe(4), f.Subscribe(4)
+	f.Publish(1)
+	f.Drop()
+	for _, s := range []*Subscription[int]{a, b} {
+		if got := <-s.C(); got != 1 {
+			t.Fatalf("kept %d, want the 1 published before", got)
+		}
+		if _, open := <-s.C(); open || !s.Dropped() {
+			t.Fatalf("after Drop: open %v, dropped %v; want closed and dropped", open, s.Dropped())
+		}
+	}
+	c := f.Subscribe(2)
+	defer c.Close()
+	f.Publish(2)
+	if got := <-c.C(); got != 2 || c.Dropped() {
+		t.Fatalf("a subscription after Drop got %d (dropped %v), want 2", got, c.Dropped())
+	}
+}

@@ -107,6 +107,8 @@ func (g *rackGrain) Receive(ctx actor.Context) {
 		ctx.Respond(g.status())
 	case *rackpb.Forward:
 		g.forward(ctx, msg)
+	case *rackpb.JobsRead:
+		g.readJobs(ctx, msg)
 	case *beginDrain:
 		g.draining = true
 		if g.svc != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/powerview"
 	"github.com/rmsd/rmsd/hw/racks"
+	"github.com/rmsd/rmsd/sitejobs"
 )
 
 // consoleReadTimeout bounds one background power read of the console's
@@ -40,6 +41,8 @@ type consoleService struct {
 	// refreshed is done when both have ended.
 	stopRefresh context.CancelFunc
 	refreshed   sync.WaitGroup
+	// site is the whole site's jobs in cluster mode (nil otherwise).
+	site *sitejobs.Site
 }
 
 // startConsole builds the console and its power refresher. With [console]
@@ -49,14 +52,27 @@ type consoleService struct {
 // certificates).
 func (d *daemon) startConsole(registry *racks.Registry, grpcTLS *tls.Config, logger logging.Logger) ([]metrics.Route, error) {
 	log := logger.Component("console")
+	var jobs console.Jobs = d.engine.Engine()
+	var site *sitejobs.Site
+	if d.cfg.Cluster.Enabled {
+		// In cluster mode this member's own engine runs no rack's job:
+		// the console reads every rack's owner (sitejobs), following
+		// their changes once the member has joined (startSiteJobs).
+		st, ok := d.store.(sitejobs.Store)
+		if !ok {
+			return nil, fmt.Errorf("console: the %s store keeps no job racks", d.store.Info().Engine)
+		}
+		site = sitejobs.New(sitejobs.Config{Store: st, Log: log})
+		jobs = site
+	}
 	c, err := console.New(console.Deps{
-		Jobs: d.engine.Engine(), Racks: registry, Power: d.power, Catalog: d.catalog.svc,
+		Jobs: jobs, Racks: registry, Power: d.power, Catalog: d.catalog.svc,
 		Authorize: d.consoleAuthorize, Version: buildinfo.Version(), Log: log,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &consoleService{console: c}
+	s := &consoleService{console: c, site: site}
 	d.console = s
 	s.startRefresher(d, registry, seconds(d.cfg.Console.PowerRefreshSeconds), log)
 	if d.cfg.Console.Port == 0 {
@@ -178,6 +194,9 @@ func (d *daemon) stopConsole() {
 		return
 	}
 	s.console.Close()
+	if s.site != nil {
+		s.site.Close()
+	}
 	if s.stopRefresh != nil {
 		s.stopRefresh()
 		s.refreshed.Wait()

@@ -19,6 +19,7 @@ import (
 	"github.com/rmsd/rmsd/member/rackjournal"
 	"github.com/rmsd/rmsd/member/rackpb"
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/sitejobs"
 	"github.com/rmsd/rmsd/store"
 )
 
@@ -75,7 +76,7 @@ func (o *rackOpener) open(ctx context.Context, rackID string, lease func() (stor
 	if err != nil {
 		return nil, fmt.Errorf("rack %s: start its job engine: %w", rackID, err)
 	}
-	s := &rackService{rackID: rackID, member: o.member, engine: e, log: log, admin: o.admin}
+	s := &rackService{rackID: rackID, member: o.member, engine: e, log: log, admin: o.admin, reads: sitejobs.OpenRack(e)}
 	if o.admin != nil {
 		o.admin.add(rackID, e)
 	}
@@ -113,6 +114,8 @@ type rackService struct {
 	handlers       *rmsserver.Handlers
 	log            zerolog.Logger
 	admin          *rackAdmin
+	// reads answers other members' consoles (rackjobs.go).
+	reads *sitejobs.Rack
 	// draining refuses new jobs; stopped is set once the engine was closed
 	// or abandoned.
 	draining atomic.Bool

@@ -273,6 +273,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		// A rack's jobs run on its owner only: calls for a rack go there,
 		// and this server's own handlers admit none.
 		serverOpts.Deps.Jobs = nil
+		d.startSiteJobs()
 		if serverOpts.Inner, err = d.member.interceptor(d.store, logger); err != nil {
 			return nil, err
 		}

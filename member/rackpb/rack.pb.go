@@ -405,6 +405,772 @@ func (x *RackNodesChanged) GetFromMember() string {
 	return ""
 }
 
+// JobsRead asks a rack's grain, on the member that owns the rack, for what
+// a console shows of the rack's jobs: a listing, one job, the holds, or the
+// changes since a cursor. Reads only; a member's console sends them to
+// every rack's owner to show the whole site (package sitejobs). Exactly
+// one of list, get, holds and changes is set.
+type JobsRead struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// rack_id is the rack: the grain's identity.
+	RackId string `protobuf:"bytes,1,opt,name=rack_id,json=rackId,proto3" json:"rack_id,omitempty"`
+	// from_member is the member asking.
+	FromMember string `protobuf:"bytes,2,opt,name=from_member,json=fromMember,proto3" json:"from_member,omitempty"`
+	// deadline_unix_nano is the asker's deadline (0: none).
+	DeadlineUnixNano int64 `protobuf:"varint,3,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"`
+	// Types that are valid to be assigned to Read:
+	//
+	//	*JobsRead_List
+	//	*JobsRead_Get
+	//	*JobsRead_Holds
+	//	*JobsRead_Changes
+	Read          isJobsRead_Read `protobuf_oneof:"read"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobsRead) Reset() {
+	*x = JobsRead{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobsRead) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobsRead) ProtoMessage() {}
+
+func (x *JobsRead) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobsRead.ProtoReflect.Descriptor instead.
+func (*JobsRead) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *JobsRead) GetRackId() string {
+	if x != nil {
+		return x.RackId
+	}
+	return ""
+}
+
+func (x *JobsRead) GetFromMember() string {
+	if x != nil {
+		return x.FromMember
+	}
+	return ""
+}
+
+func (x *JobsRead) GetDeadlineUnixNano() int64 {
+	if x != nil {
+		return x.DeadlineUnixNano
+	}
+	return 0
+}
+
+func (x *JobsRead) GetRead() isJobsRead_Read {
+	if x != nil {
+		return x.Read
+	}
+	return nil
+}
+
+func (x *JobsRead) GetList() *ListRackJobs {
+	if x != nil {
+		if x, ok := x.Read.(*JobsRead_List); ok {
+			return x.List
+		}
+	}
+	return nil
+}
+
+func (x *JobsRead) GetGet() *GetRackJob {
+	if x != nil {
+		if x, ok := x.Read.(*JobsRead_Get); ok {
+			return x.Get
+		}
+	}
+	return nil
+}
+
+func (x *JobsRead) GetHolds() *RackHolds {
+	if x != nil {
+		if x, ok := x.Read.(*JobsRead_Holds); ok {
+			return x.Holds
+		}
+	}
+	return nil
+}
+
+func (x *JobsRead) GetChanges() *RackChangesSince {
+	if x != nil {
+		if x, ok := x.Read.(*JobsRead_Changes); ok {
+			return x.Changes
+		}
+	}
+	return nil
+}
+
+type isJobsRead_Read interface {
+	isJobsRead_Read()
+}
+
+type JobsRead_List struct {
+	List *ListRackJobs `protobuf:"bytes,4,opt,name=list,proto3,oneof"`
+}
+
+type JobsRead_Get struct {
+	Get *GetRackJob `protobuf:"bytes,5,opt,name=get,proto3,oneof"`
+}
+
+type JobsRead_Holds struct {
+	Holds *RackHolds `protobuf:"bytes,6,opt,name=holds,proto3,oneof"`
+}
+
+type JobsRead_Changes struct {
+	Changes *RackChangesSince `protobuf:"bytes,7,opt,name=changes,proto3,oneof"`
+}
+
+func (*JobsRead_List) isJobsRead_Read() {}
+
+func (*JobsRead_Get) isJobsRead_Read() {}
+
+func (*JobsRead_Holds) isJobsRead_Read() {}
+
+func (*JobsRead_Changes) isJobsRead_Read() {}
+
+// ListRackJobs lists the rack's jobs, newest first.
+type ListRackJobs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// top_level keeps the jobs without a parent only.
+	TopLevel      bool `protobuf:"varint,1,opt,name=top_level,json=topLevel,proto3" json:"top_level,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRackJobs) Reset() {
+	*x = ListRackJobs{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRackJobs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRackJobs) ProtoMessage() {}
+
+func (x *ListRackJobs) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRackJobs.ProtoReflect.Descriptor instead.
+func (*ListRackJobs) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ListRackJobs) GetTopLevel() bool {
+	if x != nil {
+		return x.TopLevel
+	}
+	return false
+}
+
+// GetRackJob reads one job of the rack.
+type GetRackJob struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	JobId string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// include_children adds the job's children after it.
+	IncludeChildren bool `protobuf:"varint,2,opt,name=include_children,json=includeChildren,proto3" json:"include_children,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *GetRackJob) Reset() {
+	*x = GetRackJob{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRackJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRackJob) ProtoMessage() {}
+
+func (x *GetRackJob) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRackJob.ProtoReflect.Descriptor instead.
+func (*GetRackJob) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetRackJob) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *GetRackJob) GetIncludeChildren() bool {
+	if x != nil {
+		return x.IncludeChildren
+	}
+	return false
+}
+
+// RackHolds reads the rack's node and power-domain holds.
+type RackHolds struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RackHolds) Reset() {
+	*x = RackHolds{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RackHolds) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RackHolds) ProtoMessage() {}
+
+func (x *RackHolds) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RackHolds.ProtoReflect.Descriptor instead.
+func (*RackHolds) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{8}
+}
+
+// RackChangesSince reads the rack's job changes after a cursor of the
+// owner's change log, waiting up to wait_ms for one when there is none.
+type RackChangesSince struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// log names the change log the cursor is in ("" on first contact).
+	Log string `protobuf:"bytes,1,opt,name=log,proto3" json:"log,omitempty"`
+	// seq is the last change read from that log.
+	Seq uint64 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
+	// wait_ms bounds the wait for a change (0: answer at once).
+	WaitMs        int64 `protobuf:"varint,3,opt,name=wait_ms,json=waitMs,proto3" json:"wait_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RackChangesSince) Reset() {
+	*x = RackChangesSince{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RackChangesSince) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RackChangesSince) ProtoMessage() {}
+
+func (x *RackChangesSince) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RackChangesSince.ProtoReflect.Descriptor instead.
+func (*RackChangesSince) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *RackChangesSince) GetLog() string {
+	if x != nil {
+		return x.Log
+	}
+	return ""
+}
+
+func (x *RackChangesSince) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *RackChangesSince) GetWaitMs() int64 {
+	if x != nil {
+		return x.WaitMs
+	}
+	return 0
+}
+
+// JobRecord is a job's snapshot (messages.JobSnapshot).
+type JobRecord struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Id              string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	ParentId        string                 `protobuf:"bytes,2,opt,name=parent_id,json=parentId,proto3" json:"parent_id,omitempty"`
+	ChildIds        []string               `protobuf:"bytes,3,rep,name=child_ids,json=childIds,proto3" json:"child_ids,omitempty"`
+	Type            int32                  `protobuf:"varint,4,opt,name=type,proto3" json:"type,omitempty"`
+	State           int32                  `protobuf:"varint,5,opt,name=state,proto3" json:"state,omitempty"`
+	Description     string                 `protobuf:"bytes,6,opt,name=description,proto3" json:"description,omitempty"`
+	RackId          string                 `protobuf:"bytes,7,opt,name=rack_id,json=rackId,proto3" json:"rack_id,omitempty"`
+	NodeId          string                 `protobuf:"bytes,8,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	ErrorCode       int32                  `protobuf:"varint,9,opt,name=error_code,json=errorCode,proto3" json:"error_code,omitempty"`
+	ErrorMessage    string                 `protobuf:"bytes,10,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
+	ResultJson      string                 `protobuf:"bytes,11,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	CreatedUnixNano int64                  `protobuf:"varint,12,opt,name=created_unix_nano,json=createdUnixNano,proto3" json:"created_unix_nano,omitempty"`
+	UpdatedUnixNano int64                  `protobuf:"varint,13,opt,name=updated_unix_nano,json=updatedUnixNano,proto3" json:"updated_unix_nano,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *JobRecord) Reset() {
+	*x = JobRecord{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobRecord) ProtoMessage() {}
+
+func (x *JobRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobRecord.ProtoReflect.Descriptor instead.
+func (*JobRecord) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *JobRecord) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *JobRecord) GetParentId() string {
+	if x != nil {
+		return x.ParentId
+	}
+	return ""
+}
+
+func (x *JobRecord) GetChildIds() []string {
+	if x != nil {
+		return x.ChildIds
+	}
+	return nil
+}
+
+func (x *JobRecord) GetType() int32 {
+	if x != nil {
+		return x.Type
+	}
+	return 0
+}
+
+func (x *JobRecord) GetState() int32 {
+	if x != nil {
+		return x.State
+	}
+	return 0
+}
+
+func (x *JobRecord) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *JobRecord) GetRackId() string {
+	if x != nil {
+		return x.RackId
+	}
+	return ""
+}
+
+func (x *JobRecord) GetNodeId() string {
+	if x != nil {
+		return x.NodeId
+	}
+	return ""
+}
+
+func (x *JobRecord) GetErrorCode() int32 {
+	if x != nil {
+		return x.ErrorCode
+	}
+	return 0
+}
+
+func (x *JobRecord) GetErrorMessage() string {
+	if x != nil {
+		return x.ErrorMessage
+	}
+	return ""
+}
+
+func (x *JobRecord) GetResultJson() string {
+	if x != nil {
+		return x.ResultJson
+	}
+	return ""
+}
+
+func (x *JobRecord) GetCreatedUnixNano() int64 {
+	if x != nil {
+		return x.CreatedUnixNano
+	}
+	return 0
+}
+
+func (x *JobRecord) GetUpdatedUnixNano() int64 {
+	if x != nil {
+		return x.UpdatedUnixNano
+	}
+	return 0
+}
+
+// HoldRecord is a node (or, with no node_id, a rack's power domain) held
+// by a job or an operation: a hold of the listing, or a hold change.
+type HoldRecord struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	RackId string                 `protobuf:"bytes,1,opt,name=rack_id,json=rackId,proto3" json:"rack_id,omitempty"`
+	NodeId string                 `protobuf:"bytes,2,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	Holder string                 `protobuf:"bytes,3,opt,name=holder,proto3" json:"holder,omitempty"`
+	// job is the top-level job the hold belongs to ("" for an operation).
+	Job           string `protobuf:"bytes,4,opt,name=job,proto3" json:"job,omitempty"`
+	Operation     string `protobuf:"bytes,5,opt,name=operation,proto3" json:"operation,omitempty"`
+	SinceUnixNano int64  `protobuf:"varint,6,opt,name=since_unix_nano,json=sinceUnixNano,proto3" json:"since_unix_nano,omitempty"`
+	// held is false for a hold released (changes only).
+	Held          bool `protobuf:"varint,7,opt,name=held,proto3" json:"held,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HoldRecord) Reset() {
+	*x = HoldRecord{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HoldRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HoldRecord) ProtoMessage() {}
+
+func (x *HoldRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HoldRecord.ProtoReflect.Descriptor instead.
+func (*HoldRecord) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *HoldRecord) GetRackId() string {
+	if x != nil {
+		return x.RackId
+	}
+	return ""
+}
+
+func (x *HoldRecord) GetNodeId() string {
+	if x != nil {
+		return x.NodeId
+	}
+	return ""
+}
+
+func (x *HoldRecord) GetHolder() string {
+	if x != nil {
+		return x.Holder
+	}
+	return ""
+}
+
+func (x *HoldRecord) GetJob() string {
+	if x != nil {
+		return x.Job
+	}
+	return ""
+}
+
+func (x *HoldRecord) GetOperation() string {
+	if x != nil {
+		return x.Operation
+	}
+	return ""
+}
+
+func (x *HoldRecord) GetSinceUnixNano() int64 {
+	if x != nil {
+		return x.SinceUnixNano
+	}
+	return 0
+}
+
+func (x *HoldRecord) GetHeld() bool {
+	if x != nil {
+		return x.Held
+	}
+	return false
+}
+
+// JobChangeRecord is one change of the rack's change log: exactly one of
+// job (its snapshot after the change), evicted (a job id that left the
+// registry) and hold.
+type JobChangeRecord struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Job           *JobRecord             `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
+	Evicted       string                 `protobuf:"bytes,2,opt,name=evicted,proto3" json:"evicted,omitempty"`
+	Hold          *HoldRecord            `protobuf:"bytes,3,opt,name=hold,proto3" json:"hold,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobChangeRecord) Reset() {
+	*x = JobChangeRecord{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobChangeRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobChangeRecord) ProtoMessage() {}
+
+func (x *JobChangeRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobChangeRecord.ProtoReflect.Descriptor instead.
+func (*JobChangeRecord) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *JobChangeRecord) GetJob() *JobRecord {
+	if x != nil {
+		return x.Job
+	}
+	return nil
+}
+
+func (x *JobChangeRecord) GetEvicted() string {
+	if x != nil {
+		return x.Evicted
+	}
+	return ""
+}
+
+func (x *JobChangeRecord) GetHold() *HoldRecord {
+	if x != nil {
+		return x.Hold
+	}
+	return nil
+}
+
+// JobsReadReply is the owner's answer to a JobsRead.
+type JobsReadReply struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// code is a gRPC status code: 0 (OK), NOT_FOUND for an unknown job,
+	// UNAVAILABLE while the rack is taken or handed over.
+	Code    uint32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// member_id is the member that answered.
+	MemberId string `protobuf:"bytes,3,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	// jobs answer list and get.
+	Jobs []*JobRecord `protobuf:"bytes,4,rep,name=jobs,proto3" json:"jobs,omitempty"`
+	// holds answer holds.
+	Holds []*HoldRecord `protobuf:"bytes,5,rep,name=holds,proto3" json:"holds,omitempty"`
+	// changes answer changes, in order, after the asked cursor.
+	Changes []*JobChangeRecord `protobuf:"bytes,6,rep,name=changes,proto3" json:"changes,omitempty"`
+	// log and seq are the cursor after changes.
+	Log string `protobuf:"bytes,7,opt,name=log,proto3" json:"log,omitempty"`
+	Seq uint64 `protobuf:"varint,8,opt,name=seq,proto3" json:"seq,omitempty"`
+	// cursor_lost says the asked cursor is not in the owner's log (another owner,
+	// or changes dropped since): changes were lost; the asker rereads.
+	CursorLost    bool `protobuf:"varint,9,opt,name=cursor_lost,json=cursorLost,proto3" json:"cursor_lost,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobsReadReply) Reset() {
+	*x = JobsReadReply{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobsReadReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobsReadReply) ProtoMessage() {}
+
+func (x *JobsReadReply) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobsReadReply.ProtoReflect.Descriptor instead.
+func (*JobsReadReply) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *JobsReadReply) GetCode() uint32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *JobsReadReply) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *JobsReadReply) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
+func (x *JobsReadReply) GetJobs() []*JobRecord {
+	if x != nil {
+		return x.Jobs
+	}
+	return nil
+}
+
+func (x *JobsReadReply) GetHolds() []*HoldRecord {
+	if x != nil {
+		return x.Holds
+	}
+	return nil
+}
+
+func (x *JobsReadReply) GetChanges() []*JobChangeRecord {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
+func (x *JobsReadReply) GetLog() string {
+	if x != nil {
+		return x.Log
+	}
+	return ""
+}
+
+func (x *JobsReadReply) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *JobsReadReply) GetCursorLost() bool {
+	if x != nil {
+		return x.CursorLost
+	}
+	return false
+}
+
 var File_rmsd_cluster_rack_proto protoreflect.FileDescriptor
 
 const file_rmsd_cluster_rack_proto_rawDesc = "" +
@@ -441,7 +1207,69 @@ const file_rmsd_cluster_rack_proto_rawDesc = "" +
 	"\x10RackNodesChanged\x12\x17\n" +
 	"\arack_id\x18\x01 \x01(\tR\x06rackId\x12\x1f\n" +
 	"\vfrom_member\x18\x02 \x01(\tR\n" +
-	"fromMemberB$Z\"github.com/rmsd/rmsd/member/rackpbb\x06proto3"
+	"fromMember\"\xc7\x02\n" +
+	"\bJobsRead\x12\x17\n" +
+	"\arack_id\x18\x01 \x01(\tR\x06rackId\x12\x1f\n" +
+	"\vfrom_member\x18\x02 \x01(\tR\n" +
+	"fromMember\x12,\n" +
+	"\x12deadline_unix_nano\x18\x03 \x01(\x03R\x10deadlineUnixNano\x120\n" +
+	"\x04list\x18\x04 \x01(\v2\x1a.rmsd_cluster.ListRackJobsH\x00R\x04list\x12,\n" +
+	"\x03get\x18\x05 \x01(\v2\x18.rmsd_cluster.GetRackJobH\x00R\x03get\x12/\n" +
+	"\x05holds\x18\x06 \x01(\v2\x17.rmsd_cluster.RackHoldsH\x00R\x05holds\x12:\n" +
+	"\achanges\x18\a \x01(\v2\x1e.rmsd_cluster.RackChangesSinceH\x00R\achangesB\x06\n" +
+	"\x04read\"+\n" +
+	"\fListRackJobs\x12\x1b\n" +
+	"\ttop_level\x18\x01 \x01(\bR\btopLevel\"N\n" +
+	"\n" +
+	"GetRackJob\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12)\n" +
+	"\x10include_children\x18\x02 \x01(\bR\x0fincludeChildren\"\v\n" +
+	"\tRackHolds\"O\n" +
+	"\x10RackChangesSince\x12\x10\n" +
+	"\x03log\x18\x01 \x01(\tR\x03log\x12\x10\n" +
+	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x17\n" +
+	"\await_ms\x18\x03 \x01(\x03R\x06waitMs\"\x90\x03\n" +
+	"\tJobRecord\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
+	"\tparent_id\x18\x02 \x01(\tR\bparentId\x12\x1b\n" +
+	"\tchild_ids\x18\x03 \x03(\tR\bchildIds\x12\x12\n" +
+	"\x04type\x18\x04 \x01(\x05R\x04type\x12\x14\n" +
+	"\x05state\x18\x05 \x01(\x05R\x05state\x12 \n" +
+	"\vdescription\x18\x06 \x01(\tR\vdescription\x12\x17\n" +
+	"\arack_id\x18\a \x01(\tR\x06rackId\x12\x17\n" +
+	"\anode_id\x18\b \x01(\tR\x06nodeId\x12\x1d\n" +
+	"\n" +
+	"error_code\x18\t \x01(\x05R\terrorCode\x12#\n" +
+	"\rerror_message\x18\n" +
+	" \x01(\tR\ferrorMessage\x12\x1f\n" +
+	"\vresult_json\x18\v \x01(\tR\n" +
+	"resultJson\x12*\n" +
+	"\x11created_unix_nano\x18\f \x01(\x03R\x0fcreatedUnixNano\x12*\n" +
+	"\x11updated_unix_nano\x18\r \x01(\x03R\x0fupdatedUnixNano\"\xc2\x01\n" +
+	"\n" +
+	"HoldRecord\x12\x17\n" +
+	"\arack_id\x18\x01 \x01(\tR\x06rackId\x12\x17\n" +
+	"\anode_id\x18\x02 \x01(\tR\x06nodeId\x12\x16\n" +
+	"\x06holder\x18\x03 \x01(\tR\x06holder\x12\x10\n" +
+	"\x03job\x18\x04 \x01(\tR\x03job\x12\x1c\n" +
+	"\toperation\x18\x05 \x01(\tR\toperation\x12&\n" +
+	"\x0fsince_unix_nano\x18\x06 \x01(\x03R\rsinceUnixNano\x12\x12\n" +
+	"\x04held\x18\a \x01(\bR\x04held\"\x84\x01\n" +
+	"\x0fJobChangeRecord\x12)\n" +
+	"\x03job\x18\x01 \x01(\v2\x17.rmsd_cluster.JobRecordR\x03job\x12\x18\n" +
+	"\aevicted\x18\x02 \x01(\tR\aevicted\x12,\n" +
+	"\x04hold\x18\x03 \x01(\v2\x18.rmsd_cluster.HoldRecordR\x04hold\"\xb5\x02\n" +
+	"\rJobsReadReply\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\rR\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1b\n" +
+	"\tmember_id\x18\x03 \x01(\tR\bmemberId\x12+\n" +
+	"\x04jobs\x18\x04 \x03(\v2\x17.rmsd_cluster.JobRecordR\x04jobs\x12.\n" +
+	"\x05holds\x18\x05 \x03(\v2\x18.rmsd_cluster.HoldRecordR\x05holds\x127\n" +
+	"\achanges\x18\x06 \x03(\v2\x1d.rmsd_cluster.JobChangeRecordR\achanges\x12\x10\n" +
+	"\x03log\x18\a \x01(\tR\x03log\x12\x10\n" +
+	"\x03seq\x18\b \x01(\x04R\x03seq\x12\x1f\n" +
+	"\vcursor_lost\x18\t \x01(\bR\n" +
+	"cursorLostB$Z\"github.com/rmsd/rmsd/member/rackpbb\x06proto3"
 
 var (
 	file_rmsd_cluster_rack_proto_rawDescOnce sync.Once
@@ -455,22 +1283,40 @@ func file_rmsd_cluster_rack_proto_rawDescGZIP() []byte {
 	return file_rmsd_cluster_rack_proto_rawDescData
 }
 
-var file_rmsd_cluster_rack_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_rmsd_cluster_rack_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_rmsd_cluster_rack_proto_goTypes = []any{
 	(*RackTouch)(nil),        // 0: rmsd_cluster.RackTouch
 	(*RackStatus)(nil),       // 1: rmsd_cluster.RackStatus
 	(*Forward)(nil),          // 2: rmsd_cluster.Forward
 	(*ForwardReply)(nil),     // 3: rmsd_cluster.ForwardReply
 	(*RackNodesChanged)(nil), // 4: rmsd_cluster.RackNodesChanged
-	nil,                      // 5: rmsd_cluster.Forward.MetadataEntry
+	(*JobsRead)(nil),         // 5: rmsd_cluster.JobsRead
+	(*ListRackJobs)(nil),     // 6: rmsd_cluster.ListRackJobs
+	(*GetRackJob)(nil),       // 7: rmsd_cluster.GetRackJob
+	(*RackHolds)(nil),        // 8: rmsd_cluster.RackHolds
+	(*RackChangesSince)(nil), // 9: rmsd_cluster.RackChangesSince
+	(*JobRecord)(nil),        // 10: rmsd_cluster.JobRecord
+	(*HoldRecord)(nil),       // 11: rmsd_cluster.HoldRecord
+	(*JobChangeRecord)(nil),  // 12: rmsd_cluster.JobChangeRecord
+	(*JobsReadReply)(nil),    // 13: rmsd_cluster.JobsReadReply
+	nil,                      // 14: rmsd_cluster.Forward.MetadataEntry
 }
 var file_rmsd_cluster_rack_proto_depIdxs = []int32{
-	5, // 0: rmsd_cluster.Forward.metadata:type_name -> rmsd_cluster.Forward.MetadataEntry
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	14, // 0: rmsd_cluster.Forward.metadata:type_name -> rmsd_cluster.Forward.MetadataEntry
+	6,  // 1: rmsd_cluster.JobsRead.list:type_name -> rmsd_cluster.ListRackJobs
+	7,  // 2: rmsd_cluster.JobsRead.get:type_name -> rmsd_cluster.GetRackJob
+	8,  // 3: rmsd_cluster.JobsRead.holds:type_name -> rmsd_cluster.RackHolds
+	9,  // 4: rmsd_cluster.JobsRead.changes:type_name -> rmsd_cluster.RackChangesSince
+	10, // 5: rmsd_cluster.JobChangeRecord.job:type_name -> rmsd_cluster.JobRecord
+	11, // 6: rmsd_cluster.JobChangeRecord.hold:type_name -> rmsd_cluster.HoldRecord
+	10, // 7: rmsd_cluster.JobsReadReply.jobs:type_name -> rmsd_cluster.JobRecord
+	11, // 8: rmsd_cluster.JobsReadReply.holds:type_name -> rmsd_cluster.HoldRecord
+	12, // 9: rmsd_cluster.JobsReadReply.changes:type_name -> rmsd_cluster.JobChangeRecord
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_rmsd_cluster_rack_proto_init() }
@@ -478,13 +1324,19 @@ func file_rmsd_cluster_rack_proto_init() {
 	if File_rmsd_cluster_rack_proto != nil {
 		return
 	}
+	file_rmsd_cluster_rack_proto_msgTypes[5].OneofWrappers = []any{
+		(*JobsRead_List)(nil),
+		(*JobsRead_Get)(nil),
+		(*JobsRead_Holds)(nil),
+		(*JobsRead_Changes)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rmsd_cluster_rack_proto_rawDesc), len(file_rmsd_cluster_rack_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,90 @@
+package member
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	"google.golang.org/grpc/codes"
+
+	"github.com/rmsd/rmsd/member/rackpb"
+)
+
+// JobsReader is a RackService that also answers reads of the rack's jobs
+// (a console showing the whole site, package sitejobs). A read may wait
+// (a long poll of the rack's changes); it must end when the rack's engine
+// stops.
+type JobsReader interface {
+	ReadJobs(ctx context.Context, read *rackpb.JobsRead) *rackpb.JobsReadReply
+}
+
+// ReadJobs delivers read to the grain of read.RackId, on whichever member
+// the cluster places it, and returns its answer; it tries again while the
+// identity moves between members, until ctx ends.
+func (m *Member) ReadJobs(ctx context.Context, read *rackpb.JobsRead) (*rackpb.JobsReadReply, error) {
+	if read.FromMember == "" {
+		read.FromMember = m.cfg.MemberID
+	}
+	if dl, ok := ctx.Deadline(); ok && read.DeadlineUnixNano == 0 {
+		read.DeadlineUnixNano = dl.UnixNano()
+	}
+	pause := time.NewTicker(max(m.cfg.tick()/8, 10*time.Millisecond))
+	defer pause.Stop()
+	for {
+		timeout := m.cfg.MembershipTimeout
+		if dl, ok := ctx.Deadline(); ok {
+			timeout = time.Until(dl)
+		}
+		if timeout <= 0 {
+			return nil, fmt.Errorf("member: rack %s: %w", read.RackId, context.DeadlineExceeded)
+		}
+		res, err := m.c.Request(read.RackId, rackKind, read, cluster.WithTimeout(timeout))
+		if err == nil {
+			if reply, ok := res.(*rackpb.JobsReadReply); ok {
+				return reply, nil
+			}
+			err = fmt.Errorf("unexpected answer %T", res)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("member: rack %s not reached: %w (last: %v)", read.RackId, ctx.Err(), err)
+		case <-pause.C:
+		}
+	}
+}
+
+// readJobs answers a read of the rack's jobs with the rack's service, on a
+// goroutine of its own (a long poll waits there); UNAVAILABLE while the
+// rack is being taken over or handed over. Reads are not counted among
+// the calls a hand-over waits for: the service's stop ends them.
+func (g *rackGrain) readJobs(ctx actor.Context, read *rackpb.JobsRead) {
+	if g.holder != nil {
+		if _, acting := g.holder.Lease(); !acting {
+			g.lose(g.holder)
+		}
+	}
+	if g.holder == nil || g.svc == nil {
+		u := g.unavailable()
+		ctx.Respond(&rackpb.JobsReadReply{Code: u.Code, Message: u.Message, MemberId: u.MemberId})
+		return
+	}
+	reader, ok := g.svc.(JobsReader)
+	if !ok {
+		ctx.Respond(&rackpb.JobsReadReply{Code: uint32(codes.Unimplemented), Message: "this member's racks answer no job reads", MemberId: g.m.cfg.MemberID})
+		return
+	}
+	sender, root := ctx.Sender(), ctx.ActorSystem().Root
+	deadline := time.Now().Add(g.m.cfg.MembershipTimeout)
+	if read.DeadlineUnixNano != 0 {
+		deadline = time.Unix(0, read.DeadlineUnixNano)
+	}
+	go func() {
+		cctx, cancel := context.WithDeadline(context.Background(), deadline)
+		defer cancel()
+		reply := reader.ReadJobs(cctx, read)
+		reply.MemberId = g.m.cfg.MemberID
+		root.Send(sender, reply)
+	}()
+}
