@@ -35,6 +35,11 @@ type Member struct {
 	reloadDone chan struct{}
 	// closeProvider frees what the membership provider leaves behind.
 	closeProvider func()
+	// blocked is closed once the member has fenced itself, blockedCause
+	// (under mu) saying why; watchDone when the watch for a block has
+	// stopped (fence.go).
+	blocked, watchDone chan struct{}
+	blockedCause       error
 }
 
 // heartbeatExpiration is the least time gossip waits for a member's
@@ -57,7 +62,8 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 		return nil, err
 	}
 	m := &Member{closeProvider: closeProvider, cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{},
-		grains: map[string]*actor.PID{}, done: make(chan struct{}), reloadDone: make(chan struct{})}
+		grains: map[string]*actor.PID{}, done: make(chan struct{}), reloadDone: make(chan struct{}),
+		blocked: make(chan struct{}), watchDone: make(chan struct{})}
 	m.sys = actor.NewActorSystem(actorOpts...)
 	bind := cfg.BindHost
 	if bind == "" {
@@ -94,6 +100,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 	m.cancel = cancel
 	go m.keep(ctx)
 	go m.reloadAllNodes(ctx)
+	go m.watchBlocked(ctx)
 	return m, nil
 }
 
@@ -104,6 +111,7 @@ func (m *Member) Stop() {
 	m.cancel()
 	<-m.done
 	<-m.reloadDone
+	<-m.watchDone
 	m.handOverAll()
 	m.c.Shutdown(true)
 	m.closeProvider()
