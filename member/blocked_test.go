@@ -13,7 +13,9 @@ import (
 )
 
 // startRemote starts an actor system with protoactor's remote on a
-// loopback port of its own.
+// loopback port of its own. One per test process at a time: protoactor's
+// remote replaces gRPC's global logger at start, racing with another
+// remote's server (Known upstream issue, docs/cluster.md).
 func startRemote(t *testing.T) (*actor.ActorSystem, *remote.Remote) {
 	t.Helper()
 	sys := actor.NewActorSystem()
@@ -32,28 +34,28 @@ var probeDial = []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCred
 // answer gives no answer, not a block.
 func TestProbeReadsThePeersBlockList(t *testing.T) {
 	peer, peerRemote := startRemote(t)
-	self, _ := startRemote(t)
-	other, _ := startRemote(t)
+	// The asking members need no remote of their own to ask.
+	const self, selfAddr, other = "self-system", "127.0.0.1:1", "other-system"
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 
-	p := newBlockProbe(self.ID, self.Address(), probeDial)
+	p := newBlockProbe(self, selfAddr, probeDial)
 	defer p.close()
 	a := p.ask(ctx, peer.Address())
 	if a.err != nil || a.blocked || a.peer != peer.ID {
 		t.Fatalf("before any block: %+v, want not blocked by %s", a, peer.ID)
 	}
-	peerRemote.BlockList().Block(self.ID)
+	peerRemote.BlockList().Block(self)
 	a = p.ask(ctx, peer.Address())
 	if a.err != nil || !a.blocked || a.peer != peer.ID {
 		t.Fatalf("after the peer blocked this system, on the same stream: %+v, want blocked by %s", a, peer.ID)
 	}
-	fresh := newBlockProbe(self.ID, self.Address(), probeDial)
+	fresh := newBlockProbe(self, selfAddr, probeDial)
 	defer fresh.close()
 	if a := fresh.ask(ctx, peer.Address()); a.err != nil || !a.blocked {
 		t.Fatalf("after the peer blocked this system, on a new stream: %+v, want blocked", a)
 	}
-	o := newBlockProbe(other.ID, other.Address(), probeDial)
+	o := newBlockProbe(other, "127.0.0.1:2", probeDial)
 	defer o.close()
 	if a := o.ask(ctx, peer.Address()); a.err != nil || a.blocked {
 		t.Fatalf("a system the peer has not blocked: %+v, want not blocked", a)
