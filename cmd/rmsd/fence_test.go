@@ -87,7 +87,18 @@ func TestClusterBlockedMemberFencesItselfAndRestarts(t *testing.T) {
 	t.Logf("%s (%d racks) stopped; dropped by both others %s later; continued",
 		victim.ID, count[victim.ID], dropped.Sub(frozen).Round(10*time.Millisecond))
 
-	// It fences itself and exits non-zero.
+	// It fences itself (its racks released) and exits non-zero.
+	for !strings.Contains(victim.Log(), `"message":"member fenced: it acts on no rack"`) {
+		select {
+		case <-victim.Exited():
+			t.Fatalf("%s exited without fencing itself; its log: %s", victim.ID, victim.LogPath())
+		case <-ctx.Done():
+			t.Fatalf("%s did not fence itself; its log: %s", victim.ID, victim.LogPath())
+		default:
+		}
+		clustersite.Pause(ctx, 50*time.Millisecond)
+	}
+	fenced := time.Now()
 	err := victim.WaitExit(ctx)
 	exited := time.Now()
 	var exit *exec.ExitError
@@ -110,8 +121,9 @@ func TestClusterBlockedMemberFencesItselfAndRestarts(t *testing.T) {
 	}
 	after := untilSettled(t, s, s.RackIDs(), survivors...)
 	served := time.Now()
-	t.Logf("%s exited (%v) %s after it was continued; the survivors served its racks %s after that",
-		victim.ID, err, exited.Sub(dropped).Round(10*time.Millisecond), served.Sub(exited).Round(10*time.Millisecond))
+	t.Logf("%s fenced itself %s after it was continued and exited (%v) %s after that; the survivors owned its racks %s after the fence (membership timeout %d s)",
+		victim.ID, fenced.Sub(dropped).Round(10*time.Millisecond), err, exited.Sub(fenced).Round(10*time.Millisecond),
+		served.Sub(fenced).Round(10*time.Millisecond), siteMembershipTimeout)
 	for rack, l := range before {
 		if l.Member == victim.ID && (after[rack].Member == victim.ID || after[rack].Epoch <= l.Epoch) {
 			t.Errorf("rack %s: before %+v, after %+v; want a survivor under a higher epoch", rack, l, after[rack])
