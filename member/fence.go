@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/asynkron/protoactor-go/cluster"
+
 	"github.com/rmsd/rmsd/member/racklease"
 )
 
@@ -78,11 +80,13 @@ func (m *Member) watchBlocked(ctx context.Context) {
 // and each within one tick, and returns the first block found.
 func (m *Member) askPeers(ctx context.Context, probe *blockProbe) error {
 	peers := map[string]bool{}
-	for _, p := range m.c.MemberList.Members().Members() {
-		if p.Id != m.sys.ID {
-			peers[p.Address()] = true
+	m.mu.Lock()
+	for _, addr := range m.view {
+		if addr != m.sys.Address() {
+			peers[addr] = true
 		}
 	}
+	m.mu.Unlock()
 	probe.keepOnly(peers)
 	var (
 		wg    sync.WaitGroup
@@ -108,6 +112,25 @@ func (m *Member) askPeers(ctx context.Context, probe *blockProbe) error {
 	}
 	wg.Wait()
 	return cause
+}
+
+// viewChanged records the member's view of the cluster from protoactor's
+// topology event (published under the member list's lock, which its
+// accessors do not take).
+func (m *Member) viewChanged(evt any) {
+	t, ok := evt.(*cluster.ClusterTopology)
+	if !ok {
+		return
+	}
+	view := make([]string, 0, len(t.Members))
+	for _, p := range t.Members {
+		if p.Id != m.sys.ID {
+			view = append(view, p.Address())
+		}
+	}
+	m.mu.Lock()
+	m.view = view
+	m.mu.Unlock()
 }
 
 // fence stops the member acting on every rack at once: each grain

@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
+	"github.com/asynkron/protoactor-go/eventstream"
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/rs/zerolog"
 
@@ -40,6 +41,10 @@ type Member struct {
 	// stopped (fence.go).
 	blocked, watchDone chan struct{}
 	blockedCause       error
+	// view is the other members' addresses in this member's view of the
+	// cluster (under mu), from protoactor's topology events.
+	view    []string
+	viewSub *eventstream.Subscription
 }
 
 // heartbeatExpiration is the least time gossip waits for a member's
@@ -86,6 +91,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 			err = fmt.Errorf("member: join the cluster on %s:%d: %v", bind, cfg.Port, p)
 		}
 	}()
+	m.viewSub = m.sys.EventStream.Subscribe(m.viewChanged)
 	m.c.StartMember()
 	if _, err := m.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &nodesActor{m: m} }), nodesActorName); err != nil {
 		m.c.Shutdown(false)
@@ -114,6 +120,7 @@ func (m *Member) Stop() {
 	<-m.watchDone
 	m.handOverAll()
 	m.c.Shutdown(true)
+	m.sys.EventStream.Unsubscribe(m.viewSub)
 	m.closeProvider()
 	m.mu.Lock()
 	left := make([]*racklease.Holder, 0, len(m.holders))
