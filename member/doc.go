@@ -16,4 +16,11 @@
 // the cluster, or handed over by a draining member, Drain and Stop) gives
 // its jobs the hand-over window first. Node changes are announced to every
 // member (AnnounceNodes), which reload the rack's nodes (docs/cluster.md).
+//
+// A member that another member has blocked from the cluster (protoactor
+// blocks a dropped member's actor system for good) fences itself: every
+// quarter of the membership timeout it asks the other members of its view
+// whether they have blocked it, and at the first yes it abandons and
+// releases every rack and takes none again (Blocked); the process then
+// exits for its supervisor to start it again.
 package member

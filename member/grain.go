@@ -120,6 +120,9 @@ func (g *rackGrain) Receive(ctx actor.Context) {
 	case *handOver:
 		g.handOver(msg.ctx)
 		ctx.Respond(&handedOver{})
+	case *fence:
+		g.fence(msg.cause)
+		ctx.Respond(&fenced{})
 	case *actor.Stopping:
 		// The cluster moved the rack to another member (one joined) or
 		// this member is leaving: the rack's jobs get the hand-over
@@ -165,7 +168,7 @@ func (g *rackGrain) arm(ctx actor.Context) {
 // take tries to acquire the rack's lease, within one tick, and then opens
 // the rack's service, within a membership timeout.
 func (g *rackGrain) take(ctx actor.Context) {
-	if g.left {
+	if g.left || g.m.fencing() {
 		return
 	}
 	actx, cancel := context.WithTimeout(context.Background(), g.m.cfg.tick())

@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
+	"github.com/asynkron/protoactor-go/eventstream"
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/rs/zerolog"
 
@@ -35,6 +36,15 @@ type Member struct {
 	reloadDone chan struct{}
 	// closeProvider frees what the membership provider leaves behind.
 	closeProvider func()
+	// blocked is closed once the member has fenced itself, blockedCause
+	// (under mu) saying why; watchDone when the watch for a block has
+	// stopped (fence.go).
+	blocked, watchDone chan struct{}
+	blockedCause       error
+	// view is the other members' addresses in this member's view of the
+	// cluster (under mu), from protoactor's topology events.
+	view    []string
+	viewSub *eventstream.Subscription
 }
 
 // heartbeatExpiration is the least time gossip waits for a member's
@@ -57,7 +67,8 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 		return nil, err
 	}
 	m := &Member{closeProvider: closeProvider, cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{},
-		grains: map[string]*actor.PID{}, done: make(chan struct{}), reloadDone: make(chan struct{})}
+		grains: map[string]*actor.PID{}, done: make(chan struct{}), reloadDone: make(chan struct{}),
+		blocked: make(chan struct{}), watchDone: make(chan struct{})}
 	m.sys = actor.NewActorSystem(actorOpts...)
 	bind := cfg.BindHost
 	if bind == "" {
@@ -80,6 +91,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 			err = fmt.Errorf("member: join the cluster on %s:%d: %v", bind, cfg.Port, p)
 		}
 	}()
+	m.viewSub = m.sys.EventStream.Subscribe(m.viewChanged)
 	m.c.StartMember()
 	if _, err := m.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &nodesActor{m: m} }), nodesActorName); err != nil {
 		m.c.Shutdown(false)
@@ -94,6 +106,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 	m.cancel = cancel
 	go m.keep(ctx)
 	go m.reloadAllNodes(ctx)
+	go m.watchBlocked(ctx)
 	return m, nil
 }
 
@@ -104,8 +117,10 @@ func (m *Member) Stop() {
 	m.cancel()
 	<-m.done
 	<-m.reloadDone
+	<-m.watchDone
 	m.handOverAll()
 	m.c.Shutdown(true)
+	m.sys.EventStream.Unsubscribe(m.viewSub)
 	m.closeProvider()
 	m.mu.Lock()
 	left := make([]*racklease.Holder, 0, len(m.holders))

@@ -12,8 +12,9 @@
 // SIGINT or SIGTERM starts a graceful shutdown: health NOT_SERVING for
 // [server] drain_delay_seconds while connections are still accepted, then
 // the drain. The exit code is 0 after a clean shutdown and after --help or
-// --version, 1 when start-up fails, and 2 for a command line rmsd cannot
-// run (an unknown flag, a positional argument).
+// --version, 1 when start-up fails or a cluster member was blocked by the
+// cluster (it exits for its supervisor to start it again, docs/cluster.md),
+// and 2 for a command line rmsd cannot run (an unknown flag, a positional argument).
 package main
 
 import (

@@ -102,6 +102,19 @@ func (d *memberDaemon) interceptor(st store.Store, logger logging.Logger) ([]grp
 	return []grpc.UnaryServerInterceptor{forward.Interceptor(d.member, fst, d.id, logger.Component("cluster"))}, nil
 }
 
+// blocked is closed once another member has blocked this one from the
+// cluster and it has fenced itself (its racks abandoned and released);
+// nil, never ready, outside cluster mode.
+func (d *memberDaemon) blocked() <-chan struct{} {
+	if d == nil {
+		return nil
+	}
+	return d.member.Blocked()
+}
+
+// blockedCause is why the member fenced itself.
+func (d *memberDaemon) blockedCause() error { return d.member.BlockedCause() }
+
 // drain stops admitting jobs for this member's racks and waits, at most
 // timeoutSeconds ([workflows] drain_timeout_seconds), for their jobs to
 // end.

@@ -14,7 +14,7 @@ import (
 // within the grace period, and running jobs are cancelled and awaited within
 // the drain timeout.
 func (d *daemon) wait(ctx context.Context) error {
-	var serveErr error
+	var serveErr, blockedErr error
 	served := false // d.served has been read
 	select {
 	case <-ctx.Done():
@@ -22,6 +22,11 @@ func (d *daemon) wait(ctx context.Context) error {
 	case serveErr = <-d.served:
 		served = true
 		d.log.Error().Err(serveErr).Msg("gRPC server stopped unexpectedly")
+	case <-d.member.blocked():
+		// The racks are released already; rmsd leaves for its supervisor
+		// to start it again, which joins the cluster anew (docs/cluster.md).
+		blockedErr = fmt.Errorf("member blocked by the cluster: %w", d.member.blockedCause())
+		d.log.Error().Err(d.member.blockedCause()).Msg("member blocked by the cluster: its racks are released; rmsd exits for its supervisor to start it again")
 	}
 
 	d.metrics.DrainStarted(time.Now())
@@ -31,7 +36,7 @@ func (d *daemon) wait(ctx context.Context) error {
 	// get the drain window, while this member still answers the calls
 	// forwarded to them.
 	d.member.drain(d.cfg.Workflows.DrainTimeoutSeconds)
-	if delay := d.cfg.Server.DrainDelaySeconds; delay > 0 && !served {
+	if delay := d.cfg.Server.DrainDelaySeconds; delay > 0 && !served && blockedErr == nil {
 		d.log.Info().Int("drain_delay_seconds", delay).
 			Msg("health NOT_SERVING; accepting connections until the drain delay ends")
 		select {
@@ -70,7 +75,7 @@ func (d *daemon) wait(ctx context.Context) error {
 	// Last: draining jobs may still write to it.
 	storeErr := d.closeStore()
 	d.log.Info().Msg("rmsd stopped")
-	return errors.Join(serveErr, drainErr, storeErr)
+	return errors.Join(blockedErr, serveErr, drainErr, storeErr)
 }
 
 // drainNow stops an engine that never served.

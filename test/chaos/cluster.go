@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -90,6 +91,14 @@ func exerciseCluster(ctx context.Context, site *clustersite.Site, o options) rep
 		if m.Up() {
 			continue
 		}
+		if by, _ := m.ExitedByItself(); by {
+			if _, err := mc.fenced(ctx, i); err != nil {
+				rep.daemonErr = err
+				return rep
+			}
+			rep.memberRestarts++
+			continue
+		}
 		if err := site.Restart(i); err != nil {
 			rep.daemonErr = err
 			return rep
@@ -144,6 +153,13 @@ func (c *memberChaos) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		i := c.rng.IntN(len(c.site.Members))
 		id := c.site.Members[i].ID
+		if fenced, err := c.fenced(ctx, i); fenced || err != nil {
+			c.err = err
+			if err != nil {
+				return
+			}
+			continue
+		}
 		if c.rng.IntN(2) == 0 {
 			if err := c.site.Kill(i); err != nil {
 				c.err = err
@@ -177,4 +193,29 @@ func (c *memberChaos) run(ctx context.Context) {
 		}
 		pause(ctx, time.Duration(2000+c.rng.IntN(4000))*time.Millisecond)
 	}
+}
+
+// fenced starts member i again, as its supervisor would, if it has exited
+// by itself after the cluster blocked it (a member stalled past the
+// membership's health check fences itself, docs/cluster.md); it reports
+// whether it did. A member that exited by itself for another reason is
+// an error.
+func (c *memberChaos) fenced(ctx context.Context, i int) (bool, error) {
+	m := c.site.Members[i]
+	by, exit := m.ExitedByItself()
+	if !by {
+		return false, nil
+	}
+	_ = m.WaitExit(ctx)
+	if !strings.Contains(m.Log(), `"message":"member blocked by the cluster: `) {
+		return true, fmt.Errorf("%s exited by itself (%v); its log: %s", m.ID, exit, m.LogPath())
+	}
+	if c.verbose {
+		fmt.Fprintf(os.Stderr, "chaos: %s blocked by the cluster, fenced itself and exited (%v); started again\n", m.ID, exit)
+	}
+	if err := c.site.Restart(i); err != nil {
+		return true, err
+	}
+	c.restarts++
+	return true, nil
 }
