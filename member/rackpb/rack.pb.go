@@ -405,6 +405,58 @@ func (x *RackNodesChanged) GetFromMember() string {
 	return ""
 }
 
+// MemberDrain is a draining member's entry in protoactor's gossip state
+// (key "rmsd-drain"): from the moment a member publishes it, every member
+// places the rack grains of the kept racks on it and no other rack grain,
+// so that its idle racks are activated on the other members while the
+// racks with jobs in flight stay where they run. A member that is not
+// draining publishes nothing under the key.
+type MemberDrain struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// kept_racks are the racks whose jobs still run on the draining member:
+	// their grains stay on it until the jobs end (or the drain deadline).
+	KeptRacks     []string `protobuf:"bytes,1,rep,name=kept_racks,json=keptRacks,proto3" json:"kept_racks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MemberDrain) Reset() {
+	*x = MemberDrain{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MemberDrain) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MemberDrain) ProtoMessage() {}
+
+func (x *MemberDrain) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MemberDrain.ProtoReflect.Descriptor instead.
+func (*MemberDrain) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *MemberDrain) GetKeptRacks() []string {
+	if x != nil {
+		return x.KeptRacks
+	}
+	return nil
+}
+
 var File_rmsd_cluster_rack_proto protoreflect.FileDescriptor
 
 const file_rmsd_cluster_rack_proto_rawDesc = "" +
@@ -441,7 +493,10 @@ const file_rmsd_cluster_rack_proto_rawDesc = "" +
 	"\x10RackNodesChanged\x12\x17\n" +
 	"\arack_id\x18\x01 \x01(\tR\x06rackId\x12\x1f\n" +
 	"\vfrom_member\x18\x02 \x01(\tR\n" +
-	"fromMemberB$Z\"github.com/rmsd/rmsd/member/rackpbb\x06proto3"
+	"fromMember\",\n" +
+	"\vMemberDrain\x12\x1d\n" +
+	"\n" +
+	"kept_racks\x18\x01 \x03(\tR\tkeptRacksB$Z\"github.com/rmsd/rmsd/member/rackpbb\x06proto3"
 
 var (
 	file_rmsd_cluster_rack_proto_rawDescOnce sync.Once
@@ -455,17 +510,18 @@ func file_rmsd_cluster_rack_proto_rawDescGZIP() []byte {
 	return file_rmsd_cluster_rack_proto_rawDescData
 }
 
-var file_rmsd_cluster_rack_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_rmsd_cluster_rack_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_rmsd_cluster_rack_proto_goTypes = []any{
 	(*RackTouch)(nil),        // 0: rmsd_cluster.RackTouch
 	(*RackStatus)(nil),       // 1: rmsd_cluster.RackStatus
 	(*Forward)(nil),          // 2: rmsd_cluster.Forward
 	(*ForwardReply)(nil),     // 3: rmsd_cluster.ForwardReply
 	(*RackNodesChanged)(nil), // 4: rmsd_cluster.RackNodesChanged
-	nil,                      // 5: rmsd_cluster.Forward.MetadataEntry
+	(*MemberDrain)(nil),      // 5: rmsd_cluster.MemberDrain
+	nil,                      // 6: rmsd_cluster.Forward.MetadataEntry
 }
 var file_rmsd_cluster_rack_proto_depIdxs = []int32{
-	5, // 0: rmsd_cluster.Forward.metadata:type_name -> rmsd_cluster.Forward.MetadataEntry
+	6, // 0: rmsd_cluster.Forward.metadata:type_name -> rmsd_cluster.Forward.MetadataEntry
 	1, // [1:1] is the sub-list for method output_type
 	1, // [1:1] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name
@@ -484,7 +540,7 @@ func file_rmsd_cluster_rack_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rmsd_cluster_rack_proto_rawDesc), len(file_rmsd_cluster_rack_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
