@@ -89,12 +89,8 @@ func (p *placement) Get(ci *cluster.ClusterIdentity) *actor.PID {
 	if addr == "" {
 		return nil
 	}
-	timeout := p.c.Config.RequestTimeoutTime
-	if timeout <= 0 {
-		timeout = activationTimeout
-	}
 	res, err := p.c.ActorSystem.Root.RequestFuture(actor.NewPID(addr, activatorName),
-		&cluster.ActivationRequest{ClusterIdentity: ci}, timeout).Result()
+		&cluster.ActivationRequest{ClusterIdentity: ci}, activationTimeout).Result()
 	if err != nil {
 		return nil
 	}
@@ -290,6 +286,7 @@ func (a *activator) activate(ctx actor.Context, ci *cluster.ClusterIdentity) *cl
 	return &cluster.ActivationResponse{Pid: pid}
 }
 
-// activationTimeout bounds a request to an activator when the cluster has
-// no request timeout configured.
+// activationTimeout bounds a request to an activator (disthash's bound): a
+// loaded member answers it late, and the caller's own timeout bounds the
+// call anyway.
 const activationTimeout = 5 * time.Second
