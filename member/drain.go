@@ -2,27 +2,62 @@ package member
 
 import (
 	"context"
+	"sort"
 	"sync"
 	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+
+	"github.com/rmsd/rmsd/member/rackpb"
 )
 
 // Drain prepares the member's leaving (SIGTERM, a rolling upgrade): every
-// rack active here refuses new jobs from now on, and Drain waits until
-// none of them has a job in flight or ctx ends ([workflows]
-// drain_timeout_seconds). It returns the jobs still in flight then; Stop
-// hands the racks over, interrupting those. The racks keep answering
-// reads and the jobs' calls while they drain.
+// rack active here refuses new jobs from now on. The racks with no job in
+// flight are handed over at once, and each other rack as soon as its jobs
+// have ended: the member publishes that it drains, keeping only its busy
+// racks (placement), so the other members activate the idle ones, while
+// every call for a kept rack still reaches it here. Drain returns when no
+// kept rack is left, or when ctx ends ([workflows]
+// drain_timeout_seconds) with the jobs still in flight then; Stop hands
+// the remaining racks over, interrupting those.
 func (m *Member) Drain(ctx context.Context) int {
 	grains := m.localGrains()
 	m.log.Info().Int("racks", len(grains)).Msg("member draining: its racks admit no new jobs")
-	for _, pid := range grains {
-		_, _ = m.sys.Root.RequestFuture(pid, &beginDrain{}, m.cfg.tick()).Result()
+	var kept []string
+	for rackID, pid := range grains {
+		res, err := m.sys.Root.RequestFuture(pid, &beginDrain{}, m.cfg.tick()).Result()
+		if st, ok := res.(*drainState); err != nil || !ok || st.inFlight > 0 {
+			// A grain that does not answer is kept too: it may run jobs.
+			kept = append(kept, rackID)
+		}
 	}
+	sort.Strings(kept)
+	m.place.drain(kept)
+	m.log.Info().Strs("kept_racks", kept).Msg("member draining: its idle racks are handed over, the others once their jobs end")
+	m.handOverIdle()
+
 	poll := time.NewTicker(max(m.cfg.tick()/10, 10*time.Millisecond))
 	defer poll.Stop()
 	for {
-		n := m.inFlight()
-		if n == 0 {
+		var still []string
+		n := 0
+		grains := m.localGrains()
+		for _, rackID := range kept {
+			if pid, ok := grains[rackID]; ok {
+				// A grain that does not answer is kept: it may run jobs.
+				if jobs, answered := m.inFlight(pid); jobs > 0 || !answered {
+					still, n = append(still, rackID), n+jobs
+					continue
+				}
+			}
+			m.place.keepNoLonger(rackID)
+		}
+		if len(still) < len(kept) {
+			kept = still
+			m.handOverIdle()
+		}
+		if len(still) == 0 {
 			m.log.Info().Msg("member drained: no job in flight on its racks")
 			return 0
 		}
@@ -35,15 +70,39 @@ func (m *Member) Drain(ctx context.Context) int {
 	}
 }
 
-// inFlight counts the unfinished jobs on the racks active here.
-func (m *Member) inFlight() int {
-	n := 0
-	for _, pid := range m.localGrains() {
-		if res, err := m.sys.Root.RequestFuture(pid, &askInFlight{}, m.cfg.tick()).Result(); err == nil {
-			n += res.(*drainState).inFlight
-		}
+// inFlight returns the unfinished jobs of the rack whose grain is pid,
+// and whether the grain answered.
+func (m *Member) inFlight(pid *actor.PID) (int, bool) {
+	res, err := m.sys.Root.RequestFuture(pid, &askInFlight{}, m.cfg.tick()).Result()
+	if st, ok := res.(*drainState); err == nil && ok {
+		return st.inFlight, true
 	}
-	return n
+	return 0, false
+}
+
+// handOverIdle hands over, in parallel, every rack active here that the
+// placement now puts on another member (a draining member's racks but the
+// kept ones): its service stops and its lease is released, its grain
+// stops, and the rack is touched so that the member it is placed on
+// activates it and takes it at once.
+func (m *Member) handOverIdle() {
+	var wg sync.WaitGroup
+	for rackID, pid := range m.localGrains() {
+		if m.place.here(cluster.NewClusterIdentity(rackID, rackKind)) {
+			continue
+		}
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), m.cfg.tick())
+			defer cancel()
+			_, _ = m.sys.Root.RequestFuture(pid, &handOver{ctx: ctx}, 2*m.cfg.MembershipTimeout).Result()
+			_ = m.sys.Root.PoisonFuture(pid).Wait()
+			_, err := m.c.Request(rackID, rackKind, &rackpb.RackTouch{FromMember: m.cfg.MemberID}, cluster.WithTimeout(m.cfg.tick()))
+			if err != nil {
+				m.log.Debug().Err(err).Str("rack_id", rackID).Msg("rack handed over but its next owner not reached yet; the touches go on")
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // handOverAll hands every rack active here over, in parallel: its

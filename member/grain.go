@@ -84,6 +84,9 @@ func (g *rackGrain) Receive(ctx actor.Context) {
 		g.log = g.m.log.With().Str("rack_id", g.rackID).Logger()
 		g.log.Info().Msg("rack grain activated on this member")
 		g.m.grainStarted(g.rackID, ctx.Self())
+		// A grain activated on a draining member (every member drains)
+		// admits no new job either.
+		g.draining = g.m.place.draining()
 		g.take(ctx)
 		g.arm(ctx)
 	case *check:

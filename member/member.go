@@ -8,7 +8,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
-	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/eventstream"
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/rs/zerolog"
@@ -25,6 +24,8 @@ type Member struct {
 	log zerolog.Logger
 	sys *actor.ActorSystem
 	c   *cluster.Cluster
+	// place decides which member each rack's grain is activated on.
+	place *placement
 
 	mu      sync.Mutex
 	holders map[string]*racklease.Holder // by rack, the leases held here
@@ -67,7 +68,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 		return nil, err
 	}
 	m := &Member{closeProvider: closeProvider, cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{},
-		grains: map[string]*actor.PID{}, done: make(chan struct{}), reloadDone: make(chan struct{}),
+		place: newPlacement(), grains: map[string]*actor.PID{}, done: make(chan struct{}), reloadDone: make(chan struct{}),
 		blocked: make(chan struct{}), watchDone: make(chan struct{})}
 	m.sys = actor.NewActorSystem(actorOpts...)
 	bind := cfg.BindHost
@@ -76,7 +77,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 	}
 	remoteCfg := remote.Configure(bind, cfg.Port, remote.WithAdvertisedHost(fmt.Sprintf("%s:%d", cfg.AdvertisedHost, cfg.Port)))
 	kind := cluster.NewKind(rackKind, actor.PropsFromProducer(func() actor.Actor { return &rackGrain{m: m} }))
-	m.c = cluster.New(m.sys, cluster.Configure(cfg.ClusterName, provider, disthash.New(), remoteCfg,
+	m.c = cluster.New(m.sys, cluster.Configure(cfg.ClusterName, provider, m.place, remoteCfg,
 		cluster.WithKinds(kind),
 		cluster.WithRequestTimeout(cfg.tick()),
 		// Membership is the provider's: gossip blocks a member for good
@@ -176,12 +177,9 @@ func (m *Member) touchAll(ctx context.Context) {
 }
 
 // placement returns the address of the member the current membership
-// places rackID's grain on, as protoactor's distributed hash does ("" for
-// no member).
+// and the draining members place rackID's grain on ("" for no member).
 func (m *Member) placement(rackID string) string {
-	rdv := cluster.NewRendezvous()
-	rdv.UpdateMembers(m.c.MemberList.Members().Members())
-	return rdv.GetByClusterIdentity(cluster.NewClusterIdentity(rackID, rackKind))
+	return m.place.owner(cluster.NewClusterIdentity(rackID, rackKind))
 }
 
 // grainStarted and grainStopped keep the member's record of its grains.

@@ -1171,6 +1171,58 @@ func (x *JobsReadReply) GetCursorLost() bool {
 	return false
 }
 
+// MemberDrain is a draining member's entry in protoactor's gossip state
+// (key "rmsd-drain"): from the moment a member publishes it, every member
+// places the rack grains of the kept racks on it and no other rack grain,
+// so that its idle racks are activated on the other members while the
+// racks with jobs in flight stay where they run. A member that is not
+// draining publishes nothing under the key.
+type MemberDrain struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// kept_racks are the racks whose jobs still run on the draining member:
+	// their grains stay on it until the jobs end (or the drain deadline).
+	KeptRacks     []string `protobuf:"bytes,1,rep,name=kept_racks,json=keptRacks,proto3" json:"kept_racks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MemberDrain) Reset() {
+	*x = MemberDrain{}
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MemberDrain) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MemberDrain) ProtoMessage() {}
+
+func (x *MemberDrain) ProtoReflect() protoreflect.Message {
+	mi := &file_rmsd_cluster_rack_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MemberDrain.ProtoReflect.Descriptor instead.
+func (*MemberDrain) Descriptor() ([]byte, []int) {
+	return file_rmsd_cluster_rack_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *MemberDrain) GetKeptRacks() []string {
+	if x != nil {
+		return x.KeptRacks
+	}
+	return nil
+}
+
 var File_rmsd_cluster_rack_proto protoreflect.FileDescriptor
 
 const file_rmsd_cluster_rack_proto_rawDesc = "" +
@@ -1269,7 +1321,10 @@ const file_rmsd_cluster_rack_proto_rawDesc = "" +
 	"\x03log\x18\a \x01(\tR\x03log\x12\x10\n" +
 	"\x03seq\x18\b \x01(\x04R\x03seq\x12\x1f\n" +
 	"\vcursor_lost\x18\t \x01(\bR\n" +
-	"cursorLostB$Z\"github.com/rmsd/rmsd/member/rackpbb\x06proto3"
+	"cursorLost\",\n" +
+	"\vMemberDrain\x12\x1d\n" +
+	"\n" +
+	"kept_racks\x18\x01 \x03(\tR\tkeptRacksB$Z\"github.com/rmsd/rmsd/member/rackpbb\x06proto3"
 
 var (
 	file_rmsd_cluster_rack_proto_rawDescOnce sync.Once
@@ -1283,7 +1338,7 @@ func file_rmsd_cluster_rack_proto_rawDescGZIP() []byte {
 	return file_rmsd_cluster_rack_proto_rawDescData
 }
 
-var file_rmsd_cluster_rack_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_rmsd_cluster_rack_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_rmsd_cluster_rack_proto_goTypes = []any{
 	(*RackTouch)(nil),        // 0: rmsd_cluster.RackTouch
 	(*RackStatus)(nil),       // 1: rmsd_cluster.RackStatus
@@ -1299,10 +1354,11 @@ var file_rmsd_cluster_rack_proto_goTypes = []any{
 	(*HoldRecord)(nil),       // 11: rmsd_cluster.HoldRecord
 	(*JobChangeRecord)(nil),  // 12: rmsd_cluster.JobChangeRecord
 	(*JobsReadReply)(nil),    // 13: rmsd_cluster.JobsReadReply
-	nil,                      // 14: rmsd_cluster.Forward.MetadataEntry
+	(*MemberDrain)(nil),      // 14: rmsd_cluster.MemberDrain
+	nil,                      // 15: rmsd_cluster.Forward.MetadataEntry
 }
 var file_rmsd_cluster_rack_proto_depIdxs = []int32{
-	14, // 0: rmsd_cluster.Forward.metadata:type_name -> rmsd_cluster.Forward.MetadataEntry
+	15, // 0: rmsd_cluster.Forward.metadata:type_name -> rmsd_cluster.Forward.MetadataEntry
 	6,  // 1: rmsd_cluster.JobsRead.list:type_name -> rmsd_cluster.ListRackJobs
 	7,  // 2: rmsd_cluster.JobsRead.get:type_name -> rmsd_cluster.GetRackJob
 	8,  // 3: rmsd_cluster.JobsRead.holds:type_name -> rmsd_cluster.RackHolds
@@ -1336,7 +1392,7 @@ func file_rmsd_cluster_rack_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rmsd_cluster_rack_proto_rawDesc), len(file_rmsd_cluster_rack_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
