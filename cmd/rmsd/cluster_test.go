@@ -129,6 +129,18 @@ func jobState(ctx context.Context, c rmspb.RackManagerClient, id string) (*rmspb
 	return resp.GetJobStates()[0], nil
 }
 
+// untilAnswered reads a job through c, again while its rack's owner
+// answers UNAVAILABLE (a rack being taken over), until ctx ends.
+func untilAnswered(ctx context.Context, c rmspb.RackManagerClient, id string) (*rmspb.JobStatus, error) {
+	for {
+		js, err := jobState(ctx, c, id)
+		if err == nil || ctx.Err() != nil {
+			return js, err
+		}
+		clustersite.Pause(ctx, 250*time.Millisecond)
+	}
+}
+
 // untilEnded reads job id of rack through m until it has ended, failing t
 // if ctx ends first.
 func untilEnded(ctx context.Context, t *testing.T, m *clustersite.Member, rack, id string) *rmspb.JobStatus {

@@ -21,7 +21,7 @@ import (
 // completes on X; X then hands that rack over and exits 0. No device was
 // acted on by two workflows at once.
 func TestClusterDrainHandsIdleRacksOverAtOnce(t *testing.T) {
-	s := startClusterSite(t, 6, 3)
+	s := startClusterSite(t, 6, 3, "")
 	before := untilSettled(t, s, s.RackIDs(), s.Members...)
 	count := map[string]int{}
 	for _, l := range before {

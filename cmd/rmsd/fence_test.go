@@ -23,7 +23,7 @@ import (
 // was acted on by two workflows at once; started again, the member joins
 // the cluster and serves calls.
 func TestClusterBlockedMemberFencesItselfAndRestarts(t *testing.T) {
-	s := startClusterSite(t, 6, 3)
+	s := startClusterSite(t, 6, 3, "")
 	untilSettled(t, s, s.RackIDs(), s.Members...)
 	before := owners(t, s)
 	count := map[string]int{}
