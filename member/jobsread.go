@@ -2,11 +2,9 @@ package member
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/cluster"
 	"google.golang.org/grpc/codes"
 
 	"github.com/rmsd/rmsd/member/rackpb"
@@ -30,29 +28,7 @@ func (m *Member) ReadJobs(ctx context.Context, read *rackpb.JobsRead) (*rackpb.J
 	if dl, ok := ctx.Deadline(); ok && read.DeadlineUnixNano == 0 {
 		read.DeadlineUnixNano = dl.UnixNano()
 	}
-	pause := time.NewTicker(max(m.cfg.tick()/8, 10*time.Millisecond))
-	defer pause.Stop()
-	for {
-		timeout := m.cfg.MembershipTimeout
-		if dl, ok := ctx.Deadline(); ok {
-			timeout = time.Until(dl)
-		}
-		if timeout <= 0 {
-			return nil, fmt.Errorf("member: rack %s: %w", read.RackId, context.DeadlineExceeded)
-		}
-		res, err := m.c.Request(read.RackId, rackKind, read, cluster.WithTimeout(timeout))
-		if err == nil {
-			if reply, ok := res.(*rackpb.JobsReadReply); ok {
-				return reply, nil
-			}
-			err = fmt.Errorf("unexpected answer %T", res)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("member: rack %s not reached: %w (last: %v)", read.RackId, ctx.Err(), err)
-		case <-pause.C:
-		}
-	}
+	return requestRack[*rackpb.JobsReadReply](ctx, m, read.RackId, read)
 }
 
 // readJobs answers a read of the rack's jobs with the rack's service, on a
