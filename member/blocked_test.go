@@ -15,13 +15,15 @@ import (
 // startRemote starts an actor system with protoactor's remote on a
 // loopback port of its own. One per test process at a time: protoactor's
 // remote replaces gRPC's global logger at start, racing with another
-// remote's server (Known upstream issue, docs/cluster.md).
+// remote's server (Known upstream issue, docs/cluster.md). It stops
+// gracefully: gRPC then waits for its handlers to end, which a later
+// test's remote must not race with when it replaces the logger they use.
 func startRemote(t *testing.T) (*actor.ActorSystem, *remote.Remote) {
 	t.Helper()
 	sys := actor.NewActorSystem()
 	r := remote.NewRemote(sys, remote.Configure("127.0.0.1", 0))
 	r.Start()
-	t.Cleanup(func() { r.Shutdown(false); sys.Shutdown() })
+	t.Cleanup(func() { r.Shutdown(true); sys.Shutdown() })
 	return sys, r
 }
 
