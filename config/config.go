@@ -272,6 +272,15 @@ type Workflows struct {
 	// job status and the admin listing and logged at error, until the
 	// workflow returns or an operator releases it (rmsd's own key).
 	QuarantineAfterSeconds int `koanf:"quarantine_after_seconds"`
+	// PollScale multiplies the intervals at which workflows poll devices
+	// they wait on (firmware tasks, BMC and switch reboots, versions after
+	// an activation); timeouts are never scaled. 1, the default, keeps
+	// upstream's intervals for real hardware. Managing a simulator of
+	// another process (rmssim, a cluster's test site) at a time_scale
+	// below 1, set it to that time_scale, as `rmsd --simulate` does for
+	// its own simulator, whose time_scale it follows instead (rmsd's own
+	// key).
+	PollScale float64 `koanf:"poll_scale"`
 	// MaxArtifactBytes bounds every firmware artifact downloaded for a
 	// firmware object, checked while it streams (rmsd's own key).
 	MaxArtifactBytes int64 `koanf:"max_artifact_bytes"`
@@ -434,6 +443,7 @@ func Default() *Config {
 			TerminalJobTTLSeconds:    86400,
 			DrainTimeoutSeconds:      900,
 			QuarantineAfterSeconds:   60,
+			PollScale:                1,
 			MaxArtifactBytes:         8 << 30,
 			NVSSVTLogDir:             "nvssvt",
 			NVSSVTTimeoutSeconds:     4 * 3600,

@@ -56,6 +56,7 @@ func TestDefaultsMatchUpstream(t *testing.T) {
 		{"workflows.terminal_job_ttl_seconds", cfg.Workflows.TerminalJobTTLSeconds, 86400},
 		{"workflows.max_artifact_bytes", cfg.Workflows.MaxArtifactBytes, int64(8 << 30)},
 		{"workflows.quarantine_after_seconds", cfg.Workflows.QuarantineAfterSeconds, 60},
+		{"workflows.poll_scale", cfg.Workflows.PollScale, 1.0},
 		{"logging.enable_timestamps", cfg.Logging.EnableTimestamps, true},
 		{"logging.format", cfg.Logging.Format, "json"},
 		{"switches.ssh_port", cfg.Switches.SSHPort, 22},
@@ -256,6 +257,7 @@ max_batch_nodes = 0
 sftp_step_timeout_seconds = 7200
 max_artifact_bytes = 0
 quarantine_after_seconds = 0
+poll_scale = 2
 
 [storage]
 timeout_seconds = 0
@@ -276,6 +278,7 @@ format = "xml"
 		"workflows.sftp_step_timeout_seconds: must not exceed sftp_upload_timeout_seconds",
 		"workflows.max_artifact_bytes: must be greater than 0",
 		"workflows.quarantine_after_seconds: must be greater than 0",
+		"workflows.poll_scale: must be greater than 0 and at most 1",
 		"storage.timeout_seconds: must be between 1 and 60",
 		"tls: cert, key and ca must be set together",
 		"logging.format",

@@ -84,6 +84,9 @@ func (c *Config) problems() []string {
 	if w.QuarantineAfterSeconds <= 0 {
 		add("workflows.quarantine_after_seconds: must be greater than 0")
 	}
+	if w.PollScale <= 0 || w.PollScale > 1 {
+		add("workflows.poll_scale: must be greater than 0 and at most 1")
+	}
 	if w.MaxArtifactBytes <= 0 {
 		add("workflows.max_artifact_bytes: must be greater than 0")
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
+	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/sim"
 	"github.com/rmsd/rmsd/member/etcdtest"
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/test/clustersite"
@@ -117,6 +119,70 @@ func coldReboot(ctx context.Context, s *clustersite.Site, c rmspb.RackManagerCli
 
 func u32(v uint32) *uint32 { return &v }
 
+// siteBatch is one batch over every rack of a site: a cluster parent and
+// its node jobs by rack.
+type siteBatch struct {
+	parent string
+	jobs   map[string][]string // rack -> its nodes' job ids
+}
+
+// firmwareBatch sends one BatchUpdateFirmware through c: the BMC firmware
+// of two compute trays of every rack of s (the round-th pair of each rack,
+// so batches of different rounds touch different trays), activated, from a
+// package staged in the members' firmware_dir. The receiving member makes a cluster parent
+// and asks each rack's owner for the rack's children. It retries while an
+// owner is not reachable (the reply then names no job).
+func firmwareBatch(ctx context.Context, t *testing.T, s *clustersite.Site, c rmspb.RackManagerClient, round int) siteBatch {
+	t.Helper()
+	const pkg = "site-bmc.fwpkg"
+	if err := os.WriteFile(filepath.Join(s.FirmwareDir, pkg), sim.FirmwarePackage("GB200Nvl-26.09-1", 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	compute := map[string]bool{}
+	for _, n := range s.Fleet.Nodes() {
+		compute[n.ID] = n.Type.Kind() == hw.KindCompute
+	}
+	set := &rmspb.NodeSet{}
+	rackOf := map[string]string{}
+	targets := map[int32]*rmspb.FirmwareTargetList{}
+	for rack, nodes := range s.Racks {
+		seen := 0
+		for _, n := range nodes {
+			if !compute[n.GetNodeId()] {
+				continue
+			}
+			if seen++; seen <= 2*round || seen > 2*round+2 {
+				continue
+			}
+			set.Nodes = append(set.Nodes, n)
+			rackOf[n.GetNodeId()] = rack
+			targets[int32(n.GetType())] = &rmspb.FirmwareTargetList{Targets: []*rmspb.FirmwareTarget{{Target: "FW_BMC_0", Filename: pkg}}}
+		}
+	}
+	for {
+		resp, err := c.BatchUpdateFirmware(ctx, &rmspb.BatchUpdateFirmwareRequest{Nodes: set, FirmwareTargets: targets, Activate: true})
+		if err == nil && resp.GetResponse().GetJobId() != "" && len(resp.GetJobs()) == len(set.GetNodes()) {
+			b := siteBatch{parent: resp.GetResponse().GetJobId(), jobs: map[string][]string{}}
+			for _, j := range resp.GetJobs() {
+				b.jobs[rackOf[j.GetNodeId()]] = append(b.jobs[rackOf[j.GetNodeId()]], j.GetJobId())
+			}
+			if len(b.jobs) != len(s.Racks) {
+				t.Fatalf("the batch's jobs span %d racks, want %d: %v", len(b.jobs), len(s.Racks), resp)
+			}
+			return b
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("BatchUpdateFirmware over the site: %v, %v", resp.GetResponse(), err)
+		}
+		if err == nil && resp.GetResponse().GetJobId() != "" {
+			// An owner refused its rack's part: wait for the parent to end
+			// before asking again, so no tray is flashed twice at once.
+			untilEndedThrough(ctx, t, c, "(parent)", resp.GetResponse().GetJobId())
+		}
+		clustersite.Pause(ctx, 500*time.Millisecond)
+	}
+}
+
 // jobState reads a job through c.
 func jobState(ctx context.Context, c rmspb.RackManagerClient, id string) (*rmspb.JobStatus, error) {
 	resp, err := c.GetJobStatus(ctx, &rmspb.GetJobStatusRequest{JobId: id})
@@ -145,13 +211,20 @@ func untilAnswered(ctx context.Context, c rmspb.RackManagerClient, id string) (*
 // if ctx ends first.
 func untilEnded(ctx context.Context, t *testing.T, m *clustersite.Member, rack, id string) *rmspb.JobStatus {
 	t.Helper()
+	return untilEndedThrough(ctx, t, m.RMS(), rack+" through "+m.ID, id)
+}
+
+// untilEndedThrough reads job id through c until it has ended, failing t
+// (naming the job by what) if ctx ends first.
+func untilEndedThrough(ctx context.Context, t *testing.T, c rmspb.RackManagerClient, what, id string) *rmspb.JobStatus {
+	t.Helper()
 	for {
-		js, err := jobState(ctx, m.RMS(), id)
+		js, err := jobState(ctx, c, id)
 		if err == nil && terminalState(js.GetExecutionState()) {
 			return js
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("job %s of rack %s through %s: %v, %v; not ended", id, rack, m.ID, js, err)
+			t.Fatalf("job %s of %s: %v, %v; not ended", id, what, js, err)
 		}
 		clustersite.Pause(ctx, 250*time.Millisecond)
 	}
@@ -176,12 +249,13 @@ func owners(t *testing.T, s *clustersite.Site) map[string]store.RackLease {
 }
 
 // TestClusterKillingAMemberMidBatchLosesNoJob: three members serve a
-// six-rack site; a cold reboot of every rack is sent through one member;
-// another member is killed (SIGKILL) while the jobs run. Every job id
-// still answers through the survivors; the killed member's jobs read
-// Failed, interrupted by its leaving the cluster; the other jobs complete;
-// the killed member's racks are owned and served again; no device was
-// ever acted on by two workflows at once.
+// six-rack site; one firmware batch over every rack is sent through one
+// member; another member is killed (SIGKILL) while its racks' jobs run.
+// Every job id still answers through the survivors; the killed member's
+// running jobs read Failed, interrupted by its leaving the cluster; the
+// other racks' jobs complete; the parent ends Failed; the killed member's
+// racks are owned and served again; no device was ever acted on by two
+// workflows at once.
 func TestClusterKillingAMemberMidBatchLosesNoJob(t *testing.T) {
 	forEachProvider(t, killMemberMidBatch)
 }
@@ -215,26 +289,20 @@ func killMemberMidBatch(t *testing.T, etcdEndpoint string) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 3*clusterWait)
 	defer cancel()
-	jobs := map[string]string{} // rack -> job id
-	for rack := range s.Racks {
-		id, err := coldReboot(ctx, s, entry, rack)
-		if err != nil {
-			t.Fatal(err)
-		}
-		jobs[rack] = id
-	}
-	// The kill must interrupt something: wait until at least one of the
-	// victim's racks' jobs runs.
-	var running []string
-	for {
-		running = running[:0]
+	batch := firmwareBatch(ctx, t, s, entry, 0)
+	// The kill must interrupt something: wait until at least one job of
+	// the victim's racks runs.
+	running := map[string]bool{}
+	for len(running) == 0 {
 		for rack, l := range before {
 			if l.Member != victim.ID {
 				continue
 			}
-			js, err := jobState(ctx, entry, jobs[rack])
-			if err == nil && js.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_RUNNING {
-				running = append(running, rack)
+			for _, id := range batch.jobs[rack] {
+				js, err := jobState(ctx, entry, id)
+				if err == nil && js.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_RUNNING {
+					running[id] = true
+				}
 			}
 		}
 		if len(running) > 0 {
@@ -256,26 +324,37 @@ func killMemberMidBatch(t *testing.T, etcdEndpoint string) {
 		}
 	}
 	after := untilSettled(t, s, s.RackIDs(), survivors...)
-	t.Logf("%s (%d racks, %d jobs running) killed; its racks owned again %s later (membership timeout %d s)",
-		victim.ID, count[victim.ID], len(running), time.Since(killed).Round(10*time.Millisecond), siteMembershipTimeout)
-	t.Logf("provider etcd %q", etcdEndpoint)
+	t.Logf("%s (%d racks, %d jobs running) killed; its racks owned again %s later (membership timeout %d s, provider etcd %q)",
+		victim.ID, count[victim.ID], len(running), time.Since(killed).Round(10*time.Millisecond), siteMembershipTimeout, etcdEndpoint)
 
 	// Every job, asked through every survivor, ends: the victim's running
-	// ones Failed as interrupted by its leaving, the others Completed.
+	// ones Failed as interrupted by its leaving, its others that way or
+	// Completed before the kill, the survivors' racks' ones Completed.
 	want := fmt.Sprintf("interrupted: member %s left the cluster at stage", victim.ID)
-	for rack, id := range jobs {
-		for _, p := range survivors {
-			js := untilEnded(ctx, t, p, rack, id)
-			lost := before[rack].Member == victim.ID && contains(running, rack)
-			switch {
-			case lost && (js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED || !strings.Contains(js.GetErrorMessage(), want)):
-				t.Errorf("job %s of rack %s (the killed member's) through %s = %v %q, want FAILED %q", id, rack, p.ID, js.GetExecutionState(), js.GetErrorMessage(), want)
-			case !lost && before[rack].Member != victim.ID && js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED:
-				t.Errorf("job %s of rack %s (a survivor's) through %s = %v %q, want COMPLETED", id, rack, p.ID, js.GetExecutionState(), js.GetErrorMessage())
+	interrupted := func(js *rmspb.JobStatus) bool {
+		return js.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED && strings.Contains(js.GetErrorMessage(), want)
+	}
+	for rack, ids := range batch.jobs {
+		for _, id := range ids {
+			for _, p := range survivors {
+				js := untilEnded(ctx, t, p, rack, id)
+				switch ok := js.GetExecutionState() == rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED; {
+				case running[id] && !interrupted(js):
+					t.Errorf("job %s of rack %s (running on the killed member) through %s = %v %q, want FAILED %q", id, rack, p.ID, js.GetExecutionState(), js.GetErrorMessage(), want)
+				case before[rack].Member == victim.ID && !ok && !interrupted(js):
+					t.Errorf("job %s of rack %s (the killed member's) through %s = %v %q, want COMPLETED or FAILED %q", id, rack, p.ID, js.GetExecutionState(), js.GetErrorMessage(), want)
+				case before[rack].Member != victim.ID && !ok:
+					t.Errorf("job %s of rack %s (a survivor's) through %s = %v %q, want COMPLETED", id, rack, p.ID, js.GetExecutionState(), js.GetErrorMessage())
+				}
 			}
 		}
 		if after[rack].Member == victim.ID {
 			t.Errorf("rack %s still owned by the killed member: %+v", rack, after[rack])
+		}
+	}
+	for _, p := range survivors {
+		if js := untilEnded(ctx, t, p, "(parent)", batch.parent); js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_FAILED {
+			t.Errorf("the batch's parent %s through %s = %v, want FAILED (children were interrupted)", batch.parent, p.ID, js.GetExecutionState())
 		}
 	}
 	// The racks serve again: a new cold reboot of each of the killed
@@ -308,12 +387,12 @@ func contains(list []string, s string) bool {
 const siteDrainTimeout = 45
 
 // TestClusterRollingRestartDuringABatchLosesNoJob: three members serve a
-// six-rack site; a cold reboot of every rack is sent through one member;
-// then each member in turn is stopped (SIGTERM: it drains, its racks'
-// jobs end within the drain window, it hands its racks over) and started
-// again, while the batch runs. Every job completes, every job id answers
-// through every member afterwards, and no device was acted on by two
-// workflows at once.
+// six-rack site; one firmware batch over every rack is sent through one
+// member; then each member in turn is stopped (SIGTERM: it drains, its
+// racks' jobs end within the drain window, it hands its racks over) and
+// started again, while the batch runs. Every job and the parent complete,
+// every job id answers through every member afterwards, and no device was
+// acted on by two workflows at once.
 func TestClusterRollingRestartDuringABatchLosesNoJob(t *testing.T) {
 	forEachProvider(t, rollingRestartDuringABatch)
 }
@@ -323,15 +402,11 @@ func rollingRestartDuringABatch(t *testing.T, etcdEndpoint string) {
 	untilSettled(t, s, s.RackIDs(), s.Members...)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*clusterWait)
 	defer cancel()
-	jobs := map[string]string{}
-	for rack := range s.Racks {
-		id, err := coldReboot(ctx, s, s.Members[0].RMS(), rack)
-		if err != nil {
-			t.Fatal(err)
-		}
-		jobs[rack] = id
-	}
+	// Before each member's stop a new batch (other trays) is sent through
+	// the next member, so every drain has a batch in flight.
+	var batches []siteBatch
 	for i, p := range s.Members {
+		batches = append(batches, firmwareBatch(ctx, t, s, s.Members[(i+1)%len(s.Members)].RMS(), i))
 		stopped := time.Now()
 		// Stop fails unless the member exits 0 after SIGTERM.
 		if err := s.Stop(i); err != nil {
@@ -343,11 +418,15 @@ func rollingRestartDuringABatch(t *testing.T, etcdEndpoint string) {
 		}
 	}
 	untilSettled(t, s, s.RackIDs(), s.Members...)
-	for rack, id := range jobs {
-		for _, p := range s.Members {
-			js := untilEnded(ctx, t, p, rack, id)
-			if js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED {
-				t.Errorf("job %s of rack %s through %s = %v %q, want COMPLETED", id, rack, p.ID, js.GetExecutionState(), js.GetErrorMessage())
+	for _, batch := range batches {
+		for rack, ids := range batch.jobs {
+			for _, id := range append(ids, batch.parent) {
+				for _, p := range s.Members {
+					js := untilEnded(ctx, t, p, rack, id)
+					if js.GetExecutionState() != rmspb.JobExecutionState_JOB_EXECUTION_STATE_COMPLETED {
+						t.Errorf("job %s (rack %s or the parent) through %s = %v %q, want COMPLETED", id, rack, p.ID, js.GetExecutionState(), js.GetErrorMessage())
+					}
+				}
 			}
 		}
 	}

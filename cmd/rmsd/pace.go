@@ -13,20 +13,27 @@ import (
 // pace scales how often rmsd polls devices while it waits on them (a
 // firmware task, a BMC or switch reboot, the versions after an
 // activation). Against real hardware it is 1: upstream's intervals. Against
-// the simulator (--simulate) every simulated duration is multiplied by
-// [simulator] time_scale, so a BMC reboot of 90 s lasts 0.9 s at 0.01;
-// polling at upstream's 15 s would never see it. There task and version
-// polls are multiplied by time_scale, and the probes that must catch a
-// device down by time_scale / 4, so every simulated outage is probed
-// several times. Timeouts are never scaled: they only bound.
+// a simulator every simulated duration is multiplied by its time_scale, so
+// a BMC reboot of 90 s lasts 0.9 s at 0.01; polling at upstream's 15 s
+// would never see it. There task and version polls are multiplied by the
+// time scale, and the probes that must catch a device down by a quarter of
+// it, so every simulated outage is probed several times. Timeouts are
+// never scaled: they only bound.
 type pace float64
 
-// paceFor returns the pace of a daemon: 1, or time_scale when simulating.
-func paceFor(simulate bool, timeScale float64) pace {
-	if !simulate || timeScale <= 0 || timeScale >= 1 {
+// paceFor returns the pace of a daemon: [simulator] time_scale when it
+// runs its own simulator (--simulate), else [workflows] poll_scale (1 for
+// real hardware, the time scale of a simulator in another process). A
+// scale outside (0, 1) is 1.
+func paceFor(simulate bool, timeScale, pollScale float64) pace {
+	s := pollScale
+	if simulate {
+		s = timeScale
+	}
+	if s <= 0 || s >= 1 {
 		return 1
 	}
-	return pace(timeScale)
+	return pace(s)
 }
 
 // of scales one polling interval, never below a millisecond.

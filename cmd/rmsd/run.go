@@ -185,7 +185,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 		d.power = powerview.New(nil)
 		powerSeen = d.power.Seen
 	}
-	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale), logger, simIdentity, d.metrics, powerSeen); err != nil {
+	if d.hw, err = newHardware(cfg, paceFor(f.simulate, cfg.Simulator.TimeScale, cfg.Workflows.PollScale), logger, simIdentity, d.metrics, powerSeen); err != nil {
 		return nil, err
 	}
 	validation, err := validationRunner(cfg.Workflows, f.simulate, logger)

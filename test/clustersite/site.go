@@ -72,6 +72,9 @@ type Site struct {
 	Members []*Member
 	// Store is the site's database, as the members share it.
 	Store *sqlstore.Store
+	// FirmwareDir is the members' shared [workflows] firmware_dir: the
+	// packages a firmware request names are staged there.
+	FirmwareDir string
 
 	o       Options
 	dbURL   string
@@ -104,7 +107,7 @@ func Start(ctx context.Context, o Options) (s *Site, err error) {
 	}
 	var switchEnv []string
 	if o.Racks > 0 {
-		if s.Fleet, err = sim.Start(ctx, sim.Options{Racks: o.Racks, TimeScale: 0.01, Network: 89, ComputeHosts: true, Logger: zerolog.Nop()}); err != nil {
+		if s.Fleet, err = sim.Start(ctx, sim.Options{Racks: o.Racks, TimeScale: timeScale, Network: 89, ComputeHosts: true, Logger: zerolog.Nop()}); err != nil {
 			return s, fmt.Errorf("start the rack simulator: %w", err)
 		}
 		for _, n := range s.Fleet.Nodes() {
@@ -142,16 +145,17 @@ func Start(ctx context.Context, o Options) (s *Site, err error) {
 	if err := os.WriteFile(keys, []byte(key), 0o600); err != nil {
 		return s, err
 	}
-	firmware := filepath.Join(o.Dir, "firmware")
-	if err := os.MkdirAll(firmware, 0o700); err != nil {
+	s.FirmwareDir = filepath.Join(o.Dir, "firmware")
+	if err := os.MkdirAll(s.FirmwareDir, 0o700); err != nil {
 		return s, err
 	}
-	s.env = append(os.Environ(), "RMS_ALLOW_INSECURE=1", "RMS_WORKFLOWS__FIRMWARE_DIR="+firmware,
+	s.env = append(os.Environ(), "RMS_ALLOW_INSECURE=1", "RMS_WORKFLOWS__FIRMWARE_DIR="+s.FirmwareDir,
 		"RMS_STORAGE__ENCRYPTION_KEY_FILE="+keys,
-		// The simulator's firmware tasks last seconds: read them every
-		// second, not every five (a firmware batch's children would
-		// otherwise spend most of their time between reads).
-		"RMS_REDFISH__TASK_POLL_INTERVAL_SECONDS=1")
+		// The members poll the simulator at its pace, as --simulate
+		// would: a firmware task's polls and a job's waits on a device
+		// (after a BMC reset, before the versions are read again) take
+		// simulated time, not upstream's real-world intervals.
+		"RMS_WORKFLOWS__POLL_SCALE="+strconv.FormatFloat(timeScale, 'g', -1, 64))
 	s.env = append(s.env, switchEnv...)
 	for i := range o.Members {
 		m := &Member{ID: fmt.Sprintf("member-%d", i), index: i, logPath: filepath.Join(o.Dir, fmt.Sprintf("member-%d.log", i))}
@@ -176,6 +180,10 @@ func Start(ctx context.Context, o Options) (s *Site, err error) {
 	}
 	return s, s.register(ctx)
 }
+
+// timeScale is the site simulator's time_scale, and its members'
+// poll_scale.
+const timeScale = 0.01
 
 // Build compiles cmd/rmsd into dir, with the race detector if race, and
 // returns the binary's path. It runs from any directory of the module.
