@@ -2,6 +2,9 @@ package member
 
 import (
 	"context"
+	"time"
+
+	"github.com/rmsd/rmsd/grpc/forward"
 
 	"github.com/rmsd/rmsd/member/rackpb"
 )
@@ -18,5 +21,11 @@ func (m *Member) Forward(ctx context.Context, fwd *rackpb.Forward) (*rackpb.Forw
 	if dl, ok := ctx.Deadline(); ok && fwd.DeadlineUnixNano == 0 {
 		fwd.DeadlineUnixNano = dl.UnixNano()
 	}
-	return requestRack[*rackpb.ForwardReply](ctx, m, fwd.RackId, fwd)
+	// A job read is asked again after a membership timeout without an
+	// answer (requestRack); every other call waits for its deadline.
+	var attempt time.Duration
+	if r, ok := forward.RouteOf(fwd.Method); ok && r.Class == forward.ByJob {
+		attempt = m.cfg.MembershipTimeout
+	}
+	return requestRack[*rackpb.ForwardReply](ctx, m, fwd.RackId, fwd, attempt)
 }

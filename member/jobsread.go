@@ -28,7 +28,7 @@ func (m *Member) ReadJobs(ctx context.Context, read *rackpb.JobsRead) (*rackpb.J
 	if dl, ok := ctx.Deadline(); ok && read.DeadlineUnixNano == 0 {
 		read.DeadlineUnixNano = dl.UnixNano()
 	}
-	return requestRack[*rackpb.JobsReadReply](ctx, m, read.RackId, read)
+	return requestRack[*rackpb.JobsReadReply](ctx, m, read.RackId, read, m.cfg.MembershipTimeout)
 }
 
 // readJobs answers a read of the rack's jobs with the rack's service, on a
