@@ -149,8 +149,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		}
 	}
 	if len(others) > 0 {
-		s.log.Info().Strs("objects", others).Msg("firmware objects other cluster members download are left to them; " +
-			"one whose member is gone for good stays unavailable until it is deleted and added again")
+		// One whose member is gone for good stays unavailable until it is
+		// deleted and added again (docs/cluster.md).
+		s.log.Info().Strs("objects", others).Msg("firmware objects other cluster members download are left to them")
 	}
 	return s, nil
 }
