@@ -31,6 +31,12 @@ type FirmwareObject struct {
 	// Artifacts are the files the object needs cached, in the caller's
 	// order. Names must be unique within the object.
 	Artifacts []Artifact
+	// Downloader is the cluster member that downloads the object's
+	// artifacts (the one that received AddFirmwareObject), "" for a single
+	// rmsd. At start a member re-verifies only the interrupted downloads
+	// it ran itself (and those of no member): another member's may still
+	// be under way. Written on create, never changed.
+	Downloader string
 
 	// Set by the store; ignored on create.
 

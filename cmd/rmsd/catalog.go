@@ -31,25 +31,37 @@ type firmwareCatalog struct {
 // download_rate_window_seconds (0 turns that off). The downloader keeps
 // its own timeouts (connect 10 s, like [redfish], and a 60-second stall
 // limit rather than an overall one: a large artifact takes as long as it
-// takes while it keeps above the minimum rate). Open reaps leftover temporary files, so it runs
-// before anything else downloads into firmware_dir.
-func openCatalog(ctx context.Context, w config.Workflows, st store.Store, log logging.Logger) (*firmwareCatalog, error) {
+// takes while it keeps above the minimum rate). Open reaps this process's leftover temporary
+// files, so it runs before this process downloads anything into firmware_dir. member is the
+// cluster member id ("" for a single rmsd; catalogMember): members share firmware_dir, and
+// the downloader and the catalog both take it, so that each member's leftovers are told from
+// the files of the downloads other members run meanwhile.
+func openCatalog(ctx context.Context, w config.Workflows, member string, st store.Store, log logging.Logger) (*firmwareCatalog, error) {
 	ctx, cancel := context.WithTimeout(ctx, catalogOpenTimeout)
 	defer cancel()
 	minRate := w.MinDownloadBytesPerSecond
 	if minRate == 0 {
 		minRate = -1 // off; the downloader reads 0 as its default
 	}
-	dl := download.New(download.Options{SourceRoot: w.FirmwareDir, MaxArtifactBytes: w.MaxArtifactBytes,
+	dl := download.New(download.Options{Member: member, SourceRoot: w.FirmwareDir, MaxArtifactBytes: w.MaxArtifactBytes,
 		Concurrency: config.DownloadSlots, MaxPerHost: w.MaxDownloadsPerHost,
 		MinBytesPerSecond: minRate, RateWindow: time.Duration(w.DownloadRateWindowSeconds) * time.Second,
 		AllowInsecureToken: w.AllowInsecureArtifactToken, Logger: log.Component("download")})
-	svc, err := catalog.Open(ctx, catalog.Options{Store: st, Downloader: dl, Dir: w.FirmwareDir, Logger: log.Component("catalog")})
+	svc, err := catalog.Open(ctx, catalog.Options{Store: st, Downloader: dl, Dir: w.FirmwareDir, Member: member, Logger: log.Component("catalog")})
 	if err != nil {
 		dl.Close()
 		return nil, fmt.Errorf("open the firmware catalog: %w", err)
 	}
 	return &firmwareCatalog{svc: svc, dl: dl}, nil
+}
+
+// catalogMember is the member id the firmware catalog and its downloader
+// work for: [cluster] member_id when the cluster is enabled, "" otherwise.
+func catalogMember(c config.Cluster) string {
+	if !c.Enabled {
+		return ""
+	}
+	return c.MemberID
 }
 
 // Close cancels the catalog's downloads and waits for them; it must run

@@ -12,7 +12,7 @@ import (
 
 // objectColumns are the columns scanObject reads, from firmware_objects o
 // joined with firmware_defaults d.
-const objectColumns = `o.id, o.hardware_type, o.config_json, o.available, o.unavailable_reason,
+const objectColumns = `o.id, o.hardware_type, o.config_json, o.available, o.unavailable_reason, o.downloader,
 	o.created_at, o.updated_at, d.object_id IS NOT NULL`
 
 const objectsJoined = `firmware_objects o
@@ -25,7 +25,7 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scanObject(row scanner) (store.FirmwareObject, error) {
 	var o store.FirmwareObject
-	err := row.Scan(&o.ID, &o.HardwareType, &o.ConfigJSON, &o.Available, &o.UnavailableReason,
+	err := row.Scan(&o.ID, &o.HardwareType, &o.ConfigJSON, &o.Available, &o.UnavailableReason, &o.Downloader,
 		timeCol{&o.Created}, timeCol{&o.Updated}, &o.IsDefault)
 	return o, err
 }
@@ -38,9 +38,9 @@ func (t *tx) CreateFirmwareObject(ctx context.Context, obj store.FirmwareObject)
 	}
 	now := t.now()
 	res, err := t.exec(ctx, `INSERT INTO firmware_objects
-		(id, hardware_type, config_json, available, unavailable_reason, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		obj.ID, obj.HardwareType, obj.ConfigJSON, obj.Available, obj.UnavailableReason, t.d.timeArg(now), t.d.timeArg(now))
+		(id, hardware_type, config_json, available, unavailable_reason, downloader, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		obj.ID, obj.HardwareType, obj.ConfigJSON, obj.Available, obj.UnavailableReason, obj.Downloader, t.d.timeArg(now), t.d.timeArg(now))
 	if err != nil {
 		return store.FirmwareObject{}, fmt.Errorf("sqlstore: create firmware object %q: %w", obj.ID, err)
 	}

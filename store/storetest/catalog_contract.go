@@ -50,6 +50,43 @@ func testCreateAndGetRoundTrip(t *testing.T, b Backend) {
 	}
 }
 
+// The member that downloads an object is written on create and read back
+// by every read, by another store on the same storage too (another
+// member); a single rmsd's objects have none.
+func testDownloaderIsKept(t *testing.T, b Backend) {
+	loc := b.Fresh(t)
+	s := open(t, b, loc, newClock().Now)
+	in := object("DGXGB200_1.3.6", "GB200")
+	in.Downloader = "rmsd-1"
+	if created := create(t, s, in); created.Downloader != "rmsd-1" {
+		t.Errorf("create returned downloader %q, want rmsd-1", created.Downloader)
+	}
+	create(t, s, object("DGXGB200_1.3.7", "GB200"))
+	other := open(t, b, loc, newClock().Now)
+	want := map[string]string{"DGXGB200_1.3.6": "rmsd-1", "DGXGB200_1.3.7": ""}
+	for _, st := range []store.Store{s, other} {
+		for id, downloader := range want {
+			if got := get(t, st, id); got.Downloader != downloader {
+				t.Errorf("get %s: downloader %q, want %q", id, got.Downloader, downloader)
+			}
+		}
+		for _, o := range list(t, st, store.ObjectFilter{HardwareType: "GB200"}) {
+			if o.Downloader != want[o.ID] {
+				t.Errorf("list: %s has downloader %q, want %q", o.ID, o.Downloader, want[o.ID])
+			}
+		}
+	}
+	if err := other.SetObjectAvailability(t.Context(), "DGXGB200_1.3.6", true, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := other.SetDefaultFirmwareObject(t.Context(), "DGXGB200_1.3.6"); err != nil || got.Downloader != "rmsd-1" {
+		t.Errorf("set default: %+v, %v; want downloader rmsd-1", got, err)
+	}
+	if got, err := s.DefaultFirmwareObject(t.Context(), "GB200"); err != nil || got.ID != "DGXGB200_1.3.6" || got.Downloader != "rmsd-1" || !got.Available {
+		t.Errorf("default after an availability change: %+v, %v; want DGXGB200_1.3.6, available, downloader rmsd-1", got, err)
+	}
+}
+
 func testCreateRefusesATakenID(t *testing.T, b Backend) {
 	s, _ := openFresh(t, b)
 	first := create(t, s, object("X_1", "GB200"))

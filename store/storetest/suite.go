@@ -43,6 +43,7 @@ func Run(t *testing.T, b Backend) {
 		{"ListFiltersAreANDedNewestFirst", testListFiltersAreANDedNewestFirst},
 		{"SameInstantKeepsInsertionOrder", testSameInstantKeepsInsertionOrder},
 		{"AvailabilityAndArtifactStatus", testAvailabilityAndArtifactStatus},
+		{"DownloaderIsKept", testDownloaderIsKept},
 		{"OneDefaultPerHardwareType", testOneDefaultPerHardwareType},
 		{"ConcurrentSetDefaultKeepsOneDefault", testConcurrentSetDefaultKeepsOneDefault},
 		{"DeleteKeepsHistory", testDeleteKeepsHistory},

@@ -76,7 +76,7 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (Object, error) {
 	}
 	obj := store.FirmwareObject{
 		ID: m.ID, HardwareType: req.HardwareType, ConfigJSON: req.ConfigJSON,
-		Available: len(arts) == 0, Artifacts: storeArtifacts(m, arts),
+		Available: len(arts) == 0, Artifacts: storeArtifacts(m, arts), Downloader: s.member,
 	}
 	created, err := s.create(ctx, obj, req.SetDefault)
 	if err != nil {

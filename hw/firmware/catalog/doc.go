@@ -21,6 +21,17 @@
 // child jobs download into it on their own goroutines (Await), each
 // artifact once per apply. Open removes every one a restart left behind.
 //
+// Cluster members (Options.Member) share firmware_dir and the store, and
+// start and stop independently (a rolling upgrade), so at Open a member
+// touches only its own work: the temporary download files tagged with its
+// id (hw/firmware/download), its temporary caches, kept apart in
+// <firmware_dir>/ephemeral/<member id>/, and the interrupted downloads of
+// the objects it added (store.FirmwareObject.Downloader) or no member
+// added. Another member's download may be running; if that member never
+// comes back, its object stays unavailable until the same member id starts
+// again or the object is deleted and added again. A single rmsd (no
+// member id) re-verifies every interrupted object, as it always did.
+//
 // Why here: the catalog composes the firmware packages beside it
 // (manifest, download, confine) with the store, and it imports no actor or
 // gRPC package, as every hw/ package. It is not the gRPC edge, whose
@@ -32,7 +43,7 @@
 //
 // Lifecycle:
 //
-//	Open ── reap temporary files in firmware_dir, re-verify interrupted objects ──▶ serving
+//	Open ── reap its temporary files in firmware_dir, re-verify its interrupted objects ──▶ serving
 //	serving ── Add: parse, check, store (available=false), start its download ──▶ serving
 //	serving ── Delete: remove the row, cancel and await its download, remove its cache ──▶ serving
 //	serving ── Close: refuse new downloads, cancel every running one and wait ──▶ closed

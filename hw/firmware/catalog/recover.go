@@ -16,6 +16,17 @@ func interrupted(obj store.FirmwareObject) bool {
 	return !obj.Available && obj.UnavailableReason == ""
 }
 
+// downloadedHere reports whether an interrupted object's download was
+// this process's to re-verify at start: a single rmsd re-verifies every
+// one (no other process shares its store), a cluster member those it
+// downloaded itself and those of no member (stored by a single rmsd
+// before the cluster was enabled). Another member's download may still
+// be under way; only that member, started again with the same id,
+// re-verifies it once it is interrupted.
+func (s *Service) downloadedHere(obj store.FirmwareObject) bool {
+	return s.member == "" || obj.Downloader == "" || obj.Downloader == s.member
+}
+
 // reverify checks an interrupted object's cached files, as Open found it:
 // every artifact present with its SHA-256 makes the object available;
 // otherwise it stays unavailable with a reason telling the caller to add

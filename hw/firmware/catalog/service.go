@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -42,6 +43,13 @@ type Options struct {
 	// Dir is [workflows] firmware_dir; objects are cached below
 	// Dir/objects.
 	Dir string
+	// Member is the cluster member id ([cluster] member_id), "" for a
+	// single rmsd. Members share Dir and the store, so a member touches
+	// only what is its own at Open: the temporary download files tagged
+	// with its id (the Downloader must write for the same Member), its
+	// temporary caches (Dir/ephemeral/<member>/) and the interrupted
+	// downloads of the objects it added. It must be one directory name.
+	Member string
 	// Manifest tunes how manifests are resolved (multi-package node types).
 	Manifest manifest.Options
 	Logger   zerolog.Logger
@@ -53,11 +61,12 @@ const objectsDir = "objects"
 
 // Service is the firmware catalog. It is safe for concurrent use.
 type Service struct {
-	store Store
-	dl    Downloader
-	dir   string // firmware_dir
-	mopts manifest.Options
-	log   zerolog.Logger
+	store  Store
+	dl     Downloader
+	dir    string // firmware_dir
+	member string // the cluster member id, "" for a single rmsd
+	mopts  manifest.Options
+	log    zerolog.Logger
 
 	// base is the parent of every background context; Close cancels it.
 	base       context.Context
@@ -95,9 +104,11 @@ type job struct {
 }
 
 // Open starts the catalog: it removes the temporary files interrupted
-// downloads left in firmware_dir (run it before anything else downloads
-// there) and starts re-verifying every object a restart interrupted (see
-// the package documentation). ctx bounds Open only.
+// downloads of this member (or single rmsd) left in firmware_dir and its
+// leftover temporary caches (run it before this member downloads
+// anything there), and starts re-verifying every object a restart
+// interrupted whose download was this member's (see the package
+// documentation). ctx bounds Open only.
 func Open(ctx context.Context, o Options) (*Service, error) {
 	switch {
 	case o.Store == nil:
@@ -106,16 +117,18 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		return nil, errors.New("catalog: no downloader")
 	case o.Dir == "":
 		return nil, errors.New("catalog: no firmware directory")
+	case o.Member == "." || o.Member == ".." || strings.ContainsAny(o.Member, "/\\\x00"):
+		return nil, fmt.Errorf("catalog: member id %q cannot name a directory", o.Member)
 	}
-	s := &Service{store: o.Store, dl: o.Downloader, dir: o.Dir, mopts: o.Manifest, log: o.Logger, jobs: map[string]*job{},
-		manifests: map[string]parsedManifest{}}
+	s := &Service{store: o.Store, dl: o.Downloader, dir: o.Dir, member: o.Member, mopts: o.Manifest, log: o.Logger,
+		jobs: map[string]*job{}, manifests: map[string]parsedManifest{}}
 	s.base, s.cancelBase = context.WithCancelCause(context.Background())
-	if n, err := download.ReapTempFiles(o.Dir); err != nil {
+	if n, err := download.ReapTempFiles(o.Dir, o.Member); err != nil {
 		s.log.Warn().Err(err).Str("firmware_dir", o.Dir).Int("removed", n).Msg("could not remove every leftover temporary download file")
 	} else if n > 0 {
 		s.log.Info().Str("firmware_dir", o.Dir).Int("removed", n).Msg("removed leftover temporary download files")
 	}
-	if n, err := reapEphemeral(o.Dir); err != nil {
+	if n, err := reapEphemeral(s.ephemeralRoot(), o.Member == ""); err != nil {
 		s.log.Warn().Err(err).Int("removed", n).Msg("could not remove every leftover temporary firmware cache")
 	} else if n > 0 {
 		s.log.Info().Int("removed", n).Msg("removed temporary firmware caches an earlier run left behind")
@@ -125,10 +138,20 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		s.cancelBase(ErrClosed)
 		return nil, fmt.Errorf("catalog: read the firmware objects: %w", err)
 	}
+	var others []string
 	for _, obj := range objs {
-		if interrupted(obj) {
+		switch {
+		case !interrupted(obj):
+		case s.downloadedHere(obj):
 			s.start(obj.ID, func(ctx context.Context) { s.reverify(ctx, obj) })
+		default:
+			others = append(others, obj.ID+" ("+obj.Downloader+")")
 		}
+	}
+	if len(others) > 0 {
+		// One whose member is gone for good stays unavailable until it is
+		// deleted and added again (docs/cluster.md).
+		s.log.Info().Strs("objects", others).Msg("firmware objects other cluster members download are left to them")
 	}
 	return s, nil
 }

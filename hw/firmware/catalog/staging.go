@@ -19,7 +19,8 @@ import (
 
 // A Staging is the temporary cache of one inline apply
 // (ApplyFirmwareObject, ApplySwitchSystemImage): a fresh directory,
-// <firmware_dir>/ephemeral/<id>-<uuid>, and the artifacts the apply's
+// <firmware_dir>/ephemeral/<id>-<uuid> (ephemeral/<member id>/<id>-<uuid>
+// on a cluster member), and the artifacts the apply's
 // child jobs need, each downloaded at most once however many children
 // need it. Prepare makes it without contacting any artifact server, so
 // the RPC answers at once; the downloads run inside the jobs (Await), as
@@ -80,7 +81,7 @@ func (s *Service) Prepare(m *manifest.Manifest, names []string, token hw.Secret)
 	if err := s.dl.Check(arts); err != nil {
 		return nil, invalid(fmt.Errorf("config_json: an artifact cannot be fetched: %w", err))
 	}
-	root := filepath.Join(s.dir, ephemeralDir)
+	root := s.ephemeralRoot()
 	if err := os.MkdirAll(root, 0o750); err != nil {
 		return nil, fmt.Errorf("catalog: create %s: %w", root, err)
 	}

@@ -9,7 +9,8 @@
 // Options.SourceRoot (firmware_dir), checked with hw/firmware/confine.
 //
 // Every artifact is written to a temporary file in the cache directory
-// (".<name>.part-<random>", through an os.Root so no name can escape it),
+// (".<name>.part-<random>", through an os.Root so no name can escape it;
+// ".<name>.part-<member tag>-<random>" for a cluster member, Options.Member),
 // hashed while it streams, checked against its Sha256 (any case) and only
 // then renamed to its name; a mismatch, an artifact above
 // Options.MaxArtifactBytes (checked against Content-Length and again while
@@ -20,7 +21,8 @@
 // postpones a stall) or a cancelled context removes the temporary file and fails that artifact. A file already
 // in the cache with the right digest is kept, not fetched again.
 // Check refuses unusable file sources before anything is fetched,
-// ReapTempFiles removes temporary files a crash left behind, and Verify
+// ReapTempFiles removes the temporary files a crash of the same member (or
+// single rmsd) left behind, never those of other members' downloads, and Verify
 // re-checks a cached file against its digest without fetching anything (a
 // restart cannot fetch again: the access token is gone).
 //

@@ -22,6 +22,7 @@ type Downloader struct {
 	client *http.Client
 	slots  *slots // the transfers running and waiting, per object and host
 	log    zerolog.Logger
+	tag    string // MemberTag(opts.Member), in temporary file names
 	// received counts the bytes read from sources, verified or not.
 	received atomic.Int64
 }
@@ -29,7 +30,8 @@ type Downloader struct {
 // New returns a Downloader.
 func New(o Options) *Downloader {
 	o = o.withDefaults()
-	return &Downloader{opts: o, client: newClient(o), slots: newSlots(o.Concurrency, o.MaxPerHost), log: o.Logger}
+	return &Downloader{opts: o, client: newClient(o), slots: newSlots(o.Concurrency, o.MaxPerHost), log: o.Logger,
+		tag: MemberTag(o.Member)}
 }
 
 // BytesReceived returns the bytes read from artifact sources since New,

@@ -2,7 +2,6 @@ package download
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -89,7 +88,7 @@ func (d *Downloader) transfer(ctx context.Context, root *os.Root, a manifest.Art
 	if total > limit {
 		return 0, fmt.Errorf("%w: %d bytes announced, max_artifact_bytes is %d", ErrTooLarge, total, limit)
 	}
-	tmp := tempName(a.Name)
+	tmp := tempName(a.Name, d.tag)
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return 0, fmt.Errorf("create temporary file: %w", err)
@@ -182,17 +181,6 @@ func verify(h hash.Hash, want string) error {
 		return &ChecksumError{Want: want, Got: got}
 	}
 	return nil
-}
-
-// tempSuffix marks temporary files: ".<name>.part-<16 hex digits>".
-const tempSuffix = ".part-"
-
-var tempPattern = regexp.MustCompile(`^\..+\.part-[0-9a-f]{16}$`)
-
-func tempName(name string) string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return "." + name + tempSuffix + hex.EncodeToString(b[:])
 }
 
 // tempWriter marks failures to write the temporary file, so they are not

@@ -30,6 +30,11 @@ type Options struct {
 	// SourceRoot is firmware_dir: a file source must lie inside it, and a
 	// relative one is taken relative to it. Empty refuses file sources.
 	SourceRoot string
+	// Member is the id of the cluster member this Downloader fetches for
+	// ("" for a single rmsd): its temporary files carry MemberTag(Member),
+	// so that ReapTempFiles with the same id at the member's next start
+	// removes its leftovers and no other member's.
+	Member string
 	// MaxArtifactBytes bounds every artifact (default 8 GiB).
 	MaxArtifactBytes int64
 	// Concurrency is how many transfers one Downloader runs at once,

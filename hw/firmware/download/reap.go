@@ -8,11 +8,15 @@ import (
 	"path/filepath"
 )
 
-// ReapTempFiles removes the temporary files interrupted downloads left
-// anywhere below root (firmware_dir), as upstream does at startup, and
-// returns how many it removed. It follows no symbolic link. Run it before
-// any download starts.
-func ReapTempFiles(root string) (int, error) {
+// ReapTempFiles removes the temporary files interrupted downloads of
+// cluster member member left anywhere below root (firmware_dir), as
+// upstream does at startup, and returns how many it removed: with member
+// "" (a single rmsd) the untagged ones, otherwise only those tagged with
+// MemberTag(member), so that the downloads other members sharing root
+// run meanwhile keep their files. It follows no symbolic link. Run it
+// before the member's own downloads start.
+func ReapTempFiles(root, member string) (int, error) {
+	pattern := tempPattern(MemberTag(member))
 	n := 0
 	var errs []error
 	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
@@ -23,7 +27,7 @@ func ReapTempFiles(root string) (int, error) {
 			errs = append(errs, err)
 			return nil
 		}
-		if e.Type().IsRegular() && tempPattern.MatchString(e.Name()) {
+		if e.Type().IsRegular() && pattern.MatchString(e.Name()) {
 			if err := os.Remove(p); err != nil {
 				errs = append(errs, err)
 				return nil
