@@ -201,6 +201,22 @@ func (s *site) clusterParent(id string, g gate, racks ...string) (store.ClusterP
 	return p, children
 }
 
+// waitRackBatches waits until every rack batch of p has ended.
+func (s *site) waitRackBatches(p store.ClusterParent) {
+	s.t.Helper()
+	for _, rk := range p.Racks {
+		if rk.JobID == "" {
+			continue
+		}
+		s.mu.Lock()
+		e := s.eng[rk.RackID]
+		s.mu.Unlock()
+		if err := e.Wait(testCtx(s.t), rk.JobID); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+}
+
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	t.Cleanup(cancel)
@@ -282,14 +298,7 @@ func TestGetReadsAJobFromItsRackAndAggregatesAClusterParent(t *testing.T) {
 		t.Fatalf("cluster parent while its children run: %+v", got)
 	}
 	close(g.release)
-	for _, rk := range p.Racks[:2] {
-		s.mu.Lock()
-		e := s.eng[rk.RackID]
-		s.mu.Unlock()
-		if err := e.Wait(ctx, rk.JobID); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s.waitRackBatches(p)
 	if got, err = s.site.Get(ctx, p.ID, true); err != nil {
 		t.Fatal(err)
 	}
@@ -340,14 +349,7 @@ func TestListShowsClusterParentsWithTheirAggregateState(t *testing.T) {
 	}
 
 	close(g.release)
-	for _, rk := range p.Racks[:2] {
-		s.mu.Lock()
-		e := s.eng[rk.RackID]
-		s.mu.Unlock()
-		if err := e.Wait(ctx, rk.JobID); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s.waitRackBatches(p)
 	jobs, _, err = listed(messages.ListJobs{TopLevel: true})
 	if err != nil {
 		t.Fatal(err)
