@@ -13,7 +13,8 @@ import (
 // lease; the rack's grain serves forwarded calls with it, and stops it
 // when the rack leaves this member.
 type RackService interface {
-	// Serve answers one forwarded call under ctx (the caller's deadline).
+	// Serve answers one forwarded call under ctx (the caller's deadline;
+	// the grain ends it once Serve has returned).
 	// It is called from many goroutines at once.
 	Serve(ctx context.Context, fwd *rackpb.Forward) *rackpb.ForwardReply
 	// InFlight returns the rack's jobs that have not ended.

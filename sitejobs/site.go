@@ -30,6 +30,7 @@ type Store interface {
 	ListRacks(ctx context.Context) ([]store.RackRecord, error)
 	JobRack(ctx context.Context, jobID string) (string, error)
 	ClusterParent(ctx context.Context, id string) (store.ClusterParent, error)
+	ListClusterParents(ctx context.Context, limit int) ([]store.ClusterParent, error)
 }
 
 // Defaults of Config.
@@ -68,6 +69,9 @@ type Site struct {
 	cluster Cluster
 	cancel  context.CancelFunc
 	done    chan struct{}
+	// ended are the cluster parents List found ended, by id
+	// (parentRows).
+	ended map[string]messages.JobSnapshot
 
 	feed feed.Feed[messages.JobChange]
 	// followed, when set (tests), is told each rack whose change log a
@@ -136,14 +140,25 @@ func (s *Site) readWithin(ctx context.Context, timeout time.Duration, rackID str
 	reply, err := c.ReadJobs(ctx, read)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("rack %s: %w", rackID, err)
+		return nil, &rackError{rackID, err}
 	case codes.Code(reply.GetCode()) == codes.NotFound:
-		return nil, fmt.Errorf("rack %s: %s: %w", rackID, reply.GetMessage(), messages.ErrJobNotFound)
+		return nil, &rackError{rackID, fmt.Errorf("%s: %w", reply.GetMessage(), messages.ErrJobNotFound)}
 	case reply.GetCode() != 0:
-		return nil, fmt.Errorf("rack %s: %s (%s)", rackID, reply.GetMessage(), codes.Code(reply.GetCode()))
+		return nil, &rackError{rackID, fmt.Errorf("%s (%s)", reply.GetMessage(), codes.Code(reply.GetCode()))}
 	}
 	return reply, nil
 }
+
+// rackError is a read of a rack that its owner did not answer, or
+// refused.
+type rackError struct {
+	rack string
+	err  error
+}
+
+func (e *rackError) Error() string { return "rack " + e.rack + ": " + e.err.Error() }
+
+func (e *rackError) Unwrap() error { return e.err }
 
 // everyRack asks every registered rack's owner (only rackID's when it is
 // set) at once, readers at a time, and returns the answers of those that
@@ -193,9 +208,11 @@ func (s *Site) everyRack(ctx context.Context, rackID string, ask func() *rackpb.
 	return replies, missed
 }
 
-// List implements Engine: every rack's jobs q selects, newest first. Of
-// q, RackID (only that rack is asked), TopLevel and Limit are applied;
-// the console asks no other filter.
+// List implements Engine: every rack's jobs q selects, newest first,
+// with the newest cluster parents (at most ParentRows), each aggregated
+// from its racks' batches, as jobs of their own. Of q, RackID (only that
+// rack is asked, and no cluster parent listed), TopLevel and Limit are
+// applied; the console asks no other filter.
 func (s *Site) List(ctx context.Context, q messages.ListJobs) (messages.ListJobsReply, error) {
 	replies, err := s.everyRack(ctx, q.RackID, func() *rackpb.JobsRead {
 		return &rackpb.JobsRead{Read: &rackpb.JobsRead_List{List: &rackpb.ListRackJobs{TopLevel: q.TopLevel}}}
@@ -206,6 +223,14 @@ func (s *Site) List(ctx context.Context, q messages.ListJobs) (messages.ListJobs
 	var out messages.ListJobsReply
 	for _, r := range replies {
 		out.Jobs = append(out.Jobs, snapshots(r.GetJobs())...)
+	}
+	if q.RackID == "" {
+		parents, missed, perr := s.parentRows(ctx, q.Limit)
+		if perr != nil {
+			return messages.ListJobsReply{}, perr
+		}
+		out.Jobs = append(out.Jobs, parents...)
+		err = alsoUnreachable(err, missed)
 	}
 	slices.SortFunc(out.Jobs, func(a, b messages.JobSnapshot) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {

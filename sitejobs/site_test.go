@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -146,6 +147,76 @@ func (s *site) ClusterParent(_ context.Context, id string) (store.ClusterParent,
 	return store.ClusterParent{}, store.ErrNotFound
 }
 
+// ListClusterParents implements Store.
+func (s *site) ListClusterParents(_ context.Context, limit int) ([]store.ClusterParent, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []store.ClusterParent
+	for _, p := range s.parents {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b store.ClusterParent) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// clusterParent records a cluster parent id over a batch of two switches
+// on each of racks, whose children run g; it returns the parent and its
+// children's ids, rack by rack.
+func (s *site) clusterParent(id string, g gate, racks ...string) (store.ClusterParent, []string) {
+	s.t.Helper()
+	ctx := testCtx(s.t)
+	p := store.ClusterParent{ID: id, Type: messages.TypeSwitchMtlsDisable.String(), Method: "/m", Member: "a"}
+	var children []string
+	for _, rack := range racks {
+		s.mu.Lock()
+		e := s.eng[rack]
+		s.mu.Unlock()
+		rep, err := e.CreateBatch(ctx, messages.JobSpec{Type: messages.TypeSwitchMtlsDisable, RackID: rack},
+			[]messages.BatchTarget{{RackID: rack, NodeID: "sw1", Workflow: g}, {RackID: rack, NodeID: "sw2", Workflow: g}}, nil)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		s.mu.Lock()
+		s.jobRack[rep.Parent.ID] = rack
+		for _, c := range rep.Admitted {
+			s.jobRack[c.ID] = rack
+			children = append(children, c.ID)
+		}
+		s.mu.Unlock()
+		p.Racks = append(p.Racks, store.ClusterParentRack{RackID: rack, JobID: rep.Parent.ID})
+	}
+	p.Racks = append(p.Racks, store.ClusterParentRack{RackID: "r9", Failure: "no switch answered"})
+	p.CreatedAt = time.Now()
+	s.mu.Lock()
+	s.parents[p.ID] = p
+	s.mu.Unlock()
+	return p, children
+}
+
+// waitRackBatches waits until every rack batch of p has ended.
+func (s *site) waitRackBatches(p store.ClusterParent) {
+	s.t.Helper()
+	for _, rk := range p.Racks {
+		if rk.JobID == "" {
+			continue
+		}
+		s.mu.Lock()
+		e := s.eng[rk.RackID]
+		s.mu.Unlock()
+		if err := e.Wait(testCtx(s.t), rk.JobID); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+}
+
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	t.Cleanup(cancel)
@@ -213,30 +284,7 @@ func TestGetReadsAJobFromItsRackAndAggregatesAClusterParent(t *testing.T) {
 	s := newSite(t, "r1", "r2")
 	ctx := testCtx(t)
 	g := gate{release: make(chan struct{})}
-	p := store.ClusterParent{ID: "cluster-parent-1", Type: messages.TypeSwitchMtlsDisable.String(), Method: "/m", Member: "a"}
-	var children []string
-	for _, rack := range []string{"r1", "r2"} {
-		s.mu.Lock()
-		e := s.eng[rack]
-		s.mu.Unlock()
-		rep, err := e.CreateBatch(ctx, messages.JobSpec{Type: messages.TypeSwitchMtlsDisable, RackID: rack},
-			[]messages.BatchTarget{{RackID: rack, NodeID: "sw1", Workflow: g}, {RackID: rack, NodeID: "sw2", Workflow: g}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.mu.Lock()
-		s.jobRack[rep.Parent.ID] = rack
-		for _, c := range rep.Admitted {
-			s.jobRack[c.ID] = rack
-			children = append(children, c.ID)
-		}
-		s.mu.Unlock()
-		p.Racks = append(p.Racks, store.ClusterParentRack{RackID: rack, JobID: rep.Parent.ID})
-	}
-	p.Racks = append(p.Racks, store.ClusterParentRack{RackID: "r3", Failure: "no switch answered"})
-	s.mu.Lock()
-	s.parents[p.ID] = p
-	s.mu.Unlock()
+	p, children := s.clusterParent("cluster-parent-1", g, "r1", "r2")
 
 	got, err := s.site.Get(ctx, children[2], false)
 	if err != nil || len(got) != 1 || got[0].ID != children[2] || got[0].RackID != "r2" || got[0].NodeID != "sw1" {
@@ -250,14 +298,7 @@ func TestGetReadsAJobFromItsRackAndAggregatesAClusterParent(t *testing.T) {
 		t.Fatalf("cluster parent while its children run: %+v", got)
 	}
 	close(g.release)
-	for _, rk := range p.Racks[:2] {
-		s.mu.Lock()
-		e := s.eng[rk.RackID]
-		s.mu.Unlock()
-		if err := e.Wait(ctx, rk.JobID); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s.waitRackBatches(p)
 	if got, err = s.site.Get(ctx, p.ID, true); err != nil {
 		t.Fatal(err)
 	}
@@ -266,6 +307,77 @@ func TestGetReadsAJobFromItsRackAndAggregatesAClusterParent(t *testing.T) {
 	}
 	if _, err := s.site.Get(ctx, "no-such-job", true); !errors.Is(err, messages.ErrJobNotFound) {
 		t.Fatalf("unknown id: %v, want ErrJobNotFound", err)
+	}
+}
+
+// The whole site's listing shows each cluster parent as a job of its own,
+// with its state aggregated from its racks' batches, beside those batches;
+// a rack's listing shows none. A parent that has not ended is left out
+// while one of its racks' owners does not answer, and the rack is named;
+// one that has ended is still shown.
+func TestListShowsClusterParentsWithTheirAggregateState(t *testing.T) {
+	s := newSite(t, "r1", "r2", "r3")
+	ctx := testCtx(t)
+	g := gate{release: make(chan struct{})}
+	p, _ := s.clusterParent("cluster-parent-1", g, "r1", "r2")
+	later := s.create("r3", "n1", gate{release: g.release})
+	listed := func(q messages.ListJobs) (map[string]messages.JobSnapshot, []string, error) {
+		t.Helper()
+		l, err := s.site.List(ctx, q)
+		byID := map[string]messages.JobSnapshot{}
+		var ids []string
+		for _, j := range l.Jobs {
+			byID[j.ID] = j
+			ids = append(ids, j.ID)
+		}
+		return byID, ids, err
+	}
+	jobs, ids, err := listed(messages.ListJobs{TopLevel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{later.ID, p.ID, p.Racks[1].JobID, p.Racks[0].JobID}
+	if !slices.Equal(ids, want) {
+		t.Fatalf("listed %v, want the r3 job, the cluster parent, then its racks' batches %v", ids, want)
+	}
+	if got := jobs[p.ID]; got.State != messages.StateRunning || got.Type != messages.TypeSwitchMtlsDisable ||
+		len(got.ChildIDs) != 4 || got.Description == "" {
+		t.Fatalf("cluster parent while its children run: %+v", got)
+	}
+	if jobs, _, err := listed(messages.ListJobs{RackID: "r1", TopLevel: true}); err != nil || len(jobs) != 1 {
+		t.Fatalf("r1's listing: %v, %v; want its batch alone", jobs, err)
+	}
+
+	close(g.release)
+	s.waitRackBatches(p)
+	jobs, _, err = listed(messages.ListJobs{TopLevel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jobs[p.ID]; got.State != messages.StateCompleted {
+		t.Fatalf("cluster parent after its children completed: %+v", got)
+	}
+
+	g2 := gate{release: make(chan struct{})}
+	defer close(g2.release)
+	running, _ := s.clusterParent("cluster-parent-2", g2, "r1", "r3")
+	s.setDown("r3", true)
+	jobs, _, err = listed(messages.ListJobs{TopLevel: true})
+	var u *UnreachableError
+	if !errors.As(err, &u) || !slices.Equal(u.Unreachable(), []string{"r3"}) {
+		t.Fatalf("with r3's owner down: %v, want r3 named unreachable", err)
+	}
+	if _, shown := jobs[running.ID]; shown {
+		t.Errorf("a running parent over r3 was listed with r3's owner down: %+v", jobs[running.ID])
+	}
+	if got := jobs[p.ID]; got.State != messages.StateCompleted {
+		t.Errorf("the ended parent with r3's owner down: %+v", got)
+	}
+	s.setDown("r3", false)
+	s.setDown("r2", true)
+	_, _, err = listed(messages.ListJobs{TopLevel: true})
+	if !errors.As(err, &u) || !slices.Equal(u.Unreachable(), []string{"r2"}) {
+		t.Fatalf("with r2's owner down: %v, want r2 named unreachable", err)
 	}
 }
 

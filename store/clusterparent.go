@@ -63,4 +63,7 @@ type ClusterParents interface {
 	CreateClusterParent(ctx context.Context, p ClusterParent) (ClusterParent, error)
 	// ClusterParent returns the parent with id, or ErrNotFound.
 	ClusterParent(ctx context.Context, id string) (ClusterParent, error)
+	// ListClusterParents returns the newest limit parents (every one for
+	// limit 0), newest first, each with its racks.
+	ListClusterParents(ctx context.Context, limit int) ([]ClusterParent, error)
 }

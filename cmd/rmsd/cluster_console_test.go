@@ -165,9 +165,10 @@ func listedState(body, id string) string {
 // member's console on. A job admitted on member B's rack is listed by
 // member A's console with its state, its page on A shows its stages, and
 // A's event stream carries its change to completed; a batch over two
-// racks (a cluster parent) renders on A with its children; after B is
-// killed and A takes its racks over, A's console still lists the job B
-// was running, Failed as interrupted, and A's stream is told to reload.
+// racks (a cluster parent) renders on A with its children and is a row
+// of A's jobs page; after B is killed and A takes its racks over, A's
+// console still lists the job B was running, Failed as interrupted, and
+// A's stream is told to reload.
 func TestClusterConsoleShowsTheWholeSite(t *testing.T) {
 	started := time.Now()
 	s, consoles := startConsoleSite(t, 3, 2)
@@ -239,6 +240,11 @@ func TestClusterConsoleShowsTheWholeSite(t *testing.T) {
 			strings.Contains(body, set.Nodes[1].GetNodeId()) && regexp.MustCompile(`data-job="`+parent+`" data-state="(completed|failed)"`).MatchString(body)
 	})
 
+	// The parent is a row of A's jobs page, ended, linking to its page.
+	untilPage(ctx, t, "the cluster parent on A's jobs page", console+"/console/jobs", func(body string) bool {
+		state := listedState(body, parent)
+		return (state == "completed" || state == "failed") && strings.Contains(body, `href="/console/jobs/`+parent+`"`)
+	})
 	t.Logf("cluster parent rendered %s after the start", time.Since(started).Round(10*time.Millisecond))
 	// A job running on B's rack when B is killed: A takes the rack over
 	// and its console lists the job Failed, interrupted.

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/rmsd/rmsd/actors"
+	"github.com/rmsd/rmsd/clusterparent"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/grpc/rmsserver"
 	"github.com/rmsd/rmsd/grpc/rpcfields"
@@ -27,7 +27,7 @@ import (
 // before answering the cluster parent's id. Its status is computed on
 // every read, by any member, from the racks' batches: the same state,
 // description, error and failure document a single rmsd's batch parent
-// over the same children shows (actors.AggregateBatch), with every node's
+// over the same children shows (clusterparent.Aggregate), with every node's
 // child job listed as its child.
 
 // spanning splits a request over several racks, forwards each part to its
@@ -200,9 +200,9 @@ func (r *receiver) parentStatus(ctx context.Context, from caller, method string,
 }
 
 // aggregate reads each rack's batch through its owner and returns the
-// cluster parent's snapshot followed by every child's, rack by rack.
+// cluster parent's snapshot followed by every child's, rack by rack
+// (clusterparent.Aggregate).
 func (r *receiver) aggregate(ctx context.Context, from caller, p store.ClusterParent) ([]messages.JobSnapshot, error) {
-	t := jobTypeNamed(p.Type)
 	var asks []part // a GetJobStatus of each rack's batch, racks without one aside
 	for _, rk := range p.Racks {
 		if rk.JobID != "" {
@@ -210,62 +210,25 @@ func (r *receiver) aggregate(ctx context.Context, from caller, p store.ClusterPa
 		}
 	}
 	outs := forwardParts(ctx, r.cluster, from, rmspb.RackManager_GetJobStatus_FullMethodName, asks)
-	type rackJobs struct {
-		out  outcome
-		rack store.ClusterParentRack
-	}
-	reads := make([]rackJobs, len(p.Racks))
+	batches := make([]clusterparent.RackBatch, len(p.Racks))
 	for i, rk := range p.Racks {
-		reads[i].rack = rk
-		if rk.JobID != "" {
-			reads[i].out, outs = outs[0], outs[1:]
-		}
-	}
-	parent := messages.JobSnapshot{ID: p.ID, Type: t, CreatedAt: p.CreatedAt, UpdatedAt: p.CreatedAt}
-	var children []messages.JobSnapshot
-	var notStarted []string
-	missing := 0
-	for _, rd := range reads {
-		if rd.rack.JobID == "" {
-			notStarted = append(notStarted, "rack "+rd.rack.RackID+": "+rd.rack.Failure)
+		if rk.JobID == "" {
 			continue
 		}
-		if rd.out.err != nil {
-			if status.Code(rd.out.err) == codes.NotFound {
-				missing++ // the rack's batch is gone (retention)
-				continue
+		out := outs[0]
+		outs = outs[1:]
+		switch {
+		case status.Code(out.err) == codes.NotFound:
+			batches[i].Err = messages.ErrJobNotFound // the rack's batch is gone (retention)
+		case out.err != nil:
+			batches[i].Err = out.err
+		default:
+			for _, s := range out.reply.(*rmspb.GetJobStatusResponse).GetJobStates() {
+				batches[i].Jobs = append(batches[i].Jobs, snapshotOf(s))
 			}
-			return nil, rd.out.err
-		}
-		states := rd.out.reply.(*rmspb.GetJobStatusResponse).GetJobStates()
-		if len(states) == 0 {
-			missing++
-			continue
-		}
-		rackParent := snapshotOf(states[0])
-		if rackParent.UpdatedAt.After(parent.UpdatedAt) {
-			parent.UpdatedAt = rackParent.UpdatedAt
-		}
-		if len(states) == 1 && rackParent.IsTerminal() {
-			notStarted = append(notStarted, "rack "+rd.rack.RackID+": "+rackParent.ErrorMessage)
-		}
-		for _, s := range states[1:] {
-			children = append(children, snapshotOf(s))
 		}
 	}
-	if len(children) == 0 && missing == 0 {
-		msg := fmt.Sprintf("No %s was started: %s", t.BatchNoun(), strings.Join(notStarted, "; "))
-		out := messages.Failed(messages.NewFailure(messages.ErrorInvalidArgument, msg))
-		parent.State, parent.Description, parent.ErrorCode, parent.ErrorMessage, parent.ResultJSON =
-			out.State, out.Description, out.Code, out.Message, out.ResultJSON
-		return []messages.JobSnapshot{parent}, nil
-	}
-	parent = actors.AggregateBatch(parent, t, children, missing)
-	parent.ChildIDs = make([]string, len(children))
-	for i, c := range children {
-		parent.ChildIDs[i] = c.ID
-	}
-	return append([]messages.JobSnapshot{parent}, children...), nil
+	return clusterparent.Aggregate(p, batches)
 }
 
 // snapshotOf reads a job's wire status back.
@@ -277,15 +240,4 @@ func snapshotOf(js *rmspb.JobStatus) messages.JobSnapshot {
 		ErrorMessage: js.GetErrorMessage(), ResultJSON: js.GetResultJson(),
 		CreatedAt: js.GetCreatedAt().AsTime(), UpdatedAt: js.GetUpdatedAt().AsTime(),
 	}
-}
-
-// jobTypeNamed is the job type whose span name is name (TypeNone when
-// none is).
-func jobTypeNamed(name string) messages.JobType {
-	for t := messages.TypeNone; t <= messages.TypeSystemValidation; t++ {
-		if t.String() == name {
-			return t
-		}
-	}
-	return messages.TypeNone
 }

@@ -19,7 +19,9 @@ import (
 // Serve answers a call another member forwarded to this one, the owner of
 // fwd's rack, with the rack's handlers h: it decodes the request by its
 // method, runs it under the caller's deadline and metadata, and encodes
-// the reply, the status and the reason of an in-band failure. It never
+// the reply, the status and the reason of an in-band failure. The
+// handlers' context ends when Serve returns, so that a batch's children
+// start once its answer is produced. It never
 // fails: what goes wrong is the reply's status. This member owns the log
 // of the call's failure, which it knows the cause of; the receiving
 // member logs it at debug only. The caller was authorised
@@ -59,8 +61,14 @@ func serve(ctx context.Context, h *rmsserver.Handlers, fwd *rackpb.Forward) *rac
 	if err := proto.Unmarshal(fwd.GetRequest(), req); err != nil {
 		return errorReply(status.Error(codes.InvalidArgument, fmt.Sprintf("decode the forwarded %s request: %v", methodName(fwd.GetMethod()), err)))
 	}
+	// The handlers' context ends when the reply is produced, as gRPC ends
+	// a call's once its answer is written: a batch's children wait for it
+	// (rmsserver's afterAnswer), and must not wait for the caller's
+	// deadline, or forever for a call without one, whatever the context
+	// Serve was given.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	if d := deadlineOf(fwd); !d.IsZero() {
-		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, d)
 		defer cancel()
 	}

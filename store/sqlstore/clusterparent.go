@@ -72,3 +72,39 @@ func (s *Store) ClusterParent(ctx context.Context, id string) (store.ClusterPare
 		return p, nil
 	})
 }
+
+// ListClusterParents implements store.ClusterParents.
+func (s *Store) ListClusterParents(ctx context.Context, limit int) ([]store.ClusterParent, error) {
+	return view(ctx, s, func(t *tx) ([]store.ClusterParent, error) {
+		newest := `SELECT id, job_type, method, member, created_at FROM cluster_parent ORDER BY created_at DESC, id DESC`
+		args := []any{}
+		if limit > 0 {
+			newest += ` LIMIT ?`
+			args = append(args, limit)
+		}
+		rows, err := t.query(ctx, `SELECT p.id, p.job_type, p.method, p.member, p.created_at, r.rack_id, r.job_id, r.failure
+			FROM (`+newest+`) p JOIN cluster_parent_rack r ON r.parent_id = p.id
+			ORDER BY p.created_at DESC, p.id DESC, r.position`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: list cluster parents: %w", err)
+		}
+		defer rows.Close()
+		var out []store.ClusterParent
+		for rows.Next() {
+			var p store.ClusterParent
+			var r store.ClusterParentRack
+			if err := rows.Scan(&p.ID, &p.Type, &p.Method, &p.Member, timeCol{&p.CreatedAt}, &r.RackID, &r.JobID, &r.Failure); err != nil {
+				return nil, fmt.Errorf("sqlstore: list cluster parents: %w", err)
+			}
+			if n := len(out); n == 0 || out[n-1].ID != p.ID {
+				out = append(out, p)
+			}
+			last := &out[len(out)-1]
+			last.Racks = append(last.Racks, r)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sqlstore: list cluster parents: %w", err)
+		}
+		return out, nil
+	})
+}

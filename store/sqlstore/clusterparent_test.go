@@ -16,6 +16,7 @@ import (
 func TestClusterParentsAreReadByEveryMember(t *testing.T) {
 	a, b := sharedPostgres(t)
 	checkClusterParents(t, a, b)
+	checkListClusterParents(t, a, b)
 }
 
 // SQLite has the tables too (one schema history for both engines).
@@ -26,6 +27,7 @@ func TestClusterParentsOnSQLite(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	checkClusterParents(t, s, s)
+	checkListClusterParents(t, s, s)
 }
 
 func checkClusterParents(t *testing.T, writer, reader *sqlstore.Store) {
@@ -68,5 +70,48 @@ func checkClusterParents(t *testing.T, writer, reader *sqlstore.Store) {
 	}
 	if _, err := reader.ClusterParent(t.Context(), "x"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a refused parent was written: %v", err)
+	}
+}
+
+// The newest parents list first, each with its racks in request order;
+// a limit keeps the newest.
+func checkListClusterParents(t *testing.T, writer, reader *sqlstore.Store) {
+	t.Helper()
+	before, err := reader.ListClusterParents(t.Context(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written []store.ClusterParent
+	for i, id := range []string{"list-parent-2", "list-parent-3", "list-parent-4"} {
+		p, err := writer.CreateClusterParent(t.Context(), store.ClusterParent{ID: id, Type: "switch_mtls_disable",
+			Method: "/rack_manager.RackManager/BatchDisableSwitchMtls", Member: "rmsd-1",
+			Racks: []store.ClusterParentRack{{RackID: "rack-b", JobID: id + "-b"}, {RackID: "rack-a", Failure: "no switch"}, {RackID: "rack-c", JobID: id + "-c"}}[:i+1]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		written = append(written, p)
+	}
+	got, err := reader.ListClusterParents(t.Context(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("listed %d parents, want 2: %+v", len(got), got)
+	}
+	for i, want := range []store.ClusterParent{written[2], written[1]} {
+		if !got[i].CreatedAt.Equal(want.CreatedAt) {
+			t.Errorf("parent %d created %v, want %v", i, got[i].CreatedAt, want.CreatedAt)
+		}
+		got[i].CreatedAt = want.CreatedAt
+		if !reflect.DeepEqual(got[i], want) {
+			t.Errorf("parent %d: %+v, want %+v", i, got[i], want)
+		}
+	}
+	all, err := reader.ListClusterParents(t.Context(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(before)+3 || all[2].ID != "list-parent-2" {
+		t.Errorf("listed %d parents (%d before), the third %q", len(all), len(before), all[2].ID)
 	}
 }
