@@ -10,10 +10,11 @@ import (
 	"github.com/rmsd/rmsd/store"
 )
 
-// Store is what a member needs of the shared store: rack ownership and the
-// registered racks.
+// Store is what a member needs of the shared store: rack ownership, the
+// members' views and the registered racks.
 type Store interface {
 	store.RackOwners
+	store.ClusterMembers
 	ListRacks(ctx context.Context) ([]store.RackRecord, error)
 }
 

@@ -3,6 +3,7 @@ package member
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -56,7 +57,11 @@ func (m *Member) fencing() bool {
 // watchBlocked asks, every tick, every other member of this member's
 // view of the cluster whether it has blocked this member, and fences the
 // member at the first that has. A member that does not answer (down,
-// partitioned, slow) says nothing: only a positive answer fences.
+// partitioned, slow) says nothing: only a positive answer fences. It also
+// keeps the member's row of its view in the store, and asks the members
+// this one has blocked whether they have blocked it too: a partition
+// between members has healed, and the side that yields fences itself
+// (askBlocked).
 func (m *Member) watchBlocked(ctx context.Context) {
 	defer close(m.watchDone)
 	probe := newBlockProbe(m.sys.ID, m.sys.Address(), m.c.Config.RemoteConfig.DialOptions)
@@ -69,25 +74,42 @@ func (m *Member) watchBlocked(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if cause := m.askPeers(ctx, probe); cause != nil {
+		m.writeViewRow(ctx)
+		peers := m.viewPeers()
+		blocked, rows := m.blockedPeers(ctx)
+		keep := maps.Clone(peers)
+		for _, b := range blocked {
+			keep[b.addr] = true
+		}
+		probe.keepOnly(keep)
+		cause := m.askPeers(ctx, probe, peers)
+		if cause == nil && len(blocked) > 0 {
+			cause = m.askBlocked(ctx, probe, blocked, rows)
+		}
+		if cause != nil {
 			m.fence(cause)
 			return
 		}
 	}
 }
 
-// askPeers asks every other member in this member's view, in parallel
-// and each within one tick, and returns the first block found.
-func (m *Member) askPeers(ctx context.Context, probe *blockProbe) error {
+// viewPeers returns the addresses of the other members in this member's
+// view.
+func (m *Member) viewPeers() map[string]bool {
 	peers := map[string]bool{}
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, addr := range m.view {
 		if addr != m.sys.Address() {
 			peers[addr] = true
 		}
 	}
-	m.mu.Unlock()
-	probe.keepOnly(peers)
+	return peers
+}
+
+// askPeers asks every member of peers, in parallel and each within one
+// tick, and returns the first block found.
+func (m *Member) askPeers(ctx context.Context, probe *blockProbe, peers map[string]bool) error {
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -116,21 +138,30 @@ func (m *Member) askPeers(ctx context.Context, probe *blockProbe) error {
 
 // viewChanged records the member's view of the cluster from protoactor's
 // topology event (published under the member list's lock, which its
-// accessors do not take).
+// accessors do not take), and the members that left it, which protoactor
+// has blocked for good.
 func (m *Member) viewChanged(evt any) {
 	t, ok := evt.(*cluster.ClusterTopology)
 	if !ok {
 		return
 	}
 	view := make([]string, 0, len(t.Members))
+	systems := make([]string, 0, len(t.Members))
 	for _, p := range t.Members {
 		if p.Id != m.sys.ID {
 			view = append(view, p.Address())
+			systems = append(systems, p.Id)
 		}
 	}
 	m.mu.Lock()
-	m.view = view
-	m.mu.Unlock()
+	defer m.mu.Unlock()
+	m.view, m.viewSystems = view, systems
+	m.viewVersion++
+	for _, p := range t.Left {
+		if p.Id != m.sys.ID {
+			m.leftPeers[p.Id] = p.Address()
+		}
+	}
 }
 
 // fence stops the member acting on every rack at once: each grain

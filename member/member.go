@@ -14,6 +14,7 @@ import (
 
 	"github.com/rmsd/rmsd/member/racklease"
 	"github.com/rmsd/rmsd/member/rackpb"
+	"github.com/rmsd/rmsd/store"
 )
 
 // Member is this rmsd's place in the cluster: its actor system, remote
@@ -43,9 +44,18 @@ type Member struct {
 	blocked, watchDone chan struct{}
 	blockedCause       error
 	// view is the other members' addresses in this member's view of the
-	// cluster (under mu), from protoactor's topology events.
-	view    []string
-	viewSub *eventstream.Subscription
+	// cluster and viewSystems their actor system ids (under mu), from
+	// protoactor's topology events; viewVersion counts the events.
+	// leftPeers are the members that left the view, which protoactor has
+	// blocked for good: address by actor system id (partitionwatch.go).
+	view, viewSystems []string
+	viewVersion       int
+	leftPeers         map[string]string
+	viewSub           *eventstream.Subscription
+	// row is this process's row of its view in the store and rowVersion
+	// the viewVersion it holds (under mu; partitionwatch.go).
+	row        store.MemberView
+	rowVersion int
 }
 
 // heartbeatExpiration is the least time gossip waits for a member's
@@ -69,7 +79,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 	}
 	m := &Member{closeProvider: closeProvider, cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{},
 		place: newPlacement(), grains: map[string]*actor.PID{}, done: make(chan struct{}), reloadDone: make(chan struct{}),
-		blocked: make(chan struct{}), watchDone: make(chan struct{})}
+		blocked: make(chan struct{}), watchDone: make(chan struct{}), leftPeers: map[string]string{}, rowVersion: -1}
 	m.sys = actor.NewActorSystem(actorOpts...)
 	bind := cfg.BindHost
 	if bind == "" {
@@ -119,6 +129,7 @@ func (m *Member) Stop() {
 	<-m.done
 	<-m.reloadDone
 	<-m.watchDone
+	m.leaveViewRow()
 	m.handOverAll()
 	m.c.Shutdown(true)
 	m.sys.EventStream.Unsubscribe(m.viewSub)

@@ -24,7 +24,10 @@ func TestMain(m *testing.M) {
 }
 
 // noStore is a Store that is never reached: Start refuses before.
-type noStore struct{ store.RackOwners }
+type noStore struct {
+	store.RackOwners
+	store.ClusterMembers
+}
 
 func (noStore) ListRacks(context.Context) ([]store.RackRecord, error) { return nil, nil }
 

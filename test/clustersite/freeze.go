@@ -55,3 +55,18 @@ func (m *Member) ExitedByItself() (bool, error) {
 	defer m.mu.Unlock()
 	return m.rms != nil, m.err
 }
+
+// pid is the member's current process id (0 once it has ended).
+func (m *Member) pid() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cmd == nil || m.cmd.Process == nil {
+		return 0
+	}
+	select {
+	case <-m.exited:
+		return 0
+	default:
+		return m.cmd.Process.Pid
+	}
+}

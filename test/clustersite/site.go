@@ -58,6 +58,9 @@ type Options struct {
 	// DrainTimeout is [workflows] drain_timeout_seconds.
 	// Zero leaves rmsd's default.
 	MembershipTimeout, DrainTimeout int
+	// Partitionable routes the members' traffic to each other through
+	// proxies that Partition and Heal control (partition.go; Linux).
+	Partitionable bool
 	// Wait bounds each wait on a member (start, stop) and the
 	// registration of the site's nodes.
 	Wait time.Duration
@@ -82,6 +85,7 @@ type Site struct {
 	cmdline []string
 	env     []string
 	ports   []int // remote ports, then automanaged ports
+	part    *partition
 }
 
 // Start starts the simulator (of o.Racks racks, none if zero), creates
@@ -133,12 +137,44 @@ func Start(ctx context.Context, o Options) (s *Site, err error) {
 			return s, fmt.Errorf("seed the site's database: %w", err)
 		}
 	}
-	if s.ports, err = freePorts(2 * o.Members); err != nil {
+	// Remote ports, automanaged ports, and a partitionable site's seed
+	// proxies (one per ordered pair of members).
+	nports := 2 * o.Members
+	if o.Partitionable {
+		nports += o.Members * o.Members
+	}
+	if s.ports, err = freePorts(nports); err != nil {
 		return s, err
 	}
 	var seeds []string
 	for i := range o.Members {
 		seeds = append(seeds, "127.0.0.1:"+strconv.Itoa(s.ports[o.Members+i]))
+	}
+	// Member i's seeds and advertised host: the shared list and loopback,
+	// or, partitionable, the proxies of its pairs and its own address.
+	memberSeeds := func(int) string { return strings.Join(seeds, ",") }
+	advertised := func(int) string { return "127.0.0.1" }
+	if o.Partitionable {
+		extra := s.ports[2*o.Members:]
+		seedPorts := make([][]int, o.Members)
+		for i := range o.Members {
+			seedPorts[i] = extra[i*o.Members : (i+1)*o.Members]
+		}
+		if err := s.startPartition(seedPorts); err != nil {
+			return s, err
+		}
+		memberSeeds = func(i int) string {
+			var own []string
+			for j := range o.Members {
+				if i == j {
+					own = append(own, seeds[j])
+				} else {
+					own = append(own, "127.0.0.1:"+strconv.Itoa(seedPorts[i][j]))
+				}
+			}
+			return strings.Join(own, ",")
+		}
+		advertised = advertisedHost
 	}
 	keys := filepath.Join(o.Dir, "store-keys")
 	key := "k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 32)) + "\n"
@@ -160,7 +196,7 @@ func Start(ctx context.Context, o Options) (s *Site, err error) {
 	for i := range o.Members {
 		m := &Member{ID: fmt.Sprintf("member-%d", i), index: i, logPath: filepath.Join(o.Dir, fmt.Sprintf("member-%d.log", i))}
 		cfg := filepath.Join(o.Dir, m.ID+".toml")
-		if err := os.WriteFile(cfg, []byte(memberConfig(o, s.dbURL, m.ID, s.ports[i], s.ports[o.Members+i], strings.Join(seeds, ","))), 0o600); err != nil {
+		if err := os.WriteFile(cfg, []byte(memberConfig(o, s.dbURL, m.ID, advertised(i), s.ports[i], s.ports[o.Members+i], memberSeeds(i))), 0o600); err != nil {
 			return s, err
 		}
 		s.Members = append(s.Members, m)
@@ -201,7 +237,7 @@ func Build(ctx context.Context, dir string, race bool) (string, error) {
 }
 
 // memberConfig is member id's configuration file.
-func memberConfig(o Options, dbURL, id string, remotePort, autoPort int, seeds string) string {
+func memberConfig(o Options, dbURL, id, host string, remotePort, autoPort int, seeds string) string {
 	cfg := fmt.Sprintf(`port = 0
 [server]
 bind_address = "127.0.0.1"
@@ -219,8 +255,9 @@ db_url = %q
 [cluster]
 enabled = true
 member_id = %q
-advertised_address = "127.0.0.1:%d"
-`, dbURL, id, remotePort)
+advertised_address = "%s:%d"
+bind_address = "127.0.0.1"
+`, dbURL, id, host, remotePort)
 	if o.EtcdEndpoint != "" {
 		cfg += fmt.Sprintf("provider = \"etcd\"\netcd_endpoints = %q\netcd_prefix = \"/rmsd-site\"\n", o.EtcdEndpoint)
 	} else {
@@ -303,6 +340,7 @@ func (s *Site) Close() {
 			_ = m.kill()
 		}
 	}
+	s.part.close()
 	if s.Fleet != nil {
 		s.Fleet.Close()
 	}
