@@ -125,6 +125,13 @@ type Metrics struct {
 	// TLS serves metrics over TLS with the gRPC server certificate ([tls]
 	// cert and key, both needed); scrapers need no client certificate.
 	TLS bool `koanf:"tls"`
+	// Pprof also serves Go's runtime profiles (heap, goroutines, CPU) at
+	// /debug/pprof/ on the metrics listener, to find where memory or CPU
+	// goes. Off by default: they show the daemon's internals (stacks,
+	// allocation sites; never memory contents or the command line), so
+	// turn it on only where the metrics port is not reachable by others
+	// (rmsd's own key).
+	Pprof bool `koanf:"pprof"`
 }
 
 // TLS configures the northbound gRPC transport: mTLS when Cert, Key and CA
