@@ -66,6 +66,7 @@ func TestDefaultsMatchUpstream(t *testing.T) {
 		{"switches.nmx_connect_timeout_seconds", cfg.Switches.NMXConnectTimeoutSeconds, 30},
 		{"switches.nmx_request_timeout_seconds", cfg.Switches.NMXRequestTimeoutSeconds, 30},
 		{"server.drain_delay_seconds", cfg.Server.DrainDelaySeconds, 5},
+		{"server.gc_percent", cfg.Server.GCPercent, 75},
 		{"redfish.verify_certificates", cfg.Redfish.VerifyCertificates, false},
 		{"simulator.racks", cfg.Simulator.Racks, 1},
 		{"simulator.nodes_file", cfg.Simulator.NodesFile, "./simulated-nodes.json"},
@@ -399,6 +400,8 @@ func TestServerAndSwitchPortKeysAreValidated(t *testing.T) {
 		{"[simulator]\nnmx_port = -1\n", "simulator.nmx_port: -1 is not a TCP port (0-65535)"},
 		{"[server]\ndrain_delay_seconds = 0\n", ""},
 		{"[server]\ndrain_delay_seconds = -1\n", "server.drain_delay_seconds: must not be negative"},
+		{"[server]\ngc_percent = 50\n", ""},
+		{"[server]\ngc_percent = 5\n", "server.gc_percent: 5 is outside 10-1000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.give, func(t *testing.T) {

@@ -32,6 +32,9 @@ func (c *Config) problems() []string {
 	if c.Server.ShutdownGraceSeconds < 0 {
 		add("server.shutdown_grace_seconds: must not be negative")
 	}
+	if c.Server.GCPercent < 10 || c.Server.GCPercent > 1000 {
+		add("server.gc_percent: %d is outside 10-1000", c.Server.GCPercent)
+	}
 	if c.Metrics.Port < 0 || c.Metrics.Port > 65535 {
 		add("metrics.port: %d is not a TCP port (0-65535)", c.Metrics.Port)
 	}

@@ -43,8 +43,8 @@ func newClient(concurrency int) *client {
 		MaxIdleConnsPerHost: 2,
 		IdleConnTimeout:     90 * time.Second,
 		ForceAttemptHTTP2:   false,
-		ReadBufferSize:      1 << 10, // as rmsd's pool: small buffers per pooled connection
-		WriteBufferSize:     1 << 10,
+		ReadBufferSize:      512, // as rmsd's pool: small buffers per pooled connection
+		WriteBufferSize:     512,
 	}
 	return &client{
 		transport: tr,

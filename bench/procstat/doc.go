@@ -1,3 +1,3 @@
 // Package procstat reads what the benchmark harnesses measure of a running
-// process from /proc: its CPU time (user plus system) and its resident set.
+// process from /proc: its CPU time (user plus system) and its resident set, whole or split into anonymous and file-backed pages.
 package procstat

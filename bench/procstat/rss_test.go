@@ -42,3 +42,13 @@ func TestRSSOfThisProcessGrowsWithWhatItTouches(t *testing.T) {
 		t.Error("RSS of a process that does not exist succeeded")
 	}
 }
+
+func TestResidentSetOfThisProcessSplitsIntoAnonAndFile(t *testing.T) {
+	r, err := ResidentSet(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Anon <= 0 || r.File <= 0 || r.Anon+r.File > r.Total {
+		t.Errorf("ResidentSet = %+v, want anonymous and file-backed parts within the total", r)
+	}
+}

@@ -27,11 +27,13 @@ type options struct {
 	keep        bool
 	firmwareMiB int // the firmware scenario's package
 	admitNodes  int // the admission scenario's batch
-	// only, when "admission", runs that scenario alone and writes no
-	// report (southbound.md is the whole harness's).
+	// only, when "admission" or "memory", runs that scenario alone and
+	// writes no report (southbound.md is the whole harness's).
 	only     string
-	baseline string // a second rmsd binary for the admission scenario
-	perfDir  string // where perf profiles of the admission windows go
+	baseline string   // a second rmsd binary for the admission or memory scenario
+	perfDir  string   // where perf profiles of the admission windows go
+	heapDir  string   // where the memory scenario saves rmsd's heap profile
+	rmsdEnv  []string // added to the memory scenario's rmsd's environment
 }
 
 // results is everything one harness run measured.
@@ -45,6 +47,7 @@ type results struct {
 	scale      []scalePoint
 	firmware   []firmwareRun // both sides, every round
 	admissions []admission   // rmsd and the engine alone, every round
+	breakdowns []breakdown   // -only memory: each side's resident set
 }
 
 // memory is one side's resident set with the site's connections pooled.
@@ -107,8 +110,11 @@ func runHarness(ctx context.Context, o options, log io.Writer) (*results, error)
 		return nil, err
 	}
 	most := slices.Max(append([]int{o.siteRacks}, o.scale...))
-	if o.only == "admission" {
+	switch o.only {
+	case "admission":
 		most = 1 // the batch's trays are one rack's, taken in turn
+	case "memory":
+		most = o.siteRacks
 	}
 	fmt.Fprintf(log, "starting %d simulated racks (%d BMCs)\n", most, most*35)
 	if h.sims, err = startSims(ctx, sim, dir, most, o.network); err != nil {
@@ -116,8 +122,13 @@ func runHarness(ctx context.Context, o options, log io.Writer) (*results, error)
 	}
 	defer h.sims.stop()
 
-	if o.only == "admission" {
+	switch o.only {
+	case "admission":
 		err := h.admissionScenario(ctx, res)
+		res.end = time.Now()
+		return res, err
+	case "memory":
+		err := h.memoryScenario(ctx, res)
 		res.end = time.Now()
 		return res, err
 	}

@@ -29,12 +29,23 @@
 //
 //	go run ./southbound [-site-racks 100] [-scale 1,10,30,100,300] [-rounds 3] [-firmware-mib 256] [-admit-nodes 1000] [-out .]
 //	go run ./southbound -only admission [-rounds 8] [-baseline /path/to/old/rmsd] [-perf dir]
+//	go run ./southbound -only memory [-site-racks 100] [-baseline /path/to/old/rmsd] [-rmsd-env GOGC=50] [-heap-profile dir]
 //
 // -only admission runs the admission scenario alone, on one simulated
 // rack, and prints its ratios without writing the report; -baseline adds
 // a second rmsd to every round (the before of a change), -perf records a
 // perf profile of each rmsd over its measured admissions only
 // (`perf report -i dir/rmsd.perf.data --time "$(cat dir/rmsd.perf.data.time)" --no-children`).
+//
+// -only memory runs the warm whole-site scenario's memory figure alone,
+// one side after the other (rmsd, the -baseline rmsd if given, the bare
+// client), each freshly started on -site-racks racks and taken through
+// the warm scenario's reads: its resident set after start and with every
+// connection pooled, split into anonymous and file-backed pages, and
+// rmsd's Go runtime figures (heap in use, goroutine stacks, goroutines)
+// from its /metrics. -heap-profile dir turns on rmsd's [metrics] pprof
+// and saves its heap profile and goroutine counts there, printing the
+// heap's top entries (`go tool pprof -top -sample_index=inuse_space dir/rmsd.heap.pb.gz`).
 package main
 
 import (
@@ -61,9 +72,17 @@ func main() {
 	flag.IntVar(&o.admitNodes, "admit-nodes", 1000, "compute trays of the admission scenario's BatchUpdateFirmware")
 	flag.StringVar(&scale, "scale", "1,10,30,100,300", "racks of each point of the scale curve")
 	flag.IntVar(&o.network, "network", 71, "second octet of the first simulator's loopback addresses (each further simulator, one per 50 racks, takes the next)")
-	flag.StringVar(&o.only, "only", "", "run one scenario alone and print its figures, writing no report (admission)")
-	flag.StringVar(&o.baseline, "baseline", "", "with -only admission: a second rmsd binary, measured in turn in every round")
+	flag.StringVar(&o.only, "only", "", "run one scenario alone and print its figures, writing no report (admission or memory)")
+	flag.StringVar(&o.baseline, "baseline", "", "with -only admission or memory: a second rmsd binary, measured in turn")
 	flag.StringVar(&o.perfDir, "perf", "", "with -only admission: record perf profiles of each rmsd's measured admissions into this directory (<side>.perf.data)")
+	flag.StringVar(&o.heapDir, "heap-profile", "", "with -only memory: serve rmsd's pprof and save its heap profile and goroutine counts into this directory")
+	flag.Func("rmsd-env", "with -only memory: KEY=VALUE added to rmsd's environment, not the baseline's (repeatable; GOGC=50, RMS_REDFISH__…)", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return fmt.Errorf("%q is not KEY=VALUE", v)
+		}
+		o.rmsdEnv = append(o.rmsdEnv, v)
+		return nil
+	})
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (logs, stores)")
 	flag.Parse()
 	var err error

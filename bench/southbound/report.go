@@ -21,6 +21,12 @@ type ratio struct {
 // perRound pairs the rmsd and bare runs of one scenario by round and
 // returns of(rmsd)/of(bare) for each round.
 func perRound(runs []run, scenario string, of func(run) time.Duration) (ratios []float64, rmsd, bare []time.Duration) {
+	return sidesPerRound(runs, scenario, "rmsd", "bare", of)
+}
+
+// sidesPerRound pairs the runs of sides num and den of one scenario by
+// round and returns of(num)/of(den) for each round, with both figures.
+func sidesPerRound(runs []run, scenario, num, den string, of func(run) time.Duration) (ratios []float64, nums, dens []time.Duration) {
 	byRound := map[int]map[string]run{}
 	for _, r := range runs {
 		if r.scenario != scenario {
@@ -32,17 +38,17 @@ func perRound(runs []run, scenario string, of func(run) time.Duration) (ratios [
 		byRound[r.round][r.side] = r
 	}
 	for round := range len(byRound) {
-		a, okA := byRound[round]["rmsd"]
-		b, okB := byRound[round]["bare"]
+		a, okA := byRound[round][num]
+		b, okB := byRound[round][den]
 		if !okA || !okB {
 			continue
 		}
-		rmsd, bare = append(rmsd, of(a)), append(bare, of(b))
+		nums, dens = append(nums, of(a)), append(dens, of(b))
 		if of(b) > 0 {
 			ratios = append(ratios, float64(of(a))/float64(of(b)))
 		}
 	}
-	return ratios, rmsd, bare
+	return ratios, nums, dens
 }
 
 func summarise(what, target string, ratios []float64, rmsd, bare []time.Duration) ratio {

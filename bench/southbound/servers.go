@@ -28,6 +28,8 @@ type daemon struct {
 	ready time.Duration
 	// dir is its directory: configuration, store, firmware_dir.
 	dir string
+	// metricsAddr is its metrics listener's address (host:port).
+	metricsAddr string
 }
 
 // daemonConfig is rmsd's configuration: plaintext gRPC on a free loopback
@@ -55,9 +57,10 @@ firmware_dir = %q
 sqlite_path = %q
 `
 
-// startDaemon starts rmsd in a fresh directory under dir and registers
-// racks with CreateNodes, one call per rack.
-func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet) (*daemon, error) {
+// startDaemon starts rmsd in a fresh directory under dir, with env added
+// to its environment (configuration overrides, RMS_<SECTION>__<KEY>), and
+// registers racks with CreateNodes, one call per rack.
+func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet, env ...string) (*daemon, error) {
 	dir, err := os.MkdirTemp(dir, "rmsd-")
 	if err != nil {
 		return nil, fmt.Errorf("rmsd directory: %w", err)
@@ -67,21 +70,27 @@ func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet) (
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		return nil, fmt.Errorf("write rmsd's configuration: %w", err)
 	}
-	var addr string
+	var addr, metricsAddr string
 	ready := func(line string) bool {
 		var l struct{ Message, Addr string }
-		if json.Unmarshal([]byte(line), &l) == nil && l.Message == "rmsd serving" {
+		if json.Unmarshal([]byte(line), &l) != nil {
+			return false
+		}
+		switch l.Message {
+		case "metrics serving":
+			metricsAddr = l.Addr
+		case "rmsd serving":
 			addr = l.Addr
 			return true
 		}
 		return false
 	}
 	p, err := launch.Start(ctx, launch.Spec{Name: "rmsd", LogPath: filepath.Join(dir, "rmsd.log"),
-		Env: []string{"RMS_ALLOW_INSECURE=1"}, Ready: ready}, bin, "--config", cfg)
+		Env: append([]string{"RMS_ALLOW_INSECURE=1"}, env...), Ready: ready}, bin, "--config", cfg)
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{Process: p, dir: dir}
+	d := &daemon{Process: p, dir: dir, metricsAddr: metricsAddr}
 	if d.conn, err = launch.Dial(ctx, addr, launch.DefaultStartTimeout, grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20))); err != nil {
 		p.Kill()
 		return nil, err

@@ -111,3 +111,37 @@ func (d testLog) Write(p []byte) (int, error) {
 	d.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
+
+// TestMemoryScenarioAloneProfilesRMSD runs -only memory on one rack with
+// a heap profile, and checks what it prints and saves: every side's
+// resident set, rmsd's runtime figures and the heap's top entries.
+func TestMemoryScenarioAloneProfilesRMSD(t *testing.T) {
+	heap := t.TempDir()
+	o := options{root: "../..", out: t.TempDir(), siteRacks: 1, rackCalls: 2, rounds: 1, firstRounds: 1, scale: []int{1}, network: 79,
+		firmwareMiB: 1, admitNodes: 1, only: "memory", heapDir: heap}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var log strings.Builder
+	if err := measureAndReport(ctx, o, &log); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`memory rmsd, 35 BMCs: RSS \d+\.\d MiB after start \(anon \d+\.\d MiB, file \d+\.\d MiB\)`),
+		regexp.MustCompile(`memory rmsd runtime: heap in use \d+\.\d MiB .* goroutine stacks \d+\.\d MiB \(\d+ goroutines`),
+		regexp.MustCompile(`memory bare, 35 BMCs: RSS`),
+		regexp.MustCompile(`rmsd's heap in use .*\n(.*\n)*.*flat%`),
+		regexp.MustCompile(`rmsd / bare, one-rack CPU per call: (\d+\.\d\d×|n/a)`),
+	} {
+		if !want.MatchString(log.String()) {
+			t.Errorf("the output lacks %s:\n%s", want, log.String())
+		}
+	}
+	for _, f := range []string{"rmsd.heap.pb.gz", "rmsd.goroutine.txt"} {
+		if st, err := os.Stat(filepath.Join(heap, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s not saved: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(o.out, reportFile)); !os.IsNotExist(err) {
+		t.Errorf("-only memory wrote the report (%v)", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // reportFile is the report's name in -out.
@@ -18,18 +19,27 @@ func measureAndReport(ctx context.Context, o options, log io.Writer) error {
 	if o.siteRacks < 1 || o.rackCalls < 1 || o.rounds < 1 || o.firstRounds < 1 || len(o.scale) == 0 || o.firmwareMiB < 1 || o.admitNodes < 1 {
 		return fmt.Errorf("site racks, rack calls, rounds, first rounds, firmware MiB and admission nodes must be at least 1, with one scale point or more")
 	}
-	if o.only != "" && o.only != "admission" {
-		return fmt.Errorf("-only %q: the one scenario that runs alone is admission", o.only)
+	if o.only != "" && o.only != "admission" && o.only != "memory" {
+		return fmt.Errorf("-only %q: the scenarios that run alone are admission and memory", o.only)
 	}
-	if (o.baseline != "" || o.perfDir != "") && o.only != "admission" {
-		return fmt.Errorf("-baseline and -perf go with -only admission")
+	if o.baseline != "" && o.only == "" {
+		return fmt.Errorf("-baseline goes with -only admission or -only memory")
+	}
+	if o.perfDir != "" && o.only != "admission" {
+		return fmt.Errorf("-perf goes with -only admission")
+	}
+	if (o.heapDir != "" || len(o.rmsdEnv) > 0) && o.only != "memory" {
+		return fmt.Errorf("-heap-profile and -rmsd-env go with -only memory")
 	}
 	res, err := runHarness(ctx, o, log)
 	if err != nil {
 		return err
 	}
-	if o.only == "admission" {
+	switch o.only {
+	case "admission":
 		return writeAdmissionSummary(log, res)
+	case "memory":
+		return writeMemorySummary(log, res)
 	}
 	if err := scaleChart(res.scale, filepath.Join(o.out, chartFile)); err != nil {
 		return err
@@ -70,6 +80,43 @@ func writeAdmissionSummary(log io.Writer, res *results) error {
 		med, lo, hi := spread(ratios)
 		fmt.Fprintf(&b, "%s / %s, CPU per admitted node: %s (%s–%s); medians %s vs %s\n",
 			p[0], p[1], times(med), times(lo), times(hi), us(medianDur(num)), us(medianDur(den)))
+	}
+	_, err := io.WriteString(log, b.String())
+	return err
+}
+
+// writeMemorySummary prints the memory scenario's resident sets per BMC
+// and, from its alternated rounds, rmsd's one-rack CPU per call and p50
+// against the bare client's (and the baseline's), each the median of the
+// rounds' ratios with their range.
+func writeMemorySummary(log io.Writer, res *results) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nmemory of %d racks, %d rounds, load average %s at the start and %s at the end\n",
+		res.o.siteRacks, res.o.rounds, res.loadBefore, loadAverage())
+	for _, m := range res.breakdowns {
+		fmt.Fprintf(&b, "%s: %s with every connection pooled, %s per BMC (anon %s, file %s)\n",
+			m.side, mib(m.warm.Total), kib(m.warm.Total/int64(m.bmcs)), mib(m.warm.Anon), mib(m.warm.File))
+	}
+	pairs := [][2]string{{"rmsd", "bare"}}
+	if res.o.baseline != "" {
+		pairs = append(pairs, [2]string{"baseline", "bare"}, [2]string{"rmsd", "baseline"})
+	}
+	for _, p := range pairs {
+		for _, m := range []struct {
+			name     string
+			scenario string
+			of       func(run) time.Duration
+		}{
+			{"one-rack CPU per call", "rack", run.cpuPerCall},
+			{"one-rack p50", "rack", run.p50},
+			{"whole-site warm read", "site", func(r run) time.Duration { return r.wall }},
+			{"whole-site warm read's CPU", "site", run.cpuPerCall},
+		} {
+			ratios, num, den := sidesPerRound(res.runs, m.scenario, p[0], p[1], m.of)
+			med, lo, hi := spread(ratios)
+			fmt.Fprintf(&b, "%s / %s, %s: %s (%s–%s); medians %s vs %s\n", p[0], p[1], m.name,
+				times(med), times(lo), times(hi), ms(medianDur(num)), ms(medianDur(den)))
+		}
 	}
 	_, err := io.WriteString(log, b.String())
 	return err

@@ -29,7 +29,8 @@ func newMetrics(cfg *config.Config, mtls bool, persistence string) *metrics.Metr
 }
 
 // startMetrics serves /metrics on [server] bind_address and [metrics] port
-// (0 picks a free port), with the gRPC certificate when [metrics] tls.
+// (0 picks a free port), with the gRPC certificate when [metrics] tls, and
+// /debug/pprof/ beside it when [metrics] pprof.
 func (d *daemon) startMetrics(log logging.Logger, extra ...metrics.Route) error {
 	var tlsConfig *tls.Config
 	if d.cfg.Metrics.TLS {
@@ -42,13 +43,16 @@ func (d *daemon) startMetrics(log logging.Logger, extra ...metrics.Route) error 
 			return err
 		}
 	}
+	if d.cfg.Metrics.Pprof {
+		extra = append(extra, metrics.ProfileRoutes()...)
+	}
 	addr := net.JoinHostPort(d.cfg.Server.BindAddress, strconv.Itoa(d.cfg.Metrics.Port))
 	srv, err := metrics.Listen(addr, tlsConfig, d.metrics.Handler(), log.Component("metrics"), extra...)
 	if err != nil {
 		return err
 	}
 	d.metricsSrv = srv
-	d.log.Info().Str("addr", srv.Addr().String()).Bool("tls", tlsConfig != nil).Msg("metrics serving")
+	d.log.Info().Str("addr", srv.Addr().String()).Bool("tls", tlsConfig != nil).Bool("pprof", d.cfg.Metrics.Pprof).Msg("metrics serving")
 	return nil
 }
 

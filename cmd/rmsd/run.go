@@ -120,6 +120,8 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
+	gogc, fromEnv := applyGCPercent(cfg.Server, opts.Environ)
+	logger.Debug().Str("gogc", gogc).Bool("from_environment", fromEnv).Msg("garbage collector target")
 	if err := checkCluster(cfg, f.simulate); err != nil {
 		return nil, err
 	}

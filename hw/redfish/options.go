@@ -24,7 +24,7 @@ const (
 	DefaultMaxIdleConns        = 1 << 16
 	DefaultMaxIdleConnsPerHost = 2
 	defaultIdleConnTimeout     = 90 * time.Second
-	connBufferSize             = 1 << 10
+	connBufferSize             = 512
 	maxBodyBytes               = 8 << 20
 )
 

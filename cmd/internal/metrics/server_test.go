@@ -84,3 +84,36 @@ func TestListenOnAPortInUseFails(t *testing.T) {
 		t.Fatalf("Listen on a taken port: %v", err)
 	}
 }
+
+func TestProfileRoutesServeTheHeapButNotTheCommandLine(t *testing.T) {
+	m := New(Info{TLSMode: "insecure", PersistenceType: "sqlite"})
+	srv, err := Listen("127.0.0.1:0", nil, m.Handler(), zerolog.Nop(), ProfileRoutes()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close(context.Background())
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := client.Get("http://" + srv.Addr().String() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/debug/pprof/heap?debug=1"); code != http.StatusOK || !strings.Contains(body, "heap profile:") {
+		t.Errorf("heap profile: %d %.80q", code, body)
+	}
+	if code, body := get("/debug/pprof/goroutine?debug=1"); code != http.StatusOK || !strings.Contains(body, "goroutine profile:") {
+		t.Errorf("goroutine profile: %d %.80q", code, body)
+	}
+	if code, body := get("/debug/pprof/cmdline"); code != http.StatusNotFound {
+		t.Errorf("command line: %d %.80q, want 404", code, body)
+	}
+}
