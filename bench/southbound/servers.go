@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/rmsd/rmsd/bench/launch"
+	"github.com/rmsd/rmsd/grpc/adminpb"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 )
 
@@ -23,6 +24,10 @@ type daemon struct {
 	*launch.Process
 	conn *grpc.ClientConn
 	rms  rmspb.RackManagerClient
+	// adminConn and admin reach its admin service (the admission scenario
+	// cancels its batches between rounds).
+	adminConn *grpc.ClientConn
+	admin     adminpb.AdminClient
 	// ready is how long it took from exec until it served and held every
 	// rack's nodes.
 	ready time.Duration
@@ -31,7 +36,8 @@ type daemon struct {
 }
 
 // daemonConfig is rmsd's configuration: plaintext gRPC on a free loopback
-// port, a store of its own, info logging (rmsd's default level), and a
+// port, the admin service on another, a store of its own, info logging
+// (rmsd's default level), and a
 // generous BMC connect and request timeouts: on a loaded machine thousands of first TLS
 // handshakes queue for the CPU (the bare client waits as long), and a
 // firmware task read every second (the bare client's cadence too).
@@ -42,6 +48,9 @@ bind_address = "127.0.0.1"
 drain_delay_seconds = 0
 shutdown_grace_seconds = 5
 [metrics]
+port = 0
+[admin]
+enabled = true
 port = 0
 [tls]
 insecure = true
@@ -67,10 +76,16 @@ func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet) (
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		return nil, fmt.Errorf("write rmsd's configuration: %w", err)
 	}
-	var addr string
+	var addr, adminAddr string
 	ready := func(line string) bool {
 		var l struct{ Message, Addr string }
-		if json.Unmarshal([]byte(line), &l) == nil && l.Message == "rmsd serving" {
+		if json.Unmarshal([]byte(line), &l) != nil {
+			return false
+		}
+		switch {
+		case strings.HasPrefix(l.Message, "admin service serving"): // logged before rmsd serving
+			adminAddr = l.Addr
+		case l.Message == "rmsd serving":
 			addr = l.Addr
 			return true
 		}
@@ -87,6 +102,12 @@ func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet) (
 		return nil, err
 	}
 	d.rms = rmspb.NewRackManagerClient(d.conn)
+	if d.adminConn, err = launch.Connect(adminAddr); err != nil { // it serves no health service
+		d.conn.Close()
+		p.Kill()
+		return nil, fmt.Errorf("rmsd's admin service: %w", err)
+	}
+	d.admin = adminpb.NewAdminClient(d.adminConn)
 	for _, r := range racks {
 		resp, err := d.rms.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: r})
 		if err != nil {
@@ -123,6 +144,7 @@ func (d *daemon) readPower(ctx context.Context, racks []*rmspb.NodeSet) error {
 
 func (d *daemon) close() error {
 	d.conn.Close()
+	d.adminConn.Close()
 	return d.Stop()
 }
 
