@@ -29,6 +29,12 @@ type admission struct {
 	cpu   time.Duration // the process's CPU time over the admission
 	wall  time.Duration
 	load  string
+	// afterAnswer is rmsd's CPU time from the reply until it fell quiet:
+	// the released children's first steps, the jobs' work (not counted in
+	// cpu).
+	afterAnswer time.Duration
+	// answered is rmsd's run time when the harness had the reply.
+	answered time.Duration
 	// parentID is rmsd's batch parent, cancelled after the round.
 	parentID string
 }
@@ -149,6 +155,11 @@ func (h *harness) admissionScenario(ctx context.Context, res *results) error {
 			if err != nil {
 				return err
 			}
+			quiet, err := quietRunTime(ctx, s.d.PID())
+			if err != nil {
+				return err
+			}
+			a.afterAnswer = quiet - a.answered
 			if err := s.d.settle(ctx, a.parentID); err != nil {
 				return err
 			}
@@ -195,8 +206,12 @@ func (h *harness) engineRounds(ctx context.Context, rounds int) ([]admission, er
 }
 
 func (h *harness) printAdmission(a admission) {
-	fmt.Fprintf(h.log, "admit round %d %-8s: %d nodes in %s, CPU %s (%s per node); load %s\n",
-		a.round, a.side, a.nodes, ms(a.wall), ms(a.cpu), us(a.perNode()), a.load)
+	after := ""
+	if a.afterAnswer > 0 && a.nodes > 0 {
+		after = fmt.Sprintf(", then %s per node after the answer", us(a.afterAnswer/time.Duration(a.nodes)))
+	}
+	fmt.Fprintf(h.log, "admit round %d %-8s: %d nodes in %s, CPU %s (%s per node%s); load %s\n",
+		a.round, a.side, a.nodes, ms(a.wall), ms(a.cpu), us(a.perNode()), after, a.load)
 }
 
 // computeTrays is every compute tray of the site, rack by rack.
@@ -260,7 +275,32 @@ func (d *daemon) admit(ctx context.Context, nodes *rmspb.NodeSet) (admission, er
 		return admission{}, fmt.Errorf("BatchUpdateFirmware: %d of %d nodes admitted: %s", got, len(nodes.GetNodes()), resp.GetResponse().GetMessage())
 	}
 	return admission{side: "rmsd", nodes: len(nodes.GetNodes()), cpu: cpu1 - cpu0, wall: wall, load: loadAverage(),
-		parentID: resp.GetResponse().GetJobId()}, nil
+		answered: cpu1, parentID: resp.GetResponse().GetJobId()}, nil
+}
+
+// quietRunTime waits until process pid has used under a millisecond of
+// CPU in 200 ms (or for 30 s at most) and returns its run time then.
+func quietRunTime(ctx context.Context, pid int) (time.Duration, error) {
+	last, err := procstat.RunTime(pid)
+	if err != nil {
+		return 0, err
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		now, err := procstat.RunTime(pid)
+		if err != nil {
+			return 0, err
+		}
+		if now-last < time.Millisecond {
+			return now, nil
+		}
+		last = now
+	}
+	return last, nil
 }
 
 // settle cancels the batch parent (every child with it) and waits until
