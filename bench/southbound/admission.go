@@ -64,9 +64,14 @@ func (a admission) perNode() time.Duration {
 // time is read as soon as the harness has the reply; rmsd runs at a lower
 // priority than the harness (lowerPriority), so that the harness reads it
 // at once rather than after the released children's first steps (a
-// progress record, the package opened, a connect). The trays' BMC
-// addresses lead to a listener that accepts nothing, so every child then
-// waits at its first connect. Between rounds, untimed, rmsd's batch is
+// progress record, the package opened, a connect). rmsd lets one BMC
+// operation at a time through ([redfish] max_concurrent_requests = 1): the
+// trays' BMC addresses lead to a listener that accepts nothing, so the
+// first child waits at its connect and every other one before it starts
+// its BMC client, after its progress record and the package's open. The
+// race between the harness's reading and those first steps remains (on an
+// idle core rmsd runs them at once, whatever its priority), which is why
+// the summary also compares each side's least round. Between rounds, untimed, rmsd's batch is
 // cancelled and rmsd left to settle, as the engine's children are
 // released and waited for: neither side carries a thousand waiting
 // children per earlier round into the next (their goroutines would weigh
@@ -96,7 +101,7 @@ func (h *harness) admissionScenario(ctx context.Context, res *results) error {
 		if b.name == "baseline" {
 			bin = h.o.baseline
 		}
-		d, err := startDaemon(ctx, bin, h.dir, nil)
+		d, err := startDaemon(ctx, bin, h.dir, nil, 1)
 		if err != nil {
 			return err
 		}

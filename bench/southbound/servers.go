@@ -40,7 +40,8 @@ type daemon struct {
 // (rmsd's default level), and a
 // generous BMC connect and request timeouts: on a loaded machine thousands of first TLS
 // handshakes queue for the CPU (the bare client waits as long), and a
-// firmware task read every second (the bare client's cadence too).
+// firmware task read every second (the bare client's cadence too); BMC
+// operations in flight at once as startDaemon is told.
 const daemonConfig = `
 port = 0
 [server]
@@ -58,21 +59,26 @@ insecure = true
 connect_timeout_seconds = 120
 request_timeout_seconds = 300
 task_poll_interval_seconds = 1
+max_concurrent_requests = %d
 [workflows]
 firmware_dir = %q
 [storage]
 sqlite_path = %q
 `
 
-// startDaemon starts rmsd in a fresh directory under dir and registers
-// racks with CreateNodes, one call per rack.
-func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet) (*daemon, error) {
+// defaultBMCRequests is rmsd's default [redfish] max_concurrent_requests.
+const defaultBMCRequests = 256
+
+// startDaemon starts rmsd in a fresh directory under dir, with at most
+// bmcRequests BMC operations in flight, and registers racks with
+// CreateNodes, one call per rack.
+func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet, bmcRequests int) (*daemon, error) {
 	dir, err := os.MkdirTemp(dir, "rmsd-")
 	if err != nil {
 		return nil, fmt.Errorf("rmsd directory: %w", err)
 	}
 	cfg := filepath.Join(dir, "config.toml")
-	body := fmt.Sprintf(daemonConfig, filepath.Join(dir, "firmware"), filepath.Join(dir, "rmsd.db"))
+	body := fmt.Sprintf(daemonConfig, bmcRequests, filepath.Join(dir, "firmware"), filepath.Join(dir, "rmsd.db"))
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		return nil, fmt.Errorf("write rmsd's configuration: %w", err)
 	}
