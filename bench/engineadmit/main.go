@@ -5,7 +5,8 @@
 // against it: what gRPC, validation and planning add per admitted node.
 //
 // It builds the engine as rmsd does (actors.New with rmsd's default
-// [workflows] bounds, its job journal on a SQLite store of its own), and
+// [workflows] bounds, its job journal on a SQLite store of its own, its
+// log at info level into a file, as rmsd's stdout is in the harness), and
 // each round admits one batch of -nodes children in one CreateBatch, as
 // rmsd's batch firmware RPCs do (a parent, one child per node, each with
 // its device key). The children's workflows wait at a gate, as rmsd's
@@ -28,15 +29,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
 	"github.com/rmsd/rmsd/actors"
+	"github.com/rmsd/rmsd/bench/procstat"
 	"github.com/rmsd/rmsd/messages"
 	"github.com/rmsd/rmsd/store/sqlstore"
 )
@@ -76,7 +77,15 @@ func run(ctx context.Context, nodes, rounds int, dir string, out io.Writer) erro
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
 	defer sys.Shutdown()
-	e, err := actors.New(sys, actors.Options{MaxTrackedJobs: maxTrackedJobs, Journal: st, Logger: zerolog.Nop()})
+	logFile, err := os.Create(filepath.Join(dir, "engine.log"))
+	if err != nil {
+		return fmt.Errorf("open the engine's log: %w", err)
+	}
+	defer logFile.Close()
+	// rmsd's engine logs at info, as JSON lines with a timestamp, to
+	// rmsd's stdout (a file in the harness): a line per job admitted.
+	log := zerolog.New(logFile).Level(zerolog.InfoLevel).With().Timestamp().Str("component", "jobs").Logger()
+	e, err := actors.New(sys, actors.Options{MaxTrackedJobs: maxTrackedJobs, Journal: st, Logger: log})
 	if err != nil {
 		return fmt.Errorf("start the job engine: %w", err)
 	}
@@ -91,18 +100,21 @@ func run(ctx context.Context, nodes, rounds int, dir string, out io.Writer) erro
 		if err := e.Wait(ctx, ids...); err != nil {
 			return fmt.Errorf("round %d: wait for the children: %w", round, err)
 		}
-		runtime.GC()
 	}
 	fmt.Fprintln(out, "done")
 	return nil
 }
 
 // admit admits one batch whose children wait at a gate, and returns the
-// process's CPU time and the wall time of the admission, the children's
-// ids and the gate's release.
+// process's CPU time and the wall time from the call until every child
+// has reached the gate, the children's ids and the gate's release.
 func admit(ctx context.Context, e *actors.Engine, nodes, round int) (cpu, wall time.Duration, ids []string, release func(), err error) {
-	gate := make(chan struct{})
+	gate, arrived := make(chan struct{}), make(chan struct{})
+	var waiting atomic.Int64
 	held := messages.WorkflowFunc(func(wctx context.Context, job messages.Reporter) {
+		if waiting.Add(1) == int64(nodes) {
+			close(arrived)
+		}
 		select {
 		case <-gate:
 		case <-wctx.Done():
@@ -115,18 +127,26 @@ func admit(ctx context.Context, e *actors.Engine, nodes, round int) (cpu, wall t
 		targets[i] = messages.BatchTarget{RackID: rack, NodeID: rack + "-compute-" + strconv.Itoa(i%18), Description: "Queued",
 			Devices: []string{fmt.Sprintf("bmc:127.%d.%d.%d:443", 240+round%10, i>>8, i&255)}, Workflow: held}
 	}
-	cpu0, err := cpuTime()
+	cpu0, err := procstat.RunTime(os.Getpid())
 	if err != nil {
 		return 0, 0, nil, nil, err
 	}
 	start := time.Now()
 	rep, err := e.CreateBatch(ctx, messages.JobSpec{ID: fmt.Sprintf("batch-%d", round), Type: messages.TypeFirmwareUpdate}, targets, nil)
-	wall = time.Since(start)
-	cpu1, cerr := cpuTime()
 	if err != nil {
 		close(gate)
 		return 0, 0, nil, nil, fmt.Errorf("round %d: CreateBatch: %w", round, err)
 	}
+	if len(rep.Admitted) == nodes {
+		select {
+		case <-arrived:
+		case <-time.After(time.Minute):
+			close(gate)
+			return 0, 0, nil, nil, fmt.Errorf("round %d: %d of %d children started within a minute", round, waiting.Load(), nodes)
+		}
+	}
+	wall = time.Since(start)
+	cpu1, cerr := procstat.RunTime(os.Getpid())
 	if cerr != nil {
 		close(gate)
 		return 0, 0, nil, nil, cerr
@@ -139,13 +159,4 @@ func admit(ctx context.Context, e *actors.Engine, nodes, round int) (cpu, wall t
 		ids = append(ids, a.ID)
 	}
 	return cpu1 - cpu0, wall, ids, func() { close(gate) }, nil
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() (time.Duration, error) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, fmt.Errorf("getrusage: %w", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }

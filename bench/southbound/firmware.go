@@ -68,7 +68,7 @@ func (h *harness) firmwareScenario(ctx context.Context, res *results) error {
 	if len(trays.GetNodes()) == 0 {
 		return fmt.Errorf("firmware: rack 1 has no compute trays")
 	}
-	d, err := startDaemon(ctx, h.rmsd, h.dir, rack)
+	d, err := startDaemon(ctx, h.rmsd, h.dir, rack, defaultBMCRequests)
 	if err != nil {
 		return err
 	}

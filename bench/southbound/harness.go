@@ -173,7 +173,7 @@ func (h *harness) bare(ctx context.Context, n int) (*bare, error) {
 // rounds, and takes both resident sets.
 func (h *harness) warmScenarios(ctx context.Context, res *results) error {
 	racks := h.site(h.o.siteRacks)
-	d, err := startDaemon(ctx, h.rmsd, h.dir, racks)
+	d, err := startDaemon(ctx, h.rmsd, h.dir, racks, defaultBMCRequests)
 	if err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func (h *harness) firstReads(ctx context.Context, res *results) error {
 }
 
 func (h *harness) firstRMSD(ctx context.Context, round int, racks []*rmspb.NodeSet) (run, error) {
-	d, err := startDaemon(ctx, h.rmsd, h.dir, racks)
+	d, err := startDaemon(ctx, h.rmsd, h.dir, racks, defaultBMCRequests)
 	if err != nil {
 		return run{}, err
 	}
@@ -295,7 +295,7 @@ func (h *harness) scaleCurve(ctx context.Context, res *results) error {
 	for _, n := range h.o.scale {
 		racks := h.site(n)
 		p := scalePoint{racks: n, bmcs: h.bmcs(n)}
-		d, err := startDaemon(ctx, h.rmsd, h.dir, racks)
+		d, err := startDaemon(ctx, h.rmsd, h.dir, racks, defaultBMCRequests)
 		if err != nil {
 			return err
 		}

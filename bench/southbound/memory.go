@@ -102,7 +102,7 @@ func (h *harness) memoryScenario(ctx context.Context, res *results) error {
 			} else if h.o.heapDir != "" {
 				env = append(env, "RMS_METRICS__PPROF=true")
 			}
-			d, err := startDaemon(ctx, bin, h.dir, racks, env...)
+			d, err := startDaemon(ctx, bin, h.dir, racks, defaultBMCRequests, env...)
 			if err != nil {
 				return err
 			}

@@ -154,12 +154,18 @@ func render(w io.Writer, res *results, chart string) error {
 		"flash takes 60 ms and the upload is what is timed. Throughput is the bytes pushed over the wall time; " +
 		"the ratio is rmsd's over the bare client's. RSS growth is the largest VmRSS sampled every 20 ms " +
 		"during the push less VmRSS before it.\n\n" +
-		"Admission: one `BatchUpdateFirmware` of compute trays through gRPC, rmsd's CPU time from the call to " +
-		"its answer per admitted node, against `bench/engineadmit`, the job engine alone in a process of its own " +
-		"(the same `CreateBatch` of one child per node, its journal on SQLite as rmsd's), CPU time per child. " +
-		"Both are whole-process CPU time, so the ratio is what gRPC, validation, planning and the reply add to " +
-		"the engine's own admission. The trays' BMC addresses lead to a listener that never accepts, so no " +
-		"child does hardware work while the admission is measured. A warm-up round on each side is not counted.\n\n")
+		"Admission: one `BatchUpdateFirmware` of compute trays through gRPC, rmsd's CPU time (its threads' " +
+		"run time, to the nanosecond) from the call until the harness has the answer, per admitted node, against " +
+		"`bench/engineadmit`, the job engine alone in a process of its own (the same `CreateBatch` of one child " +
+		"per node, its journal on SQLite and its log at info level in a file, as rmsd's), its CPU time from the " +
+		"call until every child has started, per child. Both are whole-process CPU time, so the ratio is what " +
+		"gRPC, validation, planning, the reply and the audit record add to the engine's own admission. rmsd holds " +
+		"a batch's children until the RPC has answered, runs at a lower priority than the harness, and lets one " +
+		"BMC operation through at a time, and the trays' BMC addresses lead to a listener that never accepts, " +
+		"so no child does hardware work while the admission is measured; what the released children do before " +
+		"the harness's reading (their progress record, the package opened) still races it, so the least round " +
+		"of each side is compared too. Between rounds, untimed, rmsd's batch is cancelled and the engine's " +
+		"children released, and each side is left to settle. A warm-up round on each side is not counted.\n\n")
 	fmt.Fprintf(&b, "Settings: %d racks for the whole site (%d BMCs), %d calls per one-rack run, %d rounds, "+
 		"%d first-read rounds, scale curve at %v racks, a %d MiB firmware package, %d nodes admitted.\n\n",
 		o.siteRacks, o.siteRacks*35, o.rackCalls, o.rounds, o.firstRounds, o.scale, o.firmwareMiB, o.admitNodes)

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/rmsd/rmsd/bench/launch"
+	"github.com/rmsd/rmsd/grpc/adminpb"
 	"github.com/rmsd/rmsd/grpc/rmspb"
 )
 
@@ -23,6 +24,10 @@ type daemon struct {
 	*launch.Process
 	conn *grpc.ClientConn
 	rms  rmspb.RackManagerClient
+	// adminConn and admin reach its admin service (the admission scenario
+	// cancels its batches between rounds).
+	adminConn *grpc.ClientConn
+	admin     adminpb.AdminClient
 	// ready is how long it took from exec until it served and held every
 	// rack's nodes.
 	ready time.Duration
@@ -33,10 +38,12 @@ type daemon struct {
 }
 
 // daemonConfig is rmsd's configuration: plaintext gRPC on a free loopback
-// port, a store of its own, info logging (rmsd's default level), and a
+// port, the admin service on another, a store of its own, info logging
+// (rmsd's default level), and a
 // generous BMC connect and request timeouts: on a loaded machine thousands of first TLS
 // handshakes queue for the CPU (the bare client waits as long), and a
-// firmware task read every second (the bare client's cadence too).
+// firmware task read every second (the bare client's cadence too); BMC
+// operations in flight at once as startDaemon is told.
 const daemonConfig = `
 port = 0
 [server]
@@ -45,41 +52,51 @@ drain_delay_seconds = 0
 shutdown_grace_seconds = 5
 [metrics]
 port = 0
+[admin]
+enabled = true
+port = 0
 [tls]
 insecure = true
 [redfish]
 connect_timeout_seconds = 120
 request_timeout_seconds = 300
 task_poll_interval_seconds = 1
+max_concurrent_requests = %d
 [workflows]
 firmware_dir = %q
 [storage]
 sqlite_path = %q
 `
 
-// startDaemon starts rmsd in a fresh directory under dir, with env added
-// to its environment (configuration overrides, RMS_<SECTION>__<KEY>), and
-// registers racks with CreateNodes, one call per rack.
-func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet, env ...string) (*daemon, error) {
+// defaultBMCRequests is rmsd's default [redfish] max_concurrent_requests.
+const defaultBMCRequests = 256
+
+// startDaemon starts rmsd in a fresh directory under dir, with at most
+// bmcRequests BMC operations in flight and env added to its environment
+// (configuration overrides, RMS_<SECTION>__<KEY>), and registers racks
+// with CreateNodes, one call per rack.
+func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet, bmcRequests int, env ...string) (*daemon, error) {
 	dir, err := os.MkdirTemp(dir, "rmsd-")
 	if err != nil {
 		return nil, fmt.Errorf("rmsd directory: %w", err)
 	}
 	cfg := filepath.Join(dir, "config.toml")
-	body := fmt.Sprintf(daemonConfig, filepath.Join(dir, "firmware"), filepath.Join(dir, "rmsd.db"))
+	body := fmt.Sprintf(daemonConfig, bmcRequests, filepath.Join(dir, "firmware"), filepath.Join(dir, "rmsd.db"))
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		return nil, fmt.Errorf("write rmsd's configuration: %w", err)
 	}
-	var addr, metricsAddr string
+	var addr, adminAddr, metricsAddr string
 	ready := func(line string) bool {
 		var l struct{ Message, Addr string }
 		if json.Unmarshal([]byte(line), &l) != nil {
 			return false
 		}
-		switch l.Message {
-		case "metrics serving":
+		switch {
+		case l.Message == "metrics serving":
 			metricsAddr = l.Addr
-		case "rmsd serving":
+		case strings.HasPrefix(l.Message, "admin service serving"): // logged before rmsd serving
+			adminAddr = l.Addr
+		case l.Message == "rmsd serving":
 			addr = l.Addr
 			return true
 		}
@@ -96,6 +113,12 @@ func startDaemon(ctx context.Context, bin, dir string, racks []*rmspb.NodeSet, e
 		return nil, err
 	}
 	d.rms = rmspb.NewRackManagerClient(d.conn)
+	if d.adminConn, err = launch.Connect(adminAddr); err != nil { // it serves no health service
+		d.conn.Close()
+		p.Kill()
+		return nil, fmt.Errorf("rmsd's admin service: %w", err)
+	}
+	d.admin = adminpb.NewAdminClient(d.adminConn)
 	for _, r := range racks {
 		resp, err := d.rms.CreateNodes(ctx, &rmspb.CreateNodesRequest{Nodes: r})
 		if err != nil {
@@ -132,6 +155,7 @@ func (d *daemon) readPower(ctx context.Context, racks []*rmspb.NodeSet) error {
 
 func (d *daemon) close() error {
 	d.conn.Close()
+	d.adminConn.Close()
 	return d.Stop()
 }
 

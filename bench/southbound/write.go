@@ -66,7 +66,7 @@ func measureAndReport(ctx context.Context, o options, log io.Writer) error {
 // writeAdmissionSummary prints the admission scenario's ratios alone: rmsd
 // against the engine, and, with a baseline, rmsd against it and the
 // baseline against the engine, each the median of the rounds' ratios with
-// their range.
+// their range, and the ratio of the two sides' least rounds (leastRatio).
 func writeAdmissionSummary(log io.Writer, res *results) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nadmission of %d nodes, %d rounds, load average %s at the start and %s at the end\n",
@@ -78,8 +78,20 @@ func writeAdmissionSummary(log io.Writer, res *results) error {
 	for _, p := range pairs {
 		ratios, num, den := res.admissionRatio(p[0], p[1])
 		med, lo, hi := spread(ratios)
-		fmt.Fprintf(&b, "%s / %s, CPU per admitted node: %s (%s–%s); medians %s vs %s\n",
-			p[0], p[1], times(med), times(lo), times(hi), us(medianDur(num)), us(medianDur(den)))
+		fmt.Fprintf(&b, "%s / %s, CPU per admitted node: %s (%s–%s); medians %s vs %s; least rounds %s vs %s: %s\n",
+			p[0], p[1], times(med), times(lo), times(hi), us(medianDur(num)), us(medianDur(den)),
+			us(leastDur(num)), us(leastDur(den)), times(leastRatio(num, den)))
+	}
+	for _, side := range []string{"rmsd", "baseline"} {
+		var after []time.Duration
+		for _, a := range res.admissions {
+			if a.side == side && a.nodes > 0 {
+				after = append(after, a.afterAnswer/time.Duration(a.nodes))
+			}
+		}
+		if len(after) > 0 {
+			fmt.Fprintf(&b, "%s after the answer (the children's first steps, not counted above): median %s per node\n", side, us(medianDur(after)))
+		}
 	}
 	_, err := io.WriteString(log, b.String())
 	return err

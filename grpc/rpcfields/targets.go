@@ -63,6 +63,29 @@ type collector struct {
 	// seen indexes a list once it is long enough for a linear search to
 	// cost more than the index (a batch of a whole rack or more).
 	seen map[*[]string]map[string]bool
+	// wanted caches, per message type met, its string fields named in
+	// names (a batch holds a thousand messages of the same few types).
+	wanted map[protoreflect.MessageDescriptor][]protoreflect.FieldDescriptor
+}
+
+// fieldsOf are the string fields of d named in c.names, in field order.
+func (c *collector) fieldsOf(d protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
+	if fs, ok := c.wanted[d]; ok {
+		return fs
+	}
+	var out []protoreflect.FieldDescriptor
+	fields := d.Fields()
+	for i := range fields.Len() {
+		f := fields.Get(i)
+		if _, ok := c.names[f.Name()]; ok && f.Kind() == protoreflect.StringKind && !f.IsMap() {
+			out = append(out, f)
+		}
+	}
+	if c.wanted == nil {
+		c.wanted = map[protoreflect.MessageDescriptor][]protoreflect.FieldDescriptor{}
+	}
+	c.wanted[d] = out
+	return out
 }
 
 // linearUpTo is the list length up to which add searches the list itself.
@@ -97,13 +120,8 @@ func (c *collector) add(into *[]string, v string) {
 
 // collect adds the values of m's string fields named in c.names.
 func (c *collector) collect(m protoreflect.Message, _ int) {
-	fields := m.Descriptor().Fields()
-	for i := range fields.Len() {
-		f := fields.Get(i)
-		into, ok := c.names[f.Name()]
-		if !ok || f.Kind() != protoreflect.StringKind || f.IsMap() {
-			continue
-		}
+	for _, f := range c.fieldsOf(m.Descriptor()) {
+		into := c.names[f.Name()]
 		if f.IsList() {
 			l := m.Get(f).List()
 			for j := range l.Len() {

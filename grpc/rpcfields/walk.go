@@ -19,6 +19,30 @@ type walker struct {
 	enter    func(protoreflect.MessageDescriptor) bool
 	visit    func(protoreflect.Message, int)
 	complete bool
+	// into caches, per message type met, the fields walk may enter: a
+	// batch holds a thousand messages of the same few types.
+	into map[protoreflect.MessageDescriptor][]protoreflect.FieldDescriptor
+}
+
+// entered are the singular and repeated message fields of d that enter
+// accepts, in field order.
+func (w *walker) entered(d protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
+	if fs, ok := w.into[d]; ok {
+		return fs
+	}
+	var out []protoreflect.FieldDescriptor
+	fields := d.Fields()
+	for i := range fields.Len() {
+		f := fields.Get(i)
+		if f.Message() != nil && !f.IsMap() && (w.enter == nil || w.enter(f.Message())) {
+			out = append(out, f)
+		}
+	}
+	if w.into == nil {
+		w.into = map[protoreflect.MessageDescriptor][]protoreflect.FieldDescriptor{}
+	}
+	w.into[d] = out
+	return out
 }
 
 func (w *walker) walk(m protoreflect.Message, depth int) {
@@ -30,10 +54,8 @@ func (w *walker) walk(m protoreflect.Message, depth int) {
 		return
 	}
 	w.visit(m, depth)
-	fields := m.Descriptor().Fields()
-	for i := range fields.Len() {
-		f := fields.Get(i)
-		if f.Message() == nil || f.IsMap() || !m.Has(f) || (w.enter != nil && !w.enter(f.Message())) {
+	for _, f := range w.entered(m.Descriptor()) {
+		if !m.Has(f) {
 			continue
 		}
 		if f.IsList() {
