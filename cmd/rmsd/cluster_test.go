@@ -372,15 +372,6 @@ func killMemberMidBatch(t *testing.T, etcdEndpoint string) {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // siteDrainTimeout is the site's [workflows] drain_timeout_seconds: long
 // enough for a rack's cold reboot to end within it at a load average of
 // 60 (at 20 s one was interrupted there, its drain taking 26.5 s).
