@@ -119,6 +119,30 @@ func coldReboot(ctx context.Context, s *clustersite.Site, c rmspb.RackManagerCli
 
 func u32(v uint32) *uint32 { return &v }
 
+// busiest reads each rack's owner from the store and picks the member
+// owning the most racks (six racks over three members: at least two): it
+// returns the owners, that member's index, each member's count of racks
+// and the other members.
+func busiest(t *testing.T, s *clustersite.Site) (before map[string]store.RackLease, vi int, count map[string]int, others []*clustersite.Member) {
+	t.Helper()
+	before = owners(t, s)
+	count = map[string]int{}
+	for _, l := range before {
+		count[l.Member]++
+	}
+	for i, m := range s.Members {
+		if count[m.ID] > count[s.Members[vi].ID] {
+			vi = i
+		}
+	}
+	for i, m := range s.Members {
+		if i != vi {
+			others = append(others, m)
+		}
+	}
+	return before, vi, count, others
+}
+
 // siteBatch is one batch over every rack of a site: a cluster parent and
 // its node jobs by rack.
 type siteBatch struct {
@@ -271,19 +295,9 @@ func forEachProvider(t *testing.T, run func(t *testing.T, etcdEndpoint string)) 
 func killMemberMidBatch(t *testing.T, etcdEndpoint string) {
 	s := startClusterSite(t, 6, 3, etcdEndpoint)
 	untilSettled(t, s, s.RackIDs(), s.Members...)
-	before := owners(t, s)
-	// The victim: the member owning the most racks (six racks over three
-	// members: at least two); the batch goes through another member.
-	count := map[string]int{}
-	for _, l := range before {
-		count[l.Member]++
-	}
-	vi := 0
-	for i, m := range s.Members {
-		if count[m.ID] > count[s.Members[vi].ID] {
-			vi = i
-		}
-	}
+	// The victim: the member owning the most racks; the batch goes
+	// through another member.
+	before, vi, count, survivors := busiest(t, s)
 	victim := s.Members[vi]
 	entry := s.Members[(vi+1)%len(s.Members)].RMS()
 
@@ -316,12 +330,6 @@ func killMemberMidBatch(t *testing.T, etcdEndpoint string) {
 	killed := time.Now()
 	if err := s.Kill(vi); err != nil {
 		t.Fatal(err)
-	}
-	var survivors []*clustersite.Member
-	for _, p := range s.Members {
-		if p != victim {
-			survivors = append(survivors, p)
-		}
 	}
 	after := untilSettled(t, s, s.RackIDs(), survivors...)
 	t.Logf("%s (%d racks, %d jobs running) killed; its racks owned again %s later (membership timeout %d s, provider etcd %q)",

@@ -25,24 +25,8 @@ import (
 func TestClusterBlockedMemberFencesItselfAndRestarts(t *testing.T) {
 	s := startClusterSite(t, 6, 3, "")
 	untilSettled(t, s, s.RackIDs(), s.Members...)
-	before := owners(t, s)
-	count := map[string]int{}
-	for _, l := range before {
-		count[l.Member]++
-	}
-	vi := 0
-	for i, m := range s.Members {
-		if count[m.ID] > count[s.Members[vi].ID] {
-			vi = i
-		}
-	}
+	before, vi, count, survivors := busiest(t, s)
 	victim := s.Members[vi]
-	var survivors []*clustersite.Member
-	for _, m := range s.Members {
-		if m != victim {
-			survivors = append(survivors, m)
-		}
-	}
 	entry := survivors[0].RMS()
 
 	ctx, cancel := context.WithTimeout(t.Context(), 3*clusterWait)

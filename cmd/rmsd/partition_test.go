@@ -27,24 +27,8 @@ func TestClusterHealedPartitionFencesTheSmallerSide(t *testing.T) {
 	s := startSite(t, clustersite.Options{Racks: 6, Members: 3, Binary: siteBinary(t), Partitionable: true,
 		MembershipTimeout: siteMembershipTimeout, DrainTimeout: siteDrainTimeout})
 	untilSettled(t, s, s.RackIDs(), s.Members...)
-	before := owners(t, s)
-	count := map[string]int{}
-	for _, l := range before {
-		count[l.Member]++
-	}
-	vi := 0
-	for i, m := range s.Members {
-		if count[m.ID] > count[s.Members[vi].ID] {
-			vi = i
-		}
-	}
+	before, vi, count, larger := busiest(t, s)
 	lone := s.Members[vi]
-	var larger []*clustersite.Member
-	for _, m := range s.Members {
-		if m != lone {
-			larger = append(larger, m)
-		}
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*clusterWait)
 	defer cancel()
 	jobs := map[string]string{} // rack -> job id, admitted before the partition

@@ -65,27 +65,15 @@ type collector struct {
 	seen map[*[]string]map[string]bool
 	// wanted caches, per message type met, its string fields named in
 	// names (a batch holds a thousand messages of the same few types).
-	wanted map[protoreflect.MessageDescriptor][]protoreflect.FieldDescriptor
+	wanted fieldCache
 }
 
 // fieldsOf are the string fields of d named in c.names, in field order.
 func (c *collector) fieldsOf(d protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
-	if fs, ok := c.wanted[d]; ok {
-		return fs
-	}
-	var out []protoreflect.FieldDescriptor
-	fields := d.Fields()
-	for i := range fields.Len() {
-		f := fields.Get(i)
-		if _, ok := c.names[f.Name()]; ok && f.Kind() == protoreflect.StringKind && !f.IsMap() {
-			out = append(out, f)
-		}
-	}
-	if c.wanted == nil {
-		c.wanted = map[protoreflect.MessageDescriptor][]protoreflect.FieldDescriptor{}
-	}
-	c.wanted[d] = out
-	return out
+	return c.wanted.of(d, func(f protoreflect.FieldDescriptor) bool {
+		_, ok := c.names[f.Name()]
+		return ok && f.Kind() == protoreflect.StringKind && !f.IsMap()
+	})
 }
 
 // linearUpTo is the list length up to which add searches the list itself.

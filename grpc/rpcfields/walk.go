@@ -21,28 +21,15 @@ type walker struct {
 	complete bool
 	// into caches, per message type met, the fields walk may enter: a
 	// batch holds a thousand messages of the same few types.
-	into map[protoreflect.MessageDescriptor][]protoreflect.FieldDescriptor
+	into fieldCache
 }
 
 // entered are the singular and repeated message fields of d that enter
 // accepts, in field order.
 func (w *walker) entered(d protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
-	if fs, ok := w.into[d]; ok {
-		return fs
-	}
-	var out []protoreflect.FieldDescriptor
-	fields := d.Fields()
-	for i := range fields.Len() {
-		f := fields.Get(i)
-		if f.Message() != nil && !f.IsMap() && (w.enter == nil || w.enter(f.Message())) {
-			out = append(out, f)
-		}
-	}
-	if w.into == nil {
-		w.into = map[protoreflect.MessageDescriptor][]protoreflect.FieldDescriptor{}
-	}
-	w.into[d] = out
-	return out
+	return w.into.of(d, func(f protoreflect.FieldDescriptor) bool {
+		return f.Message() != nil && !f.IsMap() && (w.enter == nil || w.enter(f.Message()))
+	})
 }
 
 func (w *walker) walk(m protoreflect.Message, depth int) {
