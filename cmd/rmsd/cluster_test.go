@@ -143,6 +143,29 @@ func busiest(t *testing.T, s *clustersite.Site) (before map[string]store.RackLea
 	return before, vi, count, others
 }
 
+// restartServes starts member vi of s again and checks that it joins and
+// serves: ownership settles over every member, it answers every job of
+// jobs (rack -> job id) with an ended state and admits a cold reboot of
+// every rack.
+func restartServes(ctx context.Context, t *testing.T, s *clustersite.Site, vi int, jobs map[string]string) {
+	t.Helper()
+	m := s.Members[vi]
+	if err := s.Restart(vi); err != nil {
+		t.Fatal(err)
+	}
+	untilSettled(t, s, s.RackIDs(), s.Members...)
+	for rack, id := range jobs {
+		if js, err := untilAnswered(ctx, m.RMS(), id); err != nil || !terminalState(js.GetExecutionState()) {
+			t.Errorf("job %s of rack %s through the restarted %s: %v, %v", id, rack, m.ID, js, err)
+		}
+	}
+	for rack := range s.Racks {
+		if _, err := coldReboot(ctx, s, m.RMS(), rack); err != nil {
+			t.Errorf("rack %s through the restarted %s: %v", rack, m.ID, err)
+		}
+	}
+}
+
 // siteBatch is one batch over every rack of a site: a cluster parent and
 // its node jobs by rack.
 type siteBatch struct {

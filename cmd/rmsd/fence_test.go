@@ -130,20 +130,7 @@ func TestClusterBlockedMemberFencesItselfAndRestarts(t *testing.T) {
 
 	// Started again, it joins: ownership settles over all three and it
 	// answers every job and admits a cold reboot of every rack.
-	if err := s.Restart(vi); err != nil {
-		t.Fatal(err)
-	}
-	untilSettled(t, s, s.RackIDs(), s.Members...)
-	for rack, id := range jobs {
-		if js, err := untilAnswered(ctx, victim.RMS(), id); err != nil || !terminalState(js.GetExecutionState()) {
-			t.Errorf("job %s of rack %s through the restarted %s: %v, %v", id, rack, victim.ID, js, err)
-		}
-	}
-	for rack := range s.Racks {
-		if _, err := coldReboot(ctx, s, victim.RMS(), rack); err != nil {
-			t.Errorf("rack %s through the restarted %s: %v", rack, victim.ID, err)
-		}
-	}
+	restartServes(ctx, t, s, vi, jobs)
 	if n := s.Fleet.Overlaps(); n != 0 {
 		t.Errorf("%d overlapping workflows on one device, want 0", n)
 	}

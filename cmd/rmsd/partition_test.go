@@ -120,20 +120,7 @@ func TestClusterHealedPartitionFencesTheSmallerSide(t *testing.T) {
 	}
 
 	// Started again, it joins the larger side and serves.
-	if err := s.Restart(vi); err != nil {
-		t.Fatal(err)
-	}
-	untilSettled(t, s, s.RackIDs(), s.Members...)
-	for rack, id := range jobs {
-		if js, err := untilAnswered(ctx, lone.RMS(), id); err != nil || !terminalState(js.GetExecutionState()) {
-			t.Errorf("job %s of rack %s through the restarted %s: %v, %v", id, rack, lone.ID, js, err)
-		}
-	}
-	for rack := range s.Racks {
-		if _, err := coldReboot(ctx, s, lone.RMS(), rack); err != nil {
-			t.Errorf("rack %s through the restarted %s: %v", rack, lone.ID, err)
-		}
-	}
+	restartServes(ctx, t, s, vi, jobs)
 }
 
 // viewSize returns the member count of the last topology change in log
