@@ -213,6 +213,31 @@ func TestHelmClusterModeEtcd(t *testing.T) {
 	}
 }
 
+// TestHelmClusterModeSharedFirmwareDir: cluster.firmwareClaim mounts one
+// claim at firmware_dir on every member (the members apply each other's
+// stored objects); without it no member mounts a firmware volume.
+func TestHelmClusterModeSharedFirmwareDir(t *testing.T) {
+	for _, claim := range []string{"", "rms-firmware"} {
+		r := renderCluster(t, "-f", "helm/rmsd/ci/cluster-values.yaml", "--set", "cluster.firmwareClaim="+claim)
+		pod := r.sts.Spec.Template.Spec
+		var vol *corev1.Volume
+		for i, v := range pod.Volumes {
+			if v.Name == "firmware" {
+				vol = &pod.Volumes[i]
+			}
+		}
+		mounted := slices.ContainsFunc(r.rmsdContainer(t).VolumeMounts, func(m corev1.VolumeMount) bool {
+			return m.Name == "firmware" && m.MountPath == "/var/lib/rms/firmware" && !m.ReadOnly
+		})
+		switch {
+		case claim == "" && (vol != nil || mounted):
+			t.Errorf("no firmwareClaim: firmware volume %+v mounted %v, want none", vol, mounted)
+		case claim != "" && (vol == nil || vol.PersistentVolumeClaim == nil || vol.PersistentVolumeClaim.ClaimName != claim || !mounted):
+			t.Errorf("firmwareClaim %q: volume %+v mounted %v, want the claim mounted read-write at firmware_dir", claim, vol, mounted)
+		}
+	}
+}
+
 // TestHelmClusterModeRefusals: cluster-mode values the members cannot run
 // with fail the render with a message naming the value.
 func TestHelmClusterModeRefusals(t *testing.T) {

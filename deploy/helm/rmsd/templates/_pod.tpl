@@ -150,6 +150,10 @@ spec:
         {{- end }}
         - name: state
           mountPath: /var/lib/rms
+        {{- if and .Values.cluster.enabled .Values.cluster.firmwareClaim }}
+        - name: firmware
+          mountPath: /var/lib/rms/firmware
+        {{- end }}
         - name: tmp
           mountPath: /tmp
         {{- with .Values.extraVolumeMounts }}
@@ -182,6 +186,11 @@ spec:
     {{- end }}
     - name: tmp
       emptyDir: {}
+    {{- if and .Values.cluster.enabled .Values.cluster.firmwareClaim }}
+    - name: firmware
+      persistentVolumeClaim:
+        claimName: {{ .Values.cluster.firmwareClaim }}
+    {{- end }}
     {{- with .Values.secrets.encryptionKey }}
     {{- if .secretName }}
     - name: store-key
