@@ -20,8 +20,9 @@ type idCall struct {
 }
 
 // idCalls covers every RPC that takes a job, rack or node id, in every id
-// field: directly, or on the second node of a batch.
-func idCalls(s *simRack) []idCall {
+// field: directly, or on the second node of a batch. The power RPCs ask for
+// op.
+func idCalls(s *simRack, op rmspb.PowerOperation) []idCall {
 	n := s.ofKind(hw.KindCompute)[0]
 	ep := func() *rmspb.Endpoint { return NodeInfoToProto(n).GetBmcEndpoint() }
 	batchOf := func(nodes []hw.Node, field, id string) *rmspb.NodeSet {
@@ -46,7 +47,7 @@ func idCalls(s *simRack) []idCall {
 		calls = append(calls,
 			idCall{"SetPowerState", field, func(ctx context.Context, c rmspb.RackManagerClient, id string) error {
 				rack, node := pick(id)
-				_, err := c.SetPowerState(ctx, &rmspb.SetPowerStateRequest{RackId: rack, NodeId: node, Operation: rmspb.PowerOperation_POWER_OPERATION_FORCE_OFF})
+				_, err := c.SetPowerState(ctx, &rmspb.SetPowerStateRequest{RackId: rack, NodeId: node, Operation: op})
 				return err
 			}},
 			idCall{"GetPowerState", field, func(ctx context.Context, c rmspb.RackManagerClient, id string) error {
@@ -79,7 +80,7 @@ func idCalls(s *simRack) []idCall {
 				return err
 			}},
 			idCall{"BatchSetPowerState", "nodes[1]." + field, func(ctx context.Context, c rmspb.RackManagerClient, id string) error {
-				_, err := c.BatchSetPowerState(ctx, &rmspb.BatchSetPowerStateRequest{Nodes: batch(field, id), Operation: rmspb.PowerOperation_POWER_OPERATION_FORCE_OFF})
+				_, err := c.BatchSetPowerState(ctx, &rmspb.BatchSetPowerStateRequest{Nodes: batch(field, id), Operation: op})
 				return err
 			}},
 			idCall{"BatchGetPowerState", "nodes[1]." + field, func(ctx context.Context, c rmspb.RackManagerClient, id string) error {
@@ -137,12 +138,13 @@ func idCalls(s *simRack) []idCall {
 func TestOversizedIDsAreInvalidArgument(t *testing.T) {
 	s := startSimRack(t)
 	long := strings.Repeat("r", 100_000)
+	// A power-off, so that a request acted on would show as a reset.
 	idle, err := s.engine.Actors(rpcContext(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := len(idle.Actors)
-	for _, c := range idCalls(s) {
+	for _, c := range idCalls(s, rmspb.PowerOperation_POWER_OPERATION_FORCE_OFF) {
 		err := c.call(rpcContext(t), s.client, long)
 		st, _ := status.FromError(err)
 		want := c.field + " is 100000 characters long; ids are limited to 256 characters"
@@ -168,7 +170,10 @@ func TestOversizedIDsAreInvalidArgument(t *testing.T) {
 func TestIDsOfTheLimitPass(t *testing.T) {
 	s := startSimRack(t)
 	for _, id := range []string{strings.Repeat("r", 256), strings.Repeat("é", 256)} {
-		for _, c := range idCalls(s) {
+		// A power-on: a power-off would take the shelves' output, the
+		// trays' BMCs with it, and every later read would wait out its
+		// deadline.
+		for _, c := range idCalls(s, rmspb.PowerOperation_POWER_OPERATION_ON) {
 			if err := c.call(rpcContext(t), s.client, id); status.Code(err) == codes.InvalidArgument {
 				t.Errorf("%s with a %d-byte %s: %v", c.rpc, len(id), c.field, err)
 			}

@@ -33,7 +33,7 @@ func TestUnsafeIDsAreInvalidArgument(t *testing.T) {
 	}
 	before := len(idle.Actors)
 	for id, point := range unsafeIDs {
-		for _, c := range idCalls(s) {
+		for _, c := range idCalls(s, rmspb.PowerOperation_POWER_OPERATION_FORCE_OFF) {
 			err := c.call(rpcContext(t), s.client, id)
 			st, _ := status.FromError(err)
 			want := c.field + " contains the control or bidirectional formatting character " + point
