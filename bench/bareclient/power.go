@@ -167,7 +167,7 @@ func (c *client) get(ctx context.Context, n node, p string, v any) error {
 		return err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err := readBody(resp)
 	if err != nil {
 		return err
 	}
@@ -175,4 +175,17 @@ func (c *client) get(ctx context.Context, n node, p string, v any) error {
 		return fmt.Errorf("GET %s%s: HTTP %d", n.base, p, resp.StatusCode)
 	}
 	return json.Unmarshal(body, v)
+}
+
+// readBody reads a body as rmsd's hw/redfish does: one buffer of the
+// announced length, or as it comes when chunked, at most maxBody bytes.
+func readBody(resp *http.Response) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= maxBody {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, maxBody))
 }

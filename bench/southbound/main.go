@@ -27,7 +27,7 @@
 //
 // Usage (from bench/, a module of its own):
 //
-//	go run ./southbound [-site-racks 100] [-scale 1,10,30,100,300] [-rounds 3] [-firmware-mib 256] [-admit-nodes 1000] [-out .]
+//	go run ./southbound [-site-racks 100] [-scale 1,10,30,100,300] [-rounds 5] [-firmware-mib 256] [-admit-nodes 1000] [-out .]
 //	go run ./southbound -only admission [-rounds 8] [-baseline /path/to/old/rmsd] [-perf dir]
 //	go run ./southbound -only memory [-site-racks 100] [-baseline /path/to/old/rmsd] [-rmsd-env GOGC=50] [-heap-profile dir]
 //
@@ -65,8 +65,8 @@ func main() {
 	flag.StringVar(&o.root, "root", "..", "the rmsd module's root (rmsd and rmssim are built from it, the bare client from its bench/)")
 	flag.StringVar(&o.out, "out", ".", "where southbound.md and its chart are written")
 	flag.IntVar(&o.siteRacks, "site-racks", 100, "racks of the whole-site scenarios (35 BMCs each)")
-	flag.IntVar(&o.rackCalls, "rack-calls", 60, "one-rack reads per run")
-	flag.IntVar(&o.rounds, "rounds", 3, "alternated rounds of the one-rack and warm whole-site scenarios")
+	flag.IntVar(&o.rackCalls, "rack-calls", 300, "one-rack reads per run")
+	flag.IntVar(&o.rounds, "rounds", 5, "alternated rounds of the one-rack and warm whole-site scenarios")
 	flag.IntVar(&o.firstRounds, "first-rounds", 2, "alternated rounds of the first read after a start")
 	flag.IntVar(&o.firmwareMiB, "firmware-mib", 256, "MiB of the firmware scenario's package, pushed to every compute tray of a rack")
 	flag.IntVar(&o.admitNodes, "admit-nodes", 1000, "compute trays of the admission scenario's BatchUpdateFirmware")

@@ -46,10 +46,11 @@ func (r run) simCores() float64 {
 }
 
 // timed runs calls calls of call, one after the other, measuring the CPU
-// time of pid and of the simulators.
+// time of pid (its threads' run time, to the nanosecond) and of the
+// simulators.
 func timed(ctx context.Context, scenario, side string, round, calls, pid int, s *sims, call func(context.Context) error) (run, error) {
 	r := run{scenario: scenario, side: side, round: round}
-	cpu0, err := procstat.CPUTime(pid)
+	cpu0, err := procstat.RunTime(pid)
 	if err != nil {
 		return r, err
 	}
@@ -66,7 +67,7 @@ func timed(ctx context.Context, scenario, side string, round, calls, pid int, s 
 		r.lat = append(r.lat, time.Since(t))
 	}
 	r.wall = time.Since(start)
-	cpu1, err := procstat.CPUTime(pid)
+	cpu1, err := procstat.RunTime(pid)
 	if err != nil {
 		return r, err
 	}

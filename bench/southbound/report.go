@@ -143,7 +143,7 @@ func render(w io.Writer, res *results, chart string) error {
 		"the simulators' CPU is measured apart (the `sim cores` column: how many cores they kept busy during a run). " +
 		"rmsd gets the nodes with `CreateNodes` (one call per rack) and reads them with one `BatchGetPowerState` " +
 		"per rack, all racks at once; the bare client reads the same nodes with the same concurrency. " +
-		"CPU time is utime+stime from `/proc/<pid>/stat` (10 ms ticks), memory is VmRSS. " +
+		"A side's CPU time is the run time of its threads (`/proc/<pid>/task/*/schedstat`, to the nanosecond), the simulators' is utime+stime from `/proc/<pid>/stat` (10 ms ticks); memory is VmRSS. " +
 		"Every scenario alternates rmsd and the bare client round by round (who goes first alternates too); " +
 		"a ratio is rmsd/bare per round, given as the median and the range over the rounds.\n\n" +
 		"Firmware: one package pushed to every compute tray of a rack at once, by rmsd's `BatchUpdateFirmware` " +

@@ -206,7 +206,7 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 		return nil, fmt.Errorf("redfish %s %s: %w", r.method, u, classify(ctx, err))
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
+	body, err := readBody(resp, maxBodyBytes)
 	if err != nil {
 		return nil, fmt.Errorf("redfish %s %s: read body: %w", r.method, u, classify(ctx, err))
 	}
