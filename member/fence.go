@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 
 	"github.com/rmsd/rmsd/member/racklease"
@@ -203,8 +204,17 @@ func (m *Member) fence(cause error) {
 }
 
 // fence stops the grain acting on its rack for good: the member is
-// blocked from the cluster.
-func (g *rackGrain) fence(cause error) {
+// blocked from the cluster. It answers fenced; during a hand-over, once
+// the hand-over, cut short, has released the rack.
+func (g *rackGrain) fence(ctx actor.Context, cause error) {
+	if h := g.handing; h != nil {
+		// The service is closing already: its jobs' window ends now, and
+		// the hand-over interrupts them and releases the rack.
+		h.cancel()
+		h.answerWhenDone(ctx.Sender(), &fenced{})
+		return
+	}
+	defer ctx.Respond(&fenced{})
 	g.left = true
 	if g.timer != nil {
 		g.timer.Stop()

@@ -2,9 +2,6 @@ package member
 
 import (
 	"context"
-	"time"
-
-	"github.com/rmsd/rmsd/grpc/forward"
 
 	"github.com/rmsd/rmsd/member/rackpb"
 )
@@ -21,11 +18,5 @@ func (m *Member) Forward(ctx context.Context, fwd *rackpb.Forward) (*rackpb.Forw
 	if dl, ok := ctx.Deadline(); ok && fwd.DeadlineUnixNano == 0 {
 		fwd.DeadlineUnixNano = dl.UnixNano()
 	}
-	// A job read is asked again after a membership timeout without an
-	// answer (requestRack); every other call waits for its deadline.
-	var attempt time.Duration
-	if r, ok := forward.RouteOf(fwd.Method); ok && r.Class == forward.ByJob {
-		attempt = m.cfg.MembershipTimeout
-	}
-	return requestRack[*rackpb.ForwardReply](ctx, m, fwd.RackId, fwd, attempt)
+	return requestRack[*rackpb.ForwardReply](ctx, m, fwd.RackId, fwd)
 }

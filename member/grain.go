@@ -42,11 +42,17 @@ type drainState struct{ inFlight int }
 
 // handOver asks the grain to stop its service within the context's
 // deadline, release the rack and not take it again: the member is
-// leaving. It answers handedOver.
+// leaving. It answers handedOver once the rack is released
+// (handover.go).
 type handOver struct{ ctx context.Context }
 
 // handedOver is the grain's answer to handOver.
 type handedOver struct{}
+
+// retire tells the grain that the rack is placed on another member now:
+// it hands the rack over within the hand-over window, then stops
+// (handover.go).
+type retire struct{}
 
 // rackGrain is one rack's activation on this member: while active, it
 // holds the rack's lease and runs the rack's service, or waits for an
@@ -67,9 +73,13 @@ type rackGrain struct {
 	// waitingOn is the member whose lease this grain waits for ("" when
 	// it holds the rack or has not tried yet): logged once per owner.
 	waitingOn string
-	// draining: the member is leaving; left: the rack was handed over
-	// and is not taken again here.
+	// draining: the member is leaving; left: the rack is being handed
+	// over, or was, and is not taken again here.
 	draining, left bool
+	// handing is the hand-over under way (nil when none): while it runs,
+	// holder and svc are the goroutine's to close and release, and the
+	// grain only reads them.
+	handing *handOff
 	// elsewhere counts the consecutive checks at which the membership
 	// placed the rack on another member (misplaced).
 	elsewhere int
@@ -90,7 +100,7 @@ func (g *rackGrain) Receive(ctx actor.Context) {
 		g.take(ctx)
 		g.arm(ctx)
 	case *check:
-		if g.misplaced(ctx) {
+		if g.handing != nil || g.misplaced(ctx) {
 			return
 		}
 		if g.holder != nil {
@@ -103,7 +113,9 @@ func (g *rackGrain) Receive(ctx actor.Context) {
 		}
 		g.arm(ctx)
 	case *lost:
-		if g.holder == msg.holder {
+		// During a hand-over the watch has ended and the lease is the
+		// hand-over's to release.
+		if g.holder == msg.holder && g.handing == nil {
 			g.lose(g.holder)
 		}
 	case *rackpb.RackTouch:
@@ -121,33 +133,25 @@ func (g *rackGrain) Receive(ctx actor.Context) {
 	case *askInFlight:
 		ctx.Respond(g.drainState())
 	case *handOver:
-		g.handOver(msg.ctx)
-		ctx.Respond(&handedOver{})
+		g.handOver(ctx, msg.ctx)
+	case *retire:
+		g.retire(ctx)
+	case *handOverDone:
+		g.handedOver(ctx, msg.h, false)
 	case *fence:
-		g.fence(msg.cause)
-		ctx.Respond(&fenced{})
+		g.fence(ctx, msg.cause)
 	case *actor.Stopping:
-		// The cluster moved the rack to another member (one joined) or
-		// this member is leaving: the rack's jobs get the hand-over
-		// window to end, then what still runs is interrupted, and only
-		// then is the lease released for the next owner.
-		if g.timer != nil {
-			g.timer.Stop()
-		}
-		sctx, cancel := context.WithTimeout(context.Background(), g.m.cfg.handOverTimeout())
-		g.closeService(sctx)
-		cancel()
-		g.drop()
+		g.stopping(ctx)
 		g.m.grainStopped(g.rackID, ctx.Self())
 		g.log.Info().Msg("rack grain stopped on this member")
 	}
 }
 
-// misplaced stops the grain (which hands the rack over, Stopping) when the
-// membership has placed the rack on another member at two checks in a
-// row: an activation made under an older view of the membership, which
+// misplaced retires the grain (it hands the rack over, then stops) when
+// the membership has placed the rack on another member at two checks in
+// a row: an activation made under an older view of the membership, which
 // protoactor does not move when the view changes under it. It reports
-// whether the grain is stopping.
+// whether the grain is retiring.
 func (g *rackGrain) misplaced(ctx actor.Context) bool {
 	owner := g.m.placement(g.rackID)
 	if owner == "" || owner == g.m.sys.Address() {
@@ -158,7 +162,7 @@ func (g *rackGrain) misplaced(ctx actor.Context) bool {
 		return false
 	}
 	g.log.Warn().Str("placed_on", owner).Msg("rack placed on another member by the membership: handing it over")
-	ctx.Poison(ctx.Self())
+	g.retire(ctx)
 	return true
 }
 
@@ -273,22 +277,19 @@ func (g *rackGrain) lose(h *racklease.Holder) {
 	g.drop()
 }
 
-// closeService stops the rack's service: it admits no new job, the
+// closeService stops the rack's service svc: it admits no new job, the
 // calls under way answer, the running jobs get until ctx ends to end by
-// themselves, and those still running then are interrupted.
-func (g *rackGrain) closeService(ctx context.Context) {
-	g.unwatch()
-	if g.svc == nil {
-		return
-	}
-	g.svc.BeginDrain()
+// themselves, and those still running then are interrupted. It runs on
+// the hand-over's goroutine and touches none of the grain's state.
+func (g *rackGrain) closeService(ctx context.Context, svc RackService) {
+	svc.BeginDrain()
 	g.serving.Wait()
 	started := time.Now()
-	if n := g.svc.InFlight(); n > 0 {
+	if n := svc.InFlight(); n > 0 {
 		g.log.Info().Int("jobs_in_flight", n).Msg("rack handing over: waiting for its jobs to end")
 		poll := time.NewTicker(max(g.m.cfg.tick()/10, 10*time.Millisecond))
 	wait:
-		for g.svc.InFlight() > 0 {
+		for svc.InFlight() > 0 {
 			select {
 			case <-ctx.Done():
 				break wait
@@ -297,32 +298,11 @@ func (g *rackGrain) closeService(ctx context.Context) {
 		}
 		poll.Stop()
 	}
-	inFlight := g.svc.InFlight()
-	if err := g.svc.Close(ctx); err != nil {
+	inFlight := svc.InFlight()
+	if err := svc.Close(ctx); err != nil {
 		g.log.Error().Err(err).Msg("rack's service did not stop cleanly")
 	}
-	g.svc = nil
 	g.log.Info().Int("jobs_interrupted", inFlight).Int64("waited_ms", time.Since(started).Milliseconds()).Msg("rack's service stopped on this member")
-}
-
-// handOver stops the service and releases the rack for good: the member
-// is leaving the cluster.
-func (g *rackGrain) handOver(ctx context.Context) {
-	g.left = true
-	if g.timer != nil {
-		g.timer.Stop()
-	}
-	var epoch int64
-	if g.holder != nil {
-		lease, _ := g.holder.Lease()
-		epoch = lease.Epoch
-	}
-	g.closeService(ctx)
-	held := g.holder != nil
-	g.drop()
-	if held {
-		g.log.Info().Int64("epoch", epoch).Msg("rack handed over by this member")
-	}
 }
 
 // drop releases the lease, if any, within one tick.
@@ -330,16 +310,23 @@ func (g *rackGrain) drop() {
 	if g.holder == nil {
 		return
 	}
+	g.release(g.holder)
+	g.holder = nil
+}
+
+// release releases h within one tick and forgets it in the member's
+// record. It touches none of the grain's state (a hand-over's goroutine
+// calls it).
+func (g *rackGrain) release(h *racklease.Holder) {
 	ctx, cancel := context.WithTimeout(context.Background(), g.m.cfg.tick())
 	defer cancel()
-	lease, _ := g.holder.Lease()
-	if err := g.holder.Release(ctx); err != nil {
+	lease, _ := h.Lease()
+	if err := h.Release(ctx); err != nil {
 		g.log.Warn().Err(err).Msg("rack lease not released; it ends on its own")
 	} else {
 		g.log.Info().Int64("epoch", lease.Epoch).Msg("rack released by this member")
 	}
-	g.m.unheld(g.rackID, g.holder)
-	g.holder = nil
+	g.m.unheld(g.rackID, h)
 }
 
 // forward answers a call carried from another member (or this one): with
@@ -347,6 +334,10 @@ func (g *rackGrain) drop() {
 // its own so that one slow call does not hold up the rack's others;
 // UNAVAILABLE while the rack is being taken over or handed over.
 func (g *rackGrain) forward(ctx actor.Context, fwd *rackpb.Forward) {
+	if g.left {
+		ctx.Respond(g.unavailable())
+		return
+	}
 	if g.holder != nil && g.svc != nil {
 		if _, acting := g.holder.Lease(); !acting {
 			g.lose(g.holder)

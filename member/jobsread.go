@@ -28,7 +28,7 @@ func (m *Member) ReadJobs(ctx context.Context, read *rackpb.JobsRead) (*rackpb.J
 	if dl, ok := ctx.Deadline(); ok && read.DeadlineUnixNano == 0 {
 		read.DeadlineUnixNano = dl.UnixNano()
 	}
-	return requestRack[*rackpb.JobsReadReply](ctx, m, read.RackId, read, m.cfg.MembershipTimeout)
+	return requestRack[*rackpb.JobsReadReply](ctx, m, read.RackId, read)
 }
 
 // readJobs answers a read of the rack's jobs with the rack's service, on a
@@ -36,12 +36,12 @@ func (m *Member) ReadJobs(ctx context.Context, read *rackpb.JobsRead) (*rackpb.J
 // rack is being taken over or handed over. Reads are not counted among
 // the calls a hand-over waits for: the service's stop ends them.
 func (g *rackGrain) readJobs(ctx actor.Context, read *rackpb.JobsRead) {
-	if g.holder != nil {
+	if g.holder != nil && !g.left {
 		if _, acting := g.holder.Lease(); !acting {
 			g.lose(g.holder)
 		}
 	}
-	if g.holder == nil || g.svc == nil {
+	if g.left || g.holder == nil || g.svc == nil {
 		u := g.unavailable()
 		ctx.Respond(&rackpb.JobsReadReply{Code: u.Code, Message: u.Message, MemberId: u.MemberId})
 		return

@@ -86,7 +86,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 		bind = cfg.AdvertisedHost
 	}
 	remoteCfg := remote.Configure(bind, cfg.Port, remote.WithAdvertisedHost(fmt.Sprintf("%s:%d", cfg.AdvertisedHost, cfg.Port)))
-	kind := cluster.NewKind(rackKind, actor.PropsFromProducer(func() actor.Actor { return &rackGrain{m: m} }))
+	kind := cluster.NewKind(rackKind, actor.PropsFromProducer(func() actor.Actor { return &rackGrain{m: m} }, actor.WithMailbox(grainMailbox)))
 	m.c = cluster.New(m.sys, cluster.Configure(cfg.ClusterName, provider, m.place, remoteCfg,
 		cluster.WithKinds(kind),
 		cluster.WithRequestTimeout(cfg.tick()),

@@ -219,8 +219,9 @@ func set(list []string) map[string]bool {
 	return out
 }
 
-// placementChanged tells the activator to stop the activations that the
-// placement now puts on another member.
+// placementChanged tells the activator to retire the activations that the
+// placement now puts on another member: each hands its rack over, then
+// stops.
 type placementChanged struct{}
 
 // activation is one grain the activator started.
@@ -245,7 +246,7 @@ func (a *activator) Receive(ctx actor.Context) {
 	case *placementChanged:
 		for _, g := range a.grains {
 			if !a.p.here(g.ci) {
-				ctx.Poison(g.pid)
+				ctx.Send(g.pid, &retire{})
 			}
 		}
 	case *actor.Terminated:

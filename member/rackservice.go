@@ -17,14 +17,16 @@ type RackService interface {
 	// the grain ends it once Serve has returned).
 	// It is called from many goroutines at once.
 	Serve(ctx context.Context, fwd *rackpb.Forward) *rackpb.ForwardReply
-	// InFlight returns the rack's jobs that have not ended.
+	// InFlight returns the rack's jobs that have not ended. It may be
+	// called while Close runs.
 	InFlight() int
 	// BeginDrain refuses new jobs for the rack from now on; the running
-	// ones go on.
+	// ones go on. It may be called while Close runs.
 	BeginDrain()
 	// Close hands the rack over: it stops the engine, interrupting the
 	// jobs still running when ctx ends, and writes the last of the rack's
-	// journal. The grain releases the lease only after it returns.
+	// journal. The grain calls it from a goroutine of its own (the
+	// hand-over's) and releases the lease only after it returns.
 	Close(ctx context.Context) error
 	// Abandon stops acting on the rack at once, writing nothing more:
 	// the member no longer holds its lease.

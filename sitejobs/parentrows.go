@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store"
 )
 
 // ParentRows bounds the cluster parents List shows: the newest ones.
@@ -28,26 +28,22 @@ func (s *Site) parentRows(ctx context.Context, limit int) (rows []messages.JobSn
 	if err != nil {
 		return nil, nil, fmt.Errorf("sitejobs: list the cluster parents: %w", err)
 	}
+	// The ended parents are kept as they were; the others are read again.
 	var (
-		mu    sync.Mutex
-		wg    sync.WaitGroup
-		slots = make(chan struct{}, readers)
-		other error
+		other  error
+		unread = make([]store.ClusterParent, 0, len(parents))
 	)
 	missed = &UnreachableError{}
 	for _, p := range parents {
 		if snap, ok := s.endedParent(p.ID); ok {
-			mu.Lock()
 			rows = append(rows, snap)
-			mu.Unlock()
 			continue
 		}
-		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			snaps, err := s.aggregate(ctx, p, false)
-			mu.Lock()
-			defer mu.Unlock()
+		unread = append(unread, p)
+	}
+	s.fanOut(len(unread), func(i int) func() {
+		snaps, err := s.aggregate(ctx, unread[i], false)
+		return func() {
 			var re *rackError
 			switch {
 			case errors.As(err, &re):
@@ -65,9 +61,8 @@ func (s *Site) parentRows(ctx context.Context, limit int) (rows []messages.JobSn
 				rows = append(rows, snaps[0])
 				s.parentEnded(snaps[0])
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 	if other != nil {
 		return nil, nil, other
 	}

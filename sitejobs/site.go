@@ -173,31 +173,22 @@ func (s *Site) everyRack(ctx context.Context, rackID string, ask func() *rackpb.
 			return nil, fmt.Errorf("sitejobs: list the racks: %w", err)
 		}
 	}
-	var (
-		mu      sync.Mutex
-		replies = make(map[string]*rackpb.JobsReadReply, len(racks))
-		missed  = &UnreachableError{}
-		wg      sync.WaitGroup
-		slots   = make(chan struct{}, readers)
-	)
-	for _, r := range racks {
-		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			reply, err := s.read(ctx, r.RackID, ask())
-			mu.Lock()
-			defer mu.Unlock()
+	replies := make(map[string]*rackpb.JobsReadReply, len(racks))
+	missed := &UnreachableError{}
+	s.fanOut(len(racks), func(i int) func() {
+		rackID := racks[i].RackID
+		reply, err := s.read(ctx, rackID, ask())
+		return func() {
 			if err != nil {
-				missed.Racks = append(missed.Racks, r.RackID)
+				missed.Racks = append(missed.Racks, rackID)
 				if missed.Err == nil {
 					missed.Err = err
 				}
 				return
 			}
-			replies[r.RackID] = reply
-		})
-	}
-	wg.Wait()
+			replies[rackID] = reply
+		}
+	})
 	switch {
 	case len(missed.Racks) == 0:
 		return replies, nil
