@@ -111,7 +111,7 @@ func Start(ctx context.Context, o Options) (s *Site, err error) {
 	}
 	var switchEnv []string
 	if o.Racks > 0 {
-		if s.Fleet, err = sim.Start(ctx, sim.Options{Racks: o.Racks, TimeScale: timeScale, Network: 89, ComputeHosts: true, Logger: zerolog.Nop()}); err != nil {
+		if s.Fleet, err = sim.Start(ctx, sim.Options{Racks: o.Racks, TimeScale: timeScale, Timing: siteTiming, Network: 89, ComputeHosts: true, Logger: zerolog.Nop()}); err != nil {
 			return s, fmt.Errorf("start the rack simulator: %w", err)
 		}
 		for _, n := range s.Fleet.Nodes() {
@@ -220,6 +220,13 @@ func Start(ctx context.Context, o Options) (s *Site, err error) {
 // timeScale is the site simulator's time_scale, and its members'
 // poll_scale.
 const timeScale = 0.01
+
+// siteTiming shortens the compute trays' flash to 4 minutes (2.4 s at
+// timeScale): a firmware job then lasts about 4 s, long enough for a test
+// to catch it running and kill or drain its member, and a drain waits for
+// it seconds, not the 9 s of a 10-minute flash. The other durations are
+// the simulator's defaults.
+var siteTiming = sim.Timing{ComputeFlash: 4 * time.Minute}
 
 // Build compiles cmd/rmsd into dir, with the race detector if race, and
 // returns the binary's path. It runs from any directory of the module.
