@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Catalog is the firmware catalog and its apply history, as the firmware
 // object RPCs and the artifact download workflow use them.
@@ -37,6 +40,23 @@ type Catalog interface {
 	// ArtifactStatus.Validate). ErrNotFound when the object or artifact is
 	// absent: the object was deleted, and the download should stop.
 	SetArtifactStatus(ctx context.Context, objectID, name string, status ArtifactStatus) error
+
+	// TouchFirmwareDownloads records that downloader is at work now on
+	// the downloads (or re-verifications) of the objects ids: of those,
+	// the ones downloader still downloads get their heartbeat stamped, so
+	// that no other member takes them over (ClaimFirmwareDownload). Ids
+	// absent or downloaded by another member are passed over.
+	TouchFirmwareDownloads(ctx context.Context, downloader string, ids []string) error
+	// ClaimFirmwareDownload moves object id's download from member from
+	// to member to, a compare-and-set: only if from is still its
+	// Downloader, the object is still interrupted (unavailable with no
+	// reason), its heartbeat (created, or TouchFirmwareDownloads) is at
+	// least quiet old, and from's cluster member row, if it has one, was
+	// not written within quiet either (a member just started again keeps
+	// its objects). It reports whether it moved it; of several members
+	// claiming one object at once exactly one does. The heartbeat is
+	// stamped anew on a move. quiet must be positive.
+	ClaimFirmwareDownload(ctx context.Context, id, from, to string, quiet time.Duration) (bool, error)
 
 	// RecordApply appends a record to the apply history and returns it
 	// with Seq and AppliedAt set.

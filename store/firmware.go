@@ -35,7 +35,9 @@ type FirmwareObject struct {
 	// artifacts (the one that received AddFirmwareObject), "" for a single
 	// rmsd. At start a member re-verifies only the interrupted downloads
 	// it ran itself (and those of no member): another member's may still
-	// be under way. Written on create, never changed.
+	// be under way. Written on create; changed only when a member takes
+	// over the interrupted download of a member that is gone
+	// (Catalog.ClaimFirmwareDownload).
 	Downloader string
 
 	// Set by the store; ignored on create.

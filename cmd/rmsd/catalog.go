@@ -9,6 +9,7 @@ import (
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/hw/firmware/catalog"
 	"github.com/rmsd/rmsd/hw/firmware/download"
+	"github.com/rmsd/rmsd/member"
 	"github.com/rmsd/rmsd/store"
 )
 
@@ -35,8 +36,10 @@ type firmwareCatalog struct {
 // files, so it runs before this process downloads anything into firmware_dir. member is the
 // cluster member id ("" for a single rmsd; catalogMember): members share firmware_dir, and
 // the downloader and the catalog both take it, so that each member's leftovers are told from
-// the files of the downloads other members run meanwhile.
-func openCatalog(ctx context.Context, w config.Workflows, member string, st store.Store, log logging.Logger) (*firmwareCatalog, error) {
+// the files of the downloads other members run meanwhile. claimAfter is how long another
+// member's interrupted download must be quiet before this member takes it over
+// (catalogClaimAfter; unused outside cluster mode).
+func openCatalog(ctx context.Context, w config.Workflows, member string, claimAfter time.Duration, st store.Store, log logging.Logger) (*firmwareCatalog, error) {
 	ctx, cancel := context.WithTimeout(ctx, catalogOpenTimeout)
 	defer cancel()
 	minRate := w.MinDownloadBytesPerSecond
@@ -47,7 +50,8 @@ func openCatalog(ctx context.Context, w config.Workflows, member string, st stor
 		Concurrency: config.DownloadSlots, MaxPerHost: w.MaxDownloadsPerHost,
 		MinBytesPerSecond: minRate, RateWindow: time.Duration(w.DownloadRateWindowSeconds) * time.Second,
 		AllowInsecureToken: w.AllowInsecureArtifactToken, Logger: log.Component("download")})
-	svc, err := catalog.Open(ctx, catalog.Options{Store: st, Downloader: dl, Dir: w.FirmwareDir, Member: member, Logger: log.Component("catalog")})
+	svc, err := catalog.Open(ctx, catalog.Options{Store: st, Downloader: dl, Dir: w.FirmwareDir, Member: member,
+		ClaimAfter: claimAfter, Logger: log.Component("catalog")})
 	if err != nil {
 		dl.Close()
 		return nil, fmt.Errorf("open the firmware catalog: %w", err)
@@ -62,6 +66,13 @@ func catalogMember(c config.Cluster) string {
 		return ""
 	}
 	return c.MemberID
+}
+
+// catalogClaimAfter is the bound after which a member's firmware catalog
+// takes over another member's quiet interrupted download: six membership
+// timeouts (member.DownloadClaimAfter).
+func catalogClaimAfter(c config.Cluster) time.Duration {
+	return member.DownloadClaimAfter(seconds(c.MembershipTimeoutSeconds))
 }
 
 // Close cancels the catalog's downloads and waits for them; it must run

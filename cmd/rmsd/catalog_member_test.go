@@ -57,7 +57,7 @@ func TestOpenCatalogWorksAsTheClusterMember(t *testing.T) {
 			defer st.Close()
 			w := config.Default().Workflows
 			w.FirmwareDir = t.TempDir()
-			cat, err := openCatalog(ctx, w, catalogMember(tt.cluster), st, log)
+			cat, err := openCatalog(ctx, w, catalogMember(tt.cluster), catalogClaimAfter(tt.cluster), st, log)
 			if err != nil {
 				t.Fatal(err)
 			}

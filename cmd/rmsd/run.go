@@ -155,7 +155,7 @@ func start(ctx context.Context, opts runOptions) (_ *daemon, err error) {
 			return nil, err
 		}
 	}
-	if d.catalog, err = openCatalog(ctx, cfg.Workflows, catalogMember(cfg.Cluster), d.store, logger); err != nil {
+	if d.catalog, err = openCatalog(ctx, cfg.Workflows, catalogMember(cfg.Cluster), catalogClaimAfter(cfg.Cluster), d.store, logger); err != nil {
 		return nil, err
 	}
 	// The simulation first: it fixes [switches] nvue_port and ssh_port,

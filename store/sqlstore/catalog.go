@@ -38,9 +38,10 @@ func (t *tx) CreateFirmwareObject(ctx context.Context, obj store.FirmwareObject)
 	}
 	now := t.now()
 	res, err := t.exec(ctx, `INSERT INTO firmware_objects
-		(id, hardware_type, config_json, available, unavailable_reason, downloader, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		obj.ID, obj.HardwareType, obj.ConfigJSON, obj.Available, obj.UnavailableReason, obj.Downloader, t.d.timeArg(now), t.d.timeArg(now))
+		(id, hardware_type, config_json, available, unavailable_reason, downloader, created_at, updated_at, download_seen_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		obj.ID, obj.HardwareType, obj.ConfigJSON, obj.Available, obj.UnavailableReason, obj.Downloader,
+		t.d.timeArg(now), t.d.timeArg(now), t.d.timeArg(now))
 	if err != nil {
 		return store.FirmwareObject{}, fmt.Errorf("sqlstore: create firmware object %q: %w", obj.ID, err)
 	}

@@ -237,6 +237,16 @@ func (s *Store) SetObjectAvailability(ctx context.Context, id string, available 
 	return writeErr(ctx, s, func(t *tx) error { return t.SetObjectAvailability(ctx, id, available, reason) })
 }
 
+// TouchFirmwareDownloads implements store.Catalog.
+func (s *Store) TouchFirmwareDownloads(ctx context.Context, downloader string, ids []string) error {
+	return writeErr(ctx, s, func(t *tx) error { return t.TouchFirmwareDownloads(ctx, downloader, ids) })
+}
+
+// ClaimFirmwareDownload implements store.Catalog.
+func (s *Store) ClaimFirmwareDownload(ctx context.Context, id, from, to string, quiet time.Duration) (bool, error) {
+	return write(ctx, s, func(t *tx) (bool, error) { return t.ClaimFirmwareDownload(ctx, id, from, to, quiet) })
+}
+
 // SetArtifactStatus implements store.Catalog.
 func (s *Store) SetArtifactStatus(ctx context.Context, objectID, name string, status store.ArtifactStatus) error {
 	return writeErr(ctx, s, func(t *tx) error { return t.SetArtifactStatus(ctx, objectID, name, status) })

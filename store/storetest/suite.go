@@ -65,6 +65,7 @@ func Run(t *testing.T, b Backend) {
 		{"AuditLargeBatchIsIndexedByEveryNode", testAuditLargeBatchIsIndexedByEveryNode},
 		{"AuditPruneKeepsTheRetentionWindow", testAuditPruneKeepsTheRetentionWindow},
 	}
+	tests = append(tests, claimContract...)
 	tests = append(tests, ownerContract...)
 	tests = append(tests, rackJournalContract...)
 	for _, tt := range tests {

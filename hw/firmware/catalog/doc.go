@@ -28,9 +28,16 @@
 // <firmware_dir>/ephemeral/<member id>/, and the interrupted downloads of
 // the objects it added (store.FirmwareObject.Downloader) or no member
 // added. Another member's download may be running; if that member never
-// comes back, its object stays unavailable until the same member id starts
-// again or the object is deleted and added again. A single rmsd (no
-// member id) re-verifies every interrupted object, as it always did.
+// comes back, a surviving member takes the object over (takeover.go):
+// every member stamps a heartbeat on the objects whose background work it
+// runs, every ClaimAfter/6, and at Open and on the same beat claims, with
+// the store's compare-and-set, another member's interrupted object whose
+// heartbeat and whose member's cluster row are both older than
+// Options.ClaimAfter (six membership timeouts, from the member layer),
+// then re-verifies it as its own. Exactly one member gets each; a member
+// just started again (its row fresh) keeps its own. A single rmsd (no
+// member id) re-verifies every interrupted object, as it always did, and
+// takes nothing over.
 //
 // Why here: the catalog composes the firmware packages beside it
 // (manifest, download, confine) with the store, and it imports no actor or
@@ -44,6 +51,7 @@
 // Lifecycle:
 //
 //	Open ── reap its temporary files in firmware_dir, re-verify its interrupted objects ──▶ serving
+//	serving ── every ClaimAfter/6 (cluster): heartbeat, take over gone members' interrupted objects ──▶ serving
 //	serving ── Add: parse, check, store (available=false), start its download ──▶ serving
 //	serving ── Delete: remove the row, cancel and await its download, remove its cache ──▶ serving
 //	serving ── Close: refuse new downloads, cancel every running one and wait ──▶ closed

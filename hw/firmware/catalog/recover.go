@@ -21,8 +21,9 @@ func interrupted(obj store.FirmwareObject) bool {
 // one (no other process shares its store), a cluster member those it
 // downloaded itself and those of no member (stored by a single rmsd
 // before the cluster was enabled). Another member's download may still
-// be under way; only that member, started again with the same id,
-// re-verifies it once it is interrupted.
+// be under way: that member, started again with the same id, re-verifies
+// it once it is interrupted, or another member takes it over once it has
+// been quiet for ClaimAfter (takeover.go).
 func (s *Service) downloadedHere(obj store.FirmwareObject) bool {
 	return s.member == "" || obj.Downloader == "" || obj.Downloader == s.member
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -48,8 +49,20 @@ type Options struct {
 	// only what is its own at Open: the temporary download files tagged
 	// with its id (the Downloader must write for the same Member), its
 	// temporary caches (Dir/ephemeral/<member>/) and the interrupted
-	// downloads of the objects it added. It must be one directory name.
+	// downloads of the objects it added, or took over from a member that
+	// is gone (ClaimAfter). It must be one directory name.
 	Member string
+	// ClaimAfter is, in cluster mode, how long another member's
+	// interrupted download must have gone without a heartbeat, with that
+	// member's row in the store unwritten as long, before this member
+	// takes it over (takeover.go); zero means DefaultClaimAfter. The
+	// member layer gives it from the membership timeout
+	// (member.DownloadClaimAfter).
+	ClaimAfter time.Duration
+	// ClaimTick, when set, drives the heartbeat of this member's downloads
+	// and the takeover of other members' instead of a ticker every
+	// ClaimAfter/claimBeats (tests); each receive runs one pass.
+	ClaimTick <-chan time.Time
 	// Manifest tunes how manifests are resolved (multi-package node types).
 	Manifest manifest.Options
 	Logger   zerolog.Logger
@@ -67,6 +80,8 @@ type Service struct {
 	member string // the cluster member id, "" for a single rmsd
 	mopts  manifest.Options
 	log    zerolog.Logger
+	// claimAfter is Options.ClaimAfter or its default (cluster mode).
+	claimAfter time.Duration
 
 	// base is the parent of every background context; Close cancels it.
 	base       context.Context
@@ -107,8 +122,9 @@ type job struct {
 // downloads of this member (or single rmsd) left in firmware_dir and its
 // leftover temporary caches (run it before this member downloads
 // anything there), and starts re-verifying every object a restart
-// interrupted whose download was this member's (see the package
-// documentation). ctx bounds Open only.
+// interrupted whose download was this member's, and, in cluster mode,
+// those it takes over from members that are gone, which it goes on doing
+// until Close (see the package documentation). ctx bounds Open only.
 func Open(ctx context.Context, o Options) (*Service, error) {
 	switch {
 	case o.Store == nil:
@@ -138,27 +154,35 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		s.cancelBase(ErrClosed)
 		return nil, fmt.Errorf("catalog: read the firmware objects: %w", err)
 	}
-	var others []string
+	var others []store.FirmwareObject
 	for _, obj := range objs {
 		switch {
 		case !interrupted(obj):
 		case s.downloadedHere(obj):
 			s.start(obj.ID, func(ctx context.Context) { s.reverify(ctx, obj) })
 		default:
-			others = append(others, obj.ID+" ("+obj.Downloader+")")
+			others = append(others, obj)
 		}
 	}
-	if len(others) > 0 {
-		// One whose member is gone for good stays unavailable until it is
-		// deleted and added again (docs/cluster.md).
-		s.log.Info().Strs("objects", others).Msg("firmware objects other cluster members download are left to them")
+	if s.member != "" {
+		s.claimAfter = o.ClaimAfter
+		if s.claimAfter <= 0 {
+			s.claimAfter = DefaultClaimAfter
+		}
+		s.beat(ctx)
+		if left := s.takeOver(ctx, others); len(left) > 0 {
+			s.log.Info().Strs("objects", left).Dur("claim_after", s.claimAfter).
+				Msg("firmware objects other cluster members download are left to them while they are at work; one quiet for claim_after is taken over")
+		}
+		s.watchClaims(o.ClaimTick)
 	}
 	return s, nil
 }
 
 // Close stops the service: new downloads are refused, running ones are
 // cancelled (their objects stay unavailable, to be re-verified by the next
-// Open), and Close returns once every background goroutine has ended,
+// Open, or taken over by another member), the heartbeat and takeover
+// passes stop, and Close returns once every background goroutine has ended,
 // with every subscription closed. Calls after the first return at once.
 func (s *Service) Close() {
 	s.mu.Lock()
