@@ -78,4 +78,3 @@ func clipBody(b []byte) string {
 	}
 	return string(b)
 }
-
