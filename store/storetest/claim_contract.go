@@ -24,25 +24,6 @@ var claimContract = []struct {
 // claimQuiet is the bound the claim tests pass.
 const claimQuiet = time.Minute
 
-// setClock is a test clock that stands still until set.
-type setClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// Now returns the time last set.
-func (c *setClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *setClock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
-
 func claim(t *testing.T, s store.Catalog, id, from, to string) bool {
 	t.Helper()
 	ok, err := s.ClaimFirmwareDownload(t.Context(), id, from, to, claimQuiet)
@@ -58,7 +39,7 @@ func claim(t *testing.T, s store.Catalog, id, from, to string) bool {
 // available object and one with a reason are not interrupted.
 func testClaimMovesAQuietInterruptedDownload(t *testing.T, b Backend) {
 	start := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-	c := &setClock{t: start}
+	c := &settableClock{t: start}
 	s := open(t, b, b.Fresh(t), c.Now)
 	for _, id := range []string{"interrupted", "available", "failed"} {
 		o := object(id, "GB200")
@@ -124,7 +105,7 @@ func testClaimMovesAQuietInterruptedDownload(t *testing.T, b Backend) {
 func testClaimRaceHasOneWinner(t *testing.T, b Backend) {
 	loc := b.Fresh(t)
 	start := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-	c := &setClock{t: start}
+	c := &settableClock{t: start}
 	o := object("interrupted", "GB200")
 	o.Downloader = "m-gone"
 	create(t, open(t, b, loc, c.Now), o)
@@ -174,7 +155,7 @@ func testClaimWaitsForAFreshMemberRow(t *testing.T, b Backend) {
 	// Member rows are stamped with the server's clock: the store's clock
 	// follows the real one here.
 	now := time.Now().UTC()
-	c := &setClock{t: now.Add(-2 * claimQuiet)}
+	c := &settableClock{t: now.Add(-2 * claimQuiet)}
 	s := open(t, b, b.Fresh(t), c.Now)
 	members, ok := s.(store.ClusterMembers)
 	if !ok {

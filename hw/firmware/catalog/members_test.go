@@ -37,18 +37,7 @@ func (fx *fixture) openMember(id string) *member {
 	if err != nil {
 		fx.t.Fatal(err)
 	}
-	dl := download.New(download.Options{Member: id, SourceRoot: fx.dir, MaxPerHost: 4, AllowInsecureToken: true,
-		Logger: fx.logger("download").With().Str("member", id).Logger()})
-	svc, err := catalog.Open(testCtx(fx.t), catalog.Options{Store: st, Downloader: dl, Dir: fx.dir, Member: id,
-		Logger: fx.logger("catalog").With().Str("member", id).Logger()})
-	if err != nil {
-		dl.Close()
-		_ = st.Close()
-		fx.t.Fatal(err)
-	}
-	m := &member{t: fx.t, id: id, store: st, dl: dl, svc: svc}
-	fx.t.Cleanup(m.close)
-	return m
+	return fx.openClaimant(id, st, nil)
 }
 
 // close stops the member as rmsd shuts down: catalog, downloader, store.
