@@ -171,7 +171,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		}
 		s.beat(ctx)
 		if left := s.takeOver(ctx, others); len(left) > 0 {
-			s.log.Info().Strs("objects", left).Dur("claim_after", s.claimAfter).
+			s.log.Info().Strs("objects", left).Dur("claim_after_ms", s.claimAfter).
 				Msg("firmware objects other cluster members download are left to them while they are at work; one quiet for claim_after is taken over")
 		}
 		s.watchClaims(o.ClaimTick)

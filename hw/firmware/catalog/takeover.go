@@ -74,7 +74,7 @@ func (s *Service) beat(ctx context.Context) {
 	}
 	s.mu.Unlock()
 	if err := s.store.TouchFirmwareDownloads(ctx, s.member, ids); err != nil && s.base.Err() == nil {
-		s.log.Warn().Err(err).Int("objects", len(ids)).Dur("claim_after", s.claimAfter).
+		s.log.Warn().Err(err).Int("objects", len(ids)).Dur("claim_after_ms", s.claimAfter).
 			Msg("heartbeat of this member's firmware downloads not recorded; another member takes one over once none is for claim_after")
 	}
 }
@@ -130,7 +130,7 @@ func (s *Service) claim(ctx context.Context, obj store.FirmwareObject) bool {
 		return false
 	}
 	obj.Downloader = s.member
-	log.Info().Dur("claim_after", s.claimAfter).
+	log.Info().Dur("claim_after_ms", s.claimAfter).
 		Msg("took over the interrupted firmware download of a cluster member quiet for claim_after: re-verifying its cached artifacts")
 	s.start(obj.ID, func(ctx context.Context) { s.reverify(ctx, obj) })
 	return true
