@@ -217,7 +217,7 @@ func testRackJournalCompactionKeepsOtherStreams(t *testing.T, b Backend) {
 }
 
 func testRackJournalJobRackAndPrune(t *testing.T, b Backend) {
-	clock := &settableClock{t: time.Date(2026, 3, 4, 5, 0, 0, 0, time.UTC)}
+	clock := NewSettableClock(time.Date(2026, 3, 4, 5, 0, 0, 0, time.UTC))
 	s := open(t, b, b.Fresh(t), clock.Now)
 	ro, ok := rackOwners(t, s)
 	if !ok {
@@ -230,7 +230,7 @@ func testRackJournalJobRackAndPrune(t *testing.T, b Backend) {
 		t.Errorf("rack of a job never recorded = %v, want ErrNotFound", err)
 	}
 	appendRack(t, ro, r1, store.Event{Kind: "Row", Jobs: []string{"job-1", "job-2"}}, store.Event{Kind: "Row"})
-	clock.set(clock.Now().Add(time.Hour))
+	clock.Set(clock.Now().Add(time.Hour))
 	appendRack(t, ro, r2, store.Event{Kind: "Row", Jobs: []string{"job-3"}})
 	// A snapshot naming a job already recorded keeps its first rack; one
 	// naming a new job records it.
@@ -332,23 +332,4 @@ func testRackJournalTailMissesNothing(t *testing.T, b Backend) {
 	if !sameEvents(tail, all) {
 		t.Fatalf("the tail saw %d events, rack-1's stream holds %d: an append became visible after a later one", len(tail), len(all))
 	}
-}
-
-// settableClock is a test clock that stands still until set.
-type settableClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// Now returns the clock's time.
-func (c *settableClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *settableClock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
 }

@@ -19,26 +19,6 @@ import (
 // default, six membership timeouts of ten seconds).
 const claimAfter = time.Minute
 
-// testClock is a store clock that stands still until set.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newTestClock(t time.Time) *testClock { return &testClock{t: t} }
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
-
 // engine opens stores, as processes of their own, on one database of
 // its kind.
 type engine struct {
@@ -108,7 +88,7 @@ func (fx *fixture) openClaimant(id string, st *sqlstore.Store, tick <-chan time.
 // and stop with both downloads under way; then every package of
 // rels[0] is in its cache, verified, and rels[1]'s HMC package is a
 // corrupt leftover. The objects are stamped with clock's time.
-func (fx *fixture) interruptDownloads(e engine, clock *testClock, rels ...simrelease.Release) {
+func (fx *fixture) interruptDownloads(e engine, clock *storetest.SettableClock, rels ...simrelease.Release) {
 	fx.t.Helper()
 	for _, rel := range rels {
 		fx.srv.SetFault(rel.HMC.Path, artifactsim.Fault{Hold: true})
@@ -145,10 +125,10 @@ func TestAMemberTakesOverTheInterruptedDownloadsOfAMemberThatIsGone(t *testing.T
 		done := fx.publish(simrelease.Options{Milestone: "done"})
 		half := fx.publish(simrelease.Options{Milestone: "half"})
 		start := time.Now().UTC()
-		goneClock := newTestClock(start)
+		goneClock := storetest.NewSettableClock(start)
 		if e.rows {
 			// The heartbeat is old; the row below keeps the objects.
-			goneClock.set(start.Add(-2 * claimAfter))
+			goneClock.Set(start.Add(-2 * claimAfter))
 		}
 		fx.interruptDownloads(e, goneClock, done, half)
 		if e.rows {
@@ -167,7 +147,7 @@ func TestAMemberTakesOverTheInterruptedDownloadsOfAMemberThatIsGone(t *testing.T
 		}
 		requests := len(fx.srv.Requests())
 
-		aClock := newTestClock(start)
+		aClock := storetest.NewSettableClock(start)
 		tick := make(chan time.Time)
 		a := fx.openClaimant("m-a", e.open(t, aClock.Now), tick)
 		fx.waitLog("left to them", done.ID+" (m-gone)", half.ID+" (m-gone)", `"member":"m-a"`)
@@ -185,7 +165,7 @@ func TestAMemberTakesOverTheInterruptedDownloadsOfAMemberThatIsGone(t *testing.T
 
 		// Both are as old as the bound now (the row was written after
 		// start, by the server's clock).
-		aClock.set(time.Now().UTC().Add(claimAfter + time.Second))
+		aClock.Set(time.Now().UTC().Add(claimAfter + time.Second))
 		tick <- time.Time{}
 		got := fx.waitObjectIn(a.store, done.ID, available)
 		if got.Downloader != "m-a" {
@@ -215,9 +195,9 @@ func TestMembersRacingForADownloadOfAMemberThatIsGoneOneTakesItOver(t *testing.T
 		done := fx.publish(simrelease.Options{Milestone: "done"})
 		half := fx.publish(simrelease.Options{Milestone: "half"})
 		start := time.Now().UTC()
-		fx.interruptDownloads(e, newTestClock(start), done, half)
+		fx.interruptDownloads(e, storetest.NewSettableClock(start), done, half)
 
-		later := newTestClock(start.Add(2 * claimAfter))
+		later := storetest.NewSettableClock(start.Add(2 * claimAfter))
 		stores := []*sqlstore.Store{e.open(t, later.Now), e.open(t, later.Now)}
 		never := make(chan time.Time)
 		var wg sync.WaitGroup
