@@ -2,6 +2,8 @@ package member
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -22,6 +24,11 @@ import (
 // drain_timeout_seconds) with the jobs still in flight then; Stop hands
 // the remaining racks over, interrupting those.
 func (m *Member) Drain(ctx context.Context) int {
+	// First the member drains keeping every rack active here: from then
+	// on it activates no other rack, and a grain starting now starts
+	// draining (it admits no job). Every grain started before is in the
+	// list read next, and is asked to drain and for its jobs.
+	m.place.drain(slices.Collect(maps.Keys(m.localGrains())))
 	grains := m.localGrains()
 	m.log.Info().Int("racks", len(grains)).Msg("member draining: its racks admit no new jobs")
 	var kept []string

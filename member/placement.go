@@ -1,6 +1,9 @@
 package member
 
 import (
+	"net"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -34,9 +37,11 @@ type placement struct {
 
 	mu sync.Mutex
 	// members is the last topology's; drains are the draining members'
-	// kept racks, by protoactor member id (this member's own included).
+	// kept racks, by protoactor member id (this member's own included);
+	// self is this member, as the others list it.
 	members []*cluster.Member
 	drains  map[string]map[string]bool
+	self    *cluster.Member
 
 	activator *actor.PID
 	sub       *eventstream.Subscription
@@ -110,7 +115,28 @@ func (p *placement) RemovePid(ci *cluster.ClusterIdentity, pid *actor.PID) {
 func (p *placement) owner(ci *cluster.ClusterIdentity) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return place(p.members, p.drains, ci)
+	return place(withSelf(p.members, p.self), p.drains, ci)
+}
+
+// withSelf is the member list a member places on: its last topology, with
+// itself in it. A member's view of the membership can lag behind the
+// others' about itself: it joined last and read its first topology before
+// its own health port answered, or one poll of its own port timed out.
+// The others place racks on it meanwhile, and a running member is a
+// target for itself whatever its view says; without it, it would take
+// those racks as placed elsewhere and hand them over, a draining member's
+// kept racks with their jobs running. An empty list stays empty: before
+// its first topology a member places nothing.
+func withSelf(members []*cluster.Member, self *cluster.Member) []*cluster.Member {
+	if len(members) == 0 || self == nil {
+		return members
+	}
+	for _, m := range members {
+		if m.Id == self.Id {
+			return members
+		}
+	}
+	return append(slices.Clip(members), self)
 }
 
 // place is the placement rule. A draining member that keeps ci's identity
@@ -146,6 +172,9 @@ func (p *placement) topology(members []*cluster.Member) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.members = members
+	if p.self == nil {
+		p.self = selfMember(p.c)
+	}
 	self := p.c.ActorSystem.ID
 	for id := range p.drains {
 		if id == self {
@@ -209,6 +238,17 @@ func (p *placement) draining() bool {
 // here reports whether ci is placed on this member.
 func (p *placement) here(ci *cluster.ClusterIdentity) bool {
 	return p.owner(ci) == p.c.ActorSystem.Address()
+}
+
+// selfMember is this member as the others' topologies list it: its actor
+// system id, its remote address and the kinds it hosts.
+func selfMember(c *cluster.Cluster) *cluster.Member {
+	host, port, err := net.SplitHostPort(c.ActorSystem.Address())
+	n, perr := strconv.ParseInt(port, 10, 32)
+	if err != nil || perr != nil {
+		return nil
+	}
+	return &cluster.Member{Id: c.ActorSystem.ID, Host: host, Port: int32(n), Kinds: c.GetClusterKinds()}
 }
 
 func set(list []string) map[string]bool {

@@ -87,3 +87,42 @@ func TestWhenEveryMemberDrainsRacksStayPut(t *testing.T) {
 		}
 	}
 }
+
+// TestAMemberMissingFromItsOwnViewPlacesAsTheOthersDo: a member's own view
+// of the membership can lack itself for a while (it joined last, or a
+// poll of its own health port timed out) while the others place racks on
+// it. It still places as they do, so it keeps what they send it; and a
+// draining member keeps its busy racks, rather than handing them over
+// with their jobs running (a SIGTERM right after the member joined). A
+// member with no view yet places nothing.
+func TestAMemberMissingFromItsOwnViewPlacesAsTheOthersDo(t *testing.T) {
+	members, racks := placementSite()
+	self := members[0]
+	view := members[1:] // the others' entries, not its own
+	var busy *cluster.ClusterIdentity
+	for _, r := range racks {
+		want := place(members, nil, r)
+		if got := place(withSelf(view, self), nil, r); got != want {
+			t.Errorf("%s placed on %q by a member missing from its own view, the others place it on %q", r.Identity, got, want)
+		}
+		if busy == nil && want == self.Address() {
+			busy = r
+		}
+	}
+	if busy == nil {
+		t.Fatalf("the site places no rack on %s; the test needs one", self.Id)
+	}
+	drains := map[string]map[string]bool{self.Id: {busy.Identity: true}}
+	if got := place(withSelf(view, self), drains, busy); got != self.Address() {
+		t.Errorf("kept %s placed on %q by its draining member missing from its own view, want %q", busy.Identity, got, self.Address())
+	}
+	if got := place(withSelf(members, self), drains, busy); got != self.Address() {
+		t.Errorf("kept %s placed on %q, want %q", busy.Identity, got, self.Address())
+	}
+	if got := len(withSelf(members, self)); got != len(members) {
+		t.Errorf("a view with the member in it became %d members, want %d", got, len(members))
+	}
+	if got := place(withSelf(nil, self), nil, busy); got != "" {
+		t.Errorf("a member with no view yet placed %s on %q, want nowhere", busy.Identity, got)
+	}
+}
