@@ -2,10 +2,11 @@ package member
 
 import (
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rmsd/rmsd/test/freeport"
 )
 
 // The etcd provider's run with members is tested with rmsd processes
@@ -14,16 +15,8 @@ import (
 // goroutine without synchronisation), which fail any race-enabled test
 // binary that runs it in process.
 
-// freePort returns a TCP port free on loopback at the time of the call.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+// freePort is a TCP port to bind later (test/freeport).
+func freePort(t *testing.T) int { return freeport.Port(t) }
 
 // TestEtcdUnreachableIsRefused: a member whose etcd does not answer is
 // refused within the dial timeout, naming the endpoints, instead of

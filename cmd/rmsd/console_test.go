@@ -7,26 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rmsd/rmsd/grpc/callerid"
+	"github.com/rmsd/rmsd/test/freeport"
 	"github.com/rmsd/rmsd/test/pki"
 )
 
-// freePort is a TCP port nothing listens on right now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+// freePort is a TCP port to bind later (test/freeport).
+func freePort(t *testing.T) int { return freeport.Port(t) }
 
 // consoleRig is a running rmsd whose console has its own mTLS port,
 // and a browser that presents a client certificate of the test CA.

@@ -6,8 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +20,7 @@ import (
 	"github.com/rmsd/rmsd/hw"
 	"github.com/rmsd/rmsd/hw/sim"
 	"github.com/rmsd/rmsd/store/sqlstore"
+	"github.com/rmsd/rmsd/test/freeport"
 )
 
 // Options say what site to run.
@@ -143,7 +142,7 @@ func Start(ctx context.Context, o Options) (s *Site, err error) {
 	if o.Partitionable {
 		nports += o.Members * o.Members
 	}
-	if s.ports, err = freePorts(nports); err != nil {
+	if s.ports, err = freeport.Ports(nports); err != nil {
 		return s, err
 	}
 	var seeds []string
@@ -372,32 +371,6 @@ func nodeInfo(sn sim.Node) *rmspb.NodeInfo {
 		n.Host = &host
 	}
 	return rmsserver.NodeInfoToProto(n)
-}
-
-// freePorts returns n distinct ports free on every interface, below the
-// kernel's ephemeral range, so that no outgoing connection takes one
-// before a member binds it.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	var held []net.Listener
-	defer func() {
-		for _, l := range held {
-			_ = l.Close()
-		}
-	}()
-	for tries := 0; len(ports) < n; tries++ {
-		if tries > 1000 {
-			return nil, fmt.Errorf("no %d free ports below 32768", n)
-		}
-		port := 20000 + rand.IntN(12000)
-		l, err := net.Listen("tcp", fmt.Sprintf(":%d", port))
-		if err != nil {
-			continue
-		}
-		held = append(held, l)
-		ports = append(ports, port)
-	}
-	return ports, nil
 }
 
 // Pause waits d or until ctx ends: the pace of a retried call.
