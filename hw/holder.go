@@ -29,8 +29,19 @@ func HolderOf(ctx context.Context) string {
 	return id
 }
 
+// NameHolder sets HolderHeader on a request its caller has just built, to
+// the holder its context names (none: nothing). The clients that build
+// their requests call it, so that HolderTransport has nothing to copy.
+func NameHolder(r *http.Request) {
+	if id := HolderOf(r.Context()); id != "" {
+		r.Header[HolderHeader] = []string{id}
+	}
+}
+
 // HolderTransport wraps base so that every request whose context names a
-// holder carries it in HolderHeader. It performs no I/O of its own.
+// holder carries it in HolderHeader: a request that does not yet (one its
+// client did not name with NameHolder) is sent as a copy with the header
+// set. It performs no I/O of its own.
 func HolderTransport(base http.RoundTripper) http.RoundTripper {
 	return holderTransport{base: base}
 }
@@ -41,7 +52,7 @@ type holderTransport struct{ base http.RoundTripper }
 // must not change the request it is given).
 func (t holderTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	id := HolderOf(r.Context())
-	if id == "" {
+	if id == "" || (len(r.Header[HolderHeader]) == 1 && r.Header[HolderHeader][0] == id) {
 		return t.base.RoundTrip(r)
 	}
 	r = r.Clone(r.Context())

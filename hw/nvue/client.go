@@ -228,6 +228,7 @@ func (c *Client) newRequest(ctx context.Context, method, path string, in any) (*
 		req.Host = c.host
 	}
 	req.Header.Set("Accept", "application/json")
+	hw.NameHolder(req)
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -192,6 +192,7 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 		req.Header[k] = vs
 	}
 	req.Header.Set("Accept", "application/json")
+	hw.NameHolder(req)
 	if r.ctype != "" {
 		req.Header.Set("Content-Type", r.ctype)
 	}
