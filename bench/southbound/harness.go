@@ -33,6 +33,8 @@ type options struct {
 	baseline string   // a second rmsd binary for the admission or memory scenario
 	perfDir  string   // where perf profiles of the admission windows go
 	heapDir  string   // where the memory scenario saves rmsd's heap profile
+	cpuDir   string   // where the memory scenario saves rmsd's CPU profile of one-rack reads
+	cpuSecs  int      // how long that profile is
 	rmsdEnv  []string // added to the memory scenario's rmsd's environment
 }
 

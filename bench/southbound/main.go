@@ -29,7 +29,7 @@
 //
 //	go run ./southbound [-site-racks 100] [-scale 1,10,30,100,300] [-rounds 5] [-firmware-mib 256] [-admit-nodes 1000] [-out .]
 //	go run ./southbound -only admission [-rounds 8] [-baseline /path/to/old/rmsd] [-perf dir]
-//	go run ./southbound -only memory [-site-racks 100] [-baseline /path/to/old/rmsd] [-rmsd-env GOGC=50] [-heap-profile dir]
+//	go run ./southbound -only memory [-site-racks 100] [-baseline /path/to/old/rmsd] [-rmsd-env GOGC=50] [-heap-profile dir] [-cpu-profile dir]
 //
 // -only admission runs the admission scenario alone, on one simulated
 // rack, and prints its ratios without writing the report; -baseline adds
@@ -46,6 +46,9 @@
 // from its /metrics. -heap-profile dir turns on rmsd's [metrics] pprof
 // and saves its heap profile and goroutine counts there, printing the
 // heap's top entries (`go tool pprof -top -sample_index=inuse_space dir/rmsd.heap.pb.gz`).
+// -cpu-profile dir profiles rmsd's CPU while it serves one-rack reads
+// back to back after the rounds, and prints the profile's top entries
+// (`go tool pprof -top dir/rmsd.cpu.pb.gz`).
 package main
 
 import (
@@ -76,6 +79,8 @@ func main() {
 	flag.StringVar(&o.baseline, "baseline", "", "with -only admission or memory: a second rmsd binary, measured in turn")
 	flag.StringVar(&o.perfDir, "perf", "", "with -only admission: record perf profiles of each rmsd's measured admissions into this directory (<side>.perf.data)")
 	flag.StringVar(&o.heapDir, "heap-profile", "", "with -only memory: serve rmsd's pprof and save its heap profile and goroutine counts into this directory")
+	flag.IntVar(&o.cpuSecs, "cpu-seconds", 15, "with -cpu-profile: how long rmsd's one-rack reads are profiled")
+	flag.StringVar(&o.cpuDir, "cpu-profile", "", "with -only memory: serve rmsd's pprof and, after the rounds, save its CPU profile of one-rack reads alone into this directory")
 	flag.Func("rmsd-env", "with -only memory: KEY=VALUE added to rmsd's environment, not the baseline's (repeatable; GOGC=50, RMS_REDFISH__…)", func(v string) error {
 		if !strings.Contains(v, "=") {
 			return fmt.Errorf("%q is not KEY=VALUE", v)

@@ -68,7 +68,9 @@ type memorySide struct {
 // first rmsd's environment (GOGC=50 …). With o.heapDir, that rmsd runs
 // with [metrics] pprof and its heap profile (<dir>/rmsd.heap.pb.gz) and
 // goroutine counts (<dir>/rmsd.goroutine.txt) are saved, and the heap
-// profile's top entries printed.
+// profile's top entries printed; with o.cpuDir, it runs with pprof too
+// and, after the rounds, its CPU profile of one-rack reads alone is
+// saved and printed (saveCPUProfile).
 func (h *harness) memoryScenario(ctx context.Context, res *results) error {
 	racks := h.site(h.o.siteRacks)
 	n := h.bmcs(h.o.siteRacks)
@@ -99,7 +101,7 @@ func (h *harness) memoryScenario(ctx context.Context, res *results) error {
 			bin, env := h.rmsd, h.o.rmsdEnv
 			if name == "baseline" {
 				bin, env = h.o.baseline, nil
-			} else if h.o.heapDir != "" {
+			} else if h.o.heapDir != "" || h.o.cpuDir != "" {
 				env = append(env, "RMS_METRICS__PPROF=true")
 			}
 			d, err := startDaemon(ctx, bin, h.dir, racks, defaultBMCRequests, env...)
@@ -155,6 +157,11 @@ func (h *harness) memoryScenario(ctx context.Context, res *results) error {
 					return err
 				}
 			}
+			if h.o.cpuDir != "" && s.name == "rmsd" {
+				if err := h.saveCPUProfile(ctx, s); err != nil {
+					return err
+				}
+			}
 		}
 		h.printBreakdown(s.b)
 		res.breakdowns = append(res.breakdowns, s.b)
@@ -195,7 +202,13 @@ func (d *daemon) runtimeFigures(ctx context.Context, b *breakdown) error {
 
 // metricsGet fetches path from rmsd's metrics listener.
 func (d *daemon) metricsGet(ctx context.Context, path string) (io.ReadCloser, error) {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	return d.metricsGetWithin(ctx, path, time.Minute)
+}
+
+// metricsGetWithin fetches path from rmsd's metrics listener, the whole
+// body read within timeout.
+func (d *daemon) metricsGetWithin(ctx context.Context, path string, timeout time.Duration) (io.ReadCloser, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+d.metricsAddr+path, nil)
 	if err != nil {
 		cancel()
@@ -259,16 +272,7 @@ func (d *daemon) saveTo(ctx context.Context, path, file string) error {
 	if err != nil {
 		return err
 	}
-	defer body.Close()
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, body); err != nil {
-		f.Close()
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	return f.Close()
+	return writeFile(file, body)
 }
 
 // printBreakdown writes one side's resident set and, for an rmsd, its

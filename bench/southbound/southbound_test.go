@@ -113,12 +113,13 @@ func (d testLog) Write(p []byte) (int, error) {
 }
 
 // TestMemoryScenarioAloneProfilesRMSD runs -only memory on one rack with
-// a heap profile, and checks what it prints and saves: every side's
-// resident set, rmsd's runtime figures and the heap's top entries.
+// a heap and a CPU profile, and checks what it prints and saves: every
+// side's resident set, rmsd's runtime figures and both profiles' top
+// entries.
 func TestMemoryScenarioAloneProfilesRMSD(t *testing.T) {
 	heap := t.TempDir()
 	o := options{root: "../..", out: t.TempDir(), siteRacks: 1, rackCalls: 2, rounds: 1, firstRounds: 1, scale: []int{1}, network: 79,
-		firmwareMiB: 1, admitNodes: 1, only: "memory", heapDir: heap}
+		firmwareMiB: 1, admitNodes: 1, only: "memory", heapDir: heap, cpuDir: heap, cpuSecs: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var log strings.Builder
@@ -130,13 +131,15 @@ func TestMemoryScenarioAloneProfilesRMSD(t *testing.T) {
 		regexp.MustCompile(`memory rmsd runtime: heap in use \d+\.\d MiB .* goroutine stacks \d+\.\d MiB \(\d+ goroutines`),
 		regexp.MustCompile(`memory bare, 35 BMCs: RSS`),
 		regexp.MustCompile(`rmsd's heap in use .*\n(.*\n)*.*flat%`),
+		regexp.MustCompile(`rmsd's CPU over [1-9]\d* one-rack reads in 1 s .*\n(.*\n)*.*flat%`),
+		regexp.MustCompile(`rmsd's allocations over those reads .*\n(.*\n)*.*flat%`),
 		regexp.MustCompile(`rmsd / bare, one-rack CPU per call: (\d+\.\d\d×|n/a)`),
 	} {
 		if !want.MatchString(log.String()) {
 			t.Errorf("the output lacks %s:\n%s", want, log.String())
 		}
 	}
-	for _, f := range []string{"rmsd.heap.pb.gz", "rmsd.goroutine.txt"} {
+	for _, f := range []string{"rmsd.heap.pb.gz", "rmsd.goroutine.txt", "rmsd.cpu.pb.gz"} {
 		if st, err := os.Stat(filepath.Join(heap, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s not saved: %v", f, err)
 		}

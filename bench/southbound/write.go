@@ -28,8 +28,8 @@ func measureAndReport(ctx context.Context, o options, log io.Writer) error {
 	if o.perfDir != "" && o.only != "admission" {
 		return fmt.Errorf("-perf goes with -only admission")
 	}
-	if (o.heapDir != "" || len(o.rmsdEnv) > 0) && o.only != "memory" {
-		return fmt.Errorf("-heap-profile and -rmsd-env go with -only memory")
+	if (o.heapDir != "" || o.cpuDir != "" || len(o.rmsdEnv) > 0) && o.only != "memory" {
+		return fmt.Errorf("-heap-profile, -cpu-profile and -rmsd-env go with -only memory")
 	}
 	res, err := runHarness(ctx, o, log)
 	if err != nil {
