@@ -117,6 +117,9 @@ func (h *harness) admissionScenario(ctx context.Context, res *results) error {
 		}
 		s := &side{name: b.name, d: d}
 		if h.o.perfDir != "" {
+			if err := os.MkdirAll(h.o.perfDir, 0o755); err != nil {
+				return fmt.Errorf("-perf: %w", err)
+			}
 			if s.prof, err = startProfiler(ctx, d.PID(), filepath.Join(h.o.perfDir, b.name+".perf.data")); err != nil {
 				return err
 			}
