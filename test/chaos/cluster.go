@@ -138,13 +138,16 @@ func rmsClient(site *clustersite.Site, rng *rand.Rand) rmspb.RackManagerClient {
 // memberChaos kills and restarts members until its context ends, one at a
 // time: a SIGKILL then, after a pause, a start (a crash and its
 // supervisor's restart), or a SIGTERM and a start at once (a rolling
-// upgrade's step).
+// upgrade's step). The first blow is a SIGKILL and the second a SIGTERM,
+// the others either at random, so that a short run (CI's) has both.
 type memberChaos struct {
-	site            *clustersite.Site
-	rng             *rand.Rand
-	verbose         bool
-	kills, restarts int
-	err             error // a member that would not stop cleanly or start
+	site    *clustersite.Site
+	rng     *rand.Rand
+	verbose bool
+	// kills and terms count the SIGKILLs and SIGTERMs, restarts every
+	// start (a fenced member's too).
+	kills, terms, restarts int
+	err                    error // a member that would not stop cleanly or start
 }
 
 func (c *memberChaos) run(ctx context.Context) {
@@ -160,7 +163,8 @@ func (c *memberChaos) run(ctx context.Context) {
 			}
 			continue
 		}
-		if c.rng.IntN(2) == 0 {
+		blow := c.kills + c.terms
+		if blow == 0 || (blow > 1 && c.rng.IntN(2) == 0) {
 			if err := c.site.Kill(i); err != nil {
 				c.err = err
 				return
@@ -179,6 +183,7 @@ func (c *memberChaos) run(ctx context.Context) {
 				c.err = err
 				return
 			}
+			c.terms++
 			if c.verbose {
 				fmt.Fprintf(os.Stderr, "chaos: %s stopped (SIGTERM) in %s\n", id, time.Since(stopped).Round(10*time.Millisecond))
 			}
