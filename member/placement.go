@@ -36,9 +36,10 @@ type placement struct {
 	c *cluster.Cluster
 
 	mu sync.Mutex
-	// members is the last topology's; drains are the draining members'
-	// kept racks, by protoactor member id (this member's own included);
-	// self is this member, as the others list it.
+	// members is the last topology's, with this member in it
+	// (withSelf); drains are the draining members' kept racks, by
+	// protoactor member id (this member's own included); self is this
+	// member, as the others list it.
 	members []*cluster.Member
 	drains  map[string]map[string]bool
 	self    *cluster.Member
@@ -115,10 +116,10 @@ func (p *placement) RemovePid(ci *cluster.ClusterIdentity, pid *actor.PID) {
 func (p *placement) owner(ci *cluster.ClusterIdentity) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return place(withSelf(p.members, p.self), p.drains, ci)
+	return place(p.members, p.drains, ci)
 }
 
-// withSelf is the member list a member places on: its last topology, with
+// withSelf is the member list a member places on: a topology, with
 // itself in it. A member's view of the membership can lag behind the
 // others' about itself: it joined last and read its first topology before
 // its own health port answered, or one poll of its own port timed out.
@@ -171,10 +172,10 @@ func place(members []*cluster.Member, drains map[string]map[string]bool, ci *clu
 func (p *placement) topology(members []*cluster.Member) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.members = members
 	if p.self == nil {
 		p.self = selfMember(p.c)
 	}
+	p.members = withSelf(members, p.self)
 	self := p.c.ActorSystem.ID
 	for id := range p.drains {
 		if id == self {
