@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/store/storetest"
 )
 
 func TestMain(m *testing.M) {
@@ -22,26 +22,9 @@ func TestMain(m *testing.M) {
 		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
 }
 
-// testClock is a manual clock.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newTestClock() *testClock {
-	return &testClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+// newTestClock is a manual clock standing at a fixed instant.
+func newTestClock() *storetest.SettableClock {
+	return storetest.NewSettableClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 func quietSystem() *actor.ActorSystem {
@@ -52,7 +35,7 @@ func quietSystem() *actor.ActorSystem {
 
 // newEngine starts an engine on a fresh actor system with a manual clock and
 // a manual reaper; both are closed when the test ends.
-func newEngine(t testing.TB, opts Options) (*Engine, *testClock) {
+func newEngine(t testing.TB, opts Options) (*Engine, *storetest.SettableClock) {
 	t.Helper()
 	clk := newTestClock()
 	if opts.Now == nil {

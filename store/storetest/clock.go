@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// SettableClock is a store clock (the now of Backend.Open) that stands
-// still until set: tests age heartbeats and leases without waiting.
+// SettableClock is a manual clock for tests (a store's now of
+// Backend.Open, an engine's clock) that stands still until set or
+// advanced: tests age heartbeats, leases and records without waiting.
 type SettableClock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -27,4 +28,11 @@ func (c *SettableClock) Set(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t = t
+}
+
+// Advance moves the clock d forward.
+func (c *SettableClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
 }
