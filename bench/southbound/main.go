@@ -77,7 +77,7 @@ func main() {
 	flag.IntVar(&o.network, "network", 71, "second octet of the first simulator's loopback addresses (each further simulator, one per 50 racks, takes the next)")
 	flag.StringVar(&o.only, "only", "", "run one scenario alone and print its figures, writing no report (admission or memory)")
 	flag.StringVar(&o.baseline, "baseline", "", "with -only admission or memory: a second rmsd binary, measured in turn")
-	flag.StringVar(&o.perfDir, "perf", "", "with -only admission: record perf profiles of each rmsd's measured admissions into this directory (<side>.perf.data)")
+	flag.StringVar(&o.perfDir, "perf", "", "with -only admission: record perf profiles of each rmsd's measured admissions; with -only memory, of each side's whole-site reads (dir/<side>.perf.data)")
 	flag.StringVar(&o.heapDir, "heap-profile", "", "with -only memory: serve rmsd's pprof and save its heap profile and goroutine counts into this directory")
 	flag.IntVar(&o.cpuSecs, "cpu-seconds", 15, "with -cpu-profile: how long rmsd's one-rack reads are profiled")
 	flag.StringVar(&o.cpuDir, "cpu-profile", "", "with -only memory: serve rmsd's pprof and, after the rounds, save its CPU profile of one-rack reads alone into this directory")

@@ -55,6 +55,7 @@ type memorySide struct {
 	stop       func() error
 	rack, site func(context.Context) error
 	b          breakdown
+	prof       *profiler // with -perf: this side's whole-site reads
 }
 
 // memoryScenario (-only memory) measures the resident sets of the warm
@@ -117,6 +118,19 @@ func (h *harness) memoryScenario(ctx context.Context, res *results) error {
 		if s.b.idle, err = procstat.ResidentSet(s.pid); err != nil {
 			return err
 		}
+		if h.o.perfDir != "" {
+			if err := os.MkdirAll(h.o.perfDir, 0o755); err != nil {
+				return fmt.Errorf("-perf: %w", err)
+			}
+			if s.prof, err = startProfiler(ctx, s.pid, filepath.Join(h.o.perfDir, name+".perf.data")); err != nil {
+				return err
+			}
+			defer func() {
+				if err := s.prof.stop(); err != nil {
+					fmt.Fprintf(h.log, "memory: %v\n", err)
+				}
+			}()
+		}
 	}
 	for _, s := range sides {
 		if err := s.site(ctx); err != nil {
@@ -131,7 +145,18 @@ func (h *harness) memoryScenario(ctx context.Context, res *results) error {
 				if scenario == "site" {
 					call, calls = s.site, 1
 				}
+				profile := s.prof != nil && scenario == "site"
+				if profile {
+					if err := s.prof.enable(); err != nil {
+						return err
+					}
+				}
 				r, err := timed(ctx, scenario, s.name, round, calls, s.pid, h.sims, call)
+				if profile {
+					if perr := s.prof.disable(); perr != nil && err == nil {
+						err = perr
+					}
+				}
 				if err != nil {
 					return err
 				}

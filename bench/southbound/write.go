@@ -25,8 +25,8 @@ func measureAndReport(ctx context.Context, o options, log io.Writer) error {
 	if o.baseline != "" && o.only == "" {
 		return fmt.Errorf("-baseline goes with -only admission or -only memory")
 	}
-	if o.perfDir != "" && o.only != "admission" {
-		return fmt.Errorf("-perf goes with -only admission")
+	if o.perfDir != "" && o.only != "admission" && o.only != "memory" {
+		return fmt.Errorf("-perf goes with -only admission or -only memory")
 	}
 	if (o.heapDir != "" || o.cpuDir != "" || len(o.rmsdEnv) > 0) && o.only != "memory" {
 		return fmt.Errorf("-heap-profile, -cpu-profile and -rmsd-env go with -only memory")

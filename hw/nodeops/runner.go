@@ -95,24 +95,27 @@ func (r *Runner) run(ctx context.Context, i int, n hw.Node, op Op) (err error) {
 		return fmt.Errorf("node %s: %w", n.ID, err)
 	}
 	r.queued.Add(1)
-	release, err := r.gates.acquire(ctx, key)
+	gt, err := r.gates.acquire(ctx, key)
 	if err != nil {
 		r.queued.Add(-1)
 		return fmt.Errorf("node %s: %w", n.ID, err)
 	}
-	defer release()
 	select {
 	case r.slots <- struct{}{}:
 		r.queued.Add(-1)
 	case <-ctx.Done():
 		r.queued.Add(-1)
+		r.gates.release(key, gt)
 		return fmt.Errorf("node %s: %w", n.ID, ctx.Err())
 	}
-	defer func() { <-r.slots }()
+	// One deferred call, in this order: a panic becomes the node's error,
+	// then the slot and the device's gate are given back.
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("node %s: %w: %v", n.ID, ErrPanic, p)
 		}
+		<-r.slots
+		r.gates.release(key, gt)
 	}()
 	d, err := r.adapters.get(r.deps, key, cfg)
 	if err != nil {

@@ -1,11 +1,11 @@
 package redfish
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // PowerState is a normalised power state.
@@ -38,17 +38,15 @@ const (
 const DefaultSystemID = "System_0"
 
 // parsePowerState maps a Redfish PowerState (or a PSU's bool/"true"/"false")
-// to On/Off/Unknown.
+// to On/Off/Unknown. Every power read of every node goes through it, so a
+// plain quoted word (no escapes) is read in place, without the decoder.
 func parsePowerState(raw json.RawMessage) PowerState {
+	if w, ok := plainString(raw); ok {
+		return powerWord(w)
+	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		switch strings.ToLower(strings.TrimSpace(s)) {
-		case "on", "true":
-			return PowerOn
-		case "off", "false":
-			return PowerOff
-		}
-		return PowerUnknown
+		return powerWord([]byte(s))
 	}
 	var b bool
 	if json.Unmarshal(raw, &b) == nil {
@@ -58,6 +56,35 @@ func parsePowerState(raw json.RawMessage) PowerState {
 		return PowerOff
 	}
 	return PowerUnknown
+}
+
+// powerWord maps the words of a power state, in any case and padding.
+func powerWord(w []byte) PowerState {
+	w = bytes.TrimSpace(w)
+	switch {
+	case bytes.EqualFold(w, []byte("on")), bytes.EqualFold(w, []byte("true")):
+		return PowerOn
+	case bytes.EqualFold(w, []byte("off")), bytes.EqualFold(w, []byte("false")):
+		return PowerOff
+	}
+	return PowerUnknown
+}
+
+// plainString returns the text of a JSON string that holds no escape
+// sequence, as it stands between its quotes; ok is false for anything
+// else (another JSON value, or a string the decoder must unescape).
+func plainString(raw []byte) (text []byte, ok bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
+	text = raw[1 : len(raw)-1]
+	for _, c := range text {
+		if c == '\\' || c == '"' || c < 0x20 { // an escape, or not one string
+			return nil, false
+		}
+	}
+	return text, true
 }
 
 // system is the part of a ComputerSystem RMS uses.

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"sync/atomic"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rmsd/rmsd/hw"
@@ -17,7 +19,15 @@ var hardwareBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 type hardwareFamilies struct {
 	latency *prometheus.HistogramVec
 	errors  *prometheus.CounterVec
+	// observers keeps each (protocol, kind) latency series once asked
+	// for: every southbound request is observed, and looking a series up
+	// by its label values hashes them and takes the vector's lock.
+	observers *[len(hardwareProtocols)][hw.KindPowerShelf + 1]atomic.Pointer[prometheus.Observer]
 }
+
+// hardwareProtocols are the protocols whose latency series are kept in
+// hardwareFamilies.observers; another protocol is looked up each time.
+var hardwareProtocols = [...]string{"redfish", "nvue"}
 
 func newHardwareFamilies() hardwareFamilies {
 	return hardwareFamilies{
@@ -30,14 +40,34 @@ func newHardwareFamilies() hardwareFamilies {
 			Name: "rmsd_hardware_request_errors_total",
 			Help: "Southbound HTTP requests that failed, by protocol, device kind and class: transport (no answer: refused, reset, TLS, timeout), 5xx or 4xx (the device's answer).",
 		}, []string{"protocol", "device_kind", "class"}),
+		observers: new([len(hardwareProtocols)][hw.KindPowerShelf + 1]atomic.Pointer[prometheus.Observer]),
 	}
+}
+
+// latencyOf returns the latency series of protocol and kind.
+func (h hardwareFamilies) latencyOf(protocol string, kind hw.Kind) prometheus.Observer {
+	p := -1
+	for i, name := range hardwareProtocols {
+		if name == protocol {
+			p = i
+		}
+	}
+	if p < 0 || kind < 0 || int(kind) >= len(h.observers[p]) {
+		return h.latency.WithLabelValues(protocol, kind.String())
+	}
+	slot := &h.observers[p][kind]
+	if o := slot.Load(); o != nil {
+		return *o
+	}
+	o := h.latency.WithLabelValues(protocol, kind.String())
+	slot.Store(&o)
+	return o
 }
 
 // ObserveHardware records one southbound request; it is the Redfish and
 // NVUE pools' Options.Observe.
 func (m *Metrics) ObserveHardware(s hw.RequestSample) {
-	kind := s.Kind.String()
-	m.hardware.latency.WithLabelValues(s.Protocol, kind).Observe(s.Elapsed.Seconds())
+	m.hardware.latencyOf(s.Protocol, s.Kind).Observe(s.Elapsed.Seconds())
 	class := ""
 	switch {
 	case s.Err != nil:
@@ -48,6 +78,6 @@ func (m *Metrics) ObserveHardware(s hw.RequestSample) {
 		class = "4xx"
 	}
 	if class != "" {
-		m.hardware.errors.WithLabelValues(s.Protocol, kind, class).Inc()
+		m.hardware.errors.WithLabelValues(s.Protocol, s.Kind.String(), class).Inc()
 	}
 }
