@@ -21,6 +21,8 @@ type options struct {
 	siteRacks   int
 	rackCalls   int
 	rounds      int
+	turn        int // one-rack calls a side makes per turn within a round
+	siteReads   int // whole-site reads per side and round, one per turn
 	firstRounds int
 	scale       []int
 	network     int
@@ -214,22 +216,22 @@ func (h *harness) warmScenarios(ctx context.Context, res *results) error {
 			return fmt.Errorf("warm-up of %s: %w", s.name, err)
 		}
 	}
+	racksOf, sitesOf := make([]contender, len(sides)), make([]contender, len(sides))
+	for i, s := range sides {
+		racksOf[i] = contender{name: s.name, pid: s.pid, call: s.rack}
+		sitesOf[i] = contender{name: s.name, pid: s.pid, call: s.wholeSite}
+	}
 	for round := range h.o.rounds {
-		for i := range sides {
-			s := sides[(i+round)%len(sides)] // alternate who goes first
-			r, err := timed(ctx, "rack", s.name, round, h.o.rackCalls, s.pid, h.sims, s.rack)
-			if err != nil {
-				return err
-			}
-			h.print(r)
-			res.runs = append(res.runs, r)
+		first := round % len(sides) // alternate who goes first
+		rs, err := interleaved(ctx, "rack", round, h.o.rackCalls, h.o.turn, first, h.sims, racksOf)
+		if err != nil {
+			return err
 		}
-		for i := range sides {
-			s := sides[(i+round)%len(sides)]
-			r, err := timed(ctx, "site", s.name, round, 1, s.pid, h.sims, s.wholeSite)
-			if err != nil {
-				return err
-			}
+		ss, err := interleaved(ctx, "site", round, max(1, h.o.siteReads), 1, first, h.sims, sitesOf)
+		if err != nil {
+			return err
+		}
+		for _, r := range append(rs, ss...) {
 			h.print(r)
 			res.runs = append(res.runs, r)
 		}

@@ -9,9 +9,11 @@
 //
 //   - one rack (35 nodes): BatchGetPowerState through rmsd's gRPC against
 //     the bare client's read of the same nodes, server CPU per call and p50
-//     latency, in alternated rounds;
+//     latency, in alternated rounds, within which the sides take turns of
+//     -turn calls;
 //   - the whole site (-site-racks racks): the warm read, in the same
-//     rounds, and both resident sets with every connection pooled;
+//     rounds (-site-reads per side, one at a time by turns), and both
+//     resident sets with every connection pooled;
 //   - firmware: a -firmware-mib package to every compute tray of a rack,
 //     through rmsd's BatchUpdateFirmware and the bare client's streamed
 //     multipart push, throughput and resident-set growth, alternated;
@@ -27,9 +29,9 @@
 //
 // Usage (from bench/, a module of its own):
 //
-//	go run ./southbound [-site-racks 100] [-scale 1,10,30,100,300] [-rounds 5] [-firmware-mib 256] [-admit-nodes 1000] [-out .]
+//	go run ./southbound [-site-racks 100] [-scale 1,10,30,100,300] [-rounds 5] [-turn 10] [-site-reads 3] [-firmware-mib 256] [-admit-nodes 1000] [-out .]
 //	go run ./southbound -only admission [-rounds 8] [-baseline /path/to/old/rmsd] [-perf dir]
-//	go run ./southbound -only memory [-site-racks 100] [-baseline /path/to/old/rmsd] [-rmsd-env GOGC=50] [-heap-profile dir] [-cpu-profile dir]
+//	go run ./southbound -only memory [-site-racks 100] [-baseline /path/to/old/rmsd] [-rmsd-env GOGC=50] [-heap-profile dir] [-cpu-profile dir] [-perf dir]
 //
 // -only admission runs the admission scenario alone, on one simulated
 // rack, and prints its ratios without writing the report; -baseline adds
@@ -48,7 +50,9 @@
 // heap's top entries (`go tool pprof -top -sample_index=inuse_space dir/rmsd.heap.pb.gz`).
 // -cpu-profile dir profiles rmsd's CPU while it serves one-rack reads
 // back to back after the rounds, and prints the profile's top entries
-// (`go tool pprof -top dir/rmsd.cpu.pb.gz`).
+// (`go tool pprof -top dir/rmsd.cpu.pb.gz`). -perf dir records a perf
+// profile of every side (rmsd, baseline, bare) over its warm whole-site
+// reads alone, read as the admission's are.
 package main
 
 import (
@@ -70,6 +74,8 @@ func main() {
 	flag.IntVar(&o.siteRacks, "site-racks", 100, "racks of the whole-site scenarios (35 BMCs each)")
 	flag.IntVar(&o.rackCalls, "rack-calls", 300, "one-rack reads per run")
 	flag.IntVar(&o.rounds, "rounds", 5, "alternated rounds of the one-rack and warm whole-site scenarios")
+	flag.IntVar(&o.turn, "turn", 10, "one-rack calls a side makes at a time before the other takes its turn, within a round")
+	flag.IntVar(&o.siteReads, "site-reads", 3, "warm whole-site reads per side and round, the sides taking turns read by read")
 	flag.IntVar(&o.firstRounds, "first-rounds", 2, "alternated rounds of the first read after a start")
 	flag.IntVar(&o.firmwareMiB, "firmware-mib", 256, "MiB of the firmware scenario's package, pushed to every compute tray of a rack")
 	flag.IntVar(&o.admitNodes, "admit-nodes", 1000, "compute trays of the admission scenario's BatchUpdateFirmware")

@@ -37,6 +37,14 @@ func (r run) cpuPerCall() time.Duration {
 	return r.cpu / time.Duration(len(r.lat))
 }
 
+// wallPerCall is the run's wall time per call.
+func (r run) wallPerCall() time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	return r.wall / time.Duration(len(r.lat))
+}
+
 // simCores is how many cores the simulators kept busy on average.
 func (r run) simCores() float64 {
 	if r.wall <= 0 {
@@ -100,4 +108,46 @@ func loadAverage() string {
 		return "n/a"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// contender is one side of an interleaved measurement.
+type contender struct {
+	name string
+	pid  int
+	call func(context.Context) error
+}
+
+// interleaved runs calls calls of every contender's call in turns of
+// block calls each, contenders[first] first, until each has made its
+// calls, and returns one run per contender, in contenders' order: its
+// latencies, and its wall, CPU and simulator time summed over its turns.
+// Taking turns often puts every side under the same conditions of the
+// machine (another process's burst, a slower period), which rounds of
+// hundreds of calls one side after the other do not.
+func interleaved(ctx context.Context, scenario string, round, calls, block, first int, s *sims, cs []contender) ([]run, error) {
+	runs := make([]run, len(cs))
+	for i, c := range cs {
+		runs[i] = run{scenario: scenario, side: c.name, round: round}
+	}
+	block = max(1, block)
+	for done := 0; done < calls; done += block {
+		n := min(block, calls-done)
+		for k := range cs {
+			i := (first + k) % len(cs)
+			part, err := timed(ctx, scenario, cs[i].name, round, n, cs[i].pid, s, cs[i].call)
+			if err != nil {
+				return nil, err
+			}
+			r := &runs[i]
+			r.lat = append(r.lat, part.lat...)
+			r.wall += part.wall
+			r.cpu += part.cpu
+			r.simCPU += part.simCPU
+			r.load = part.load
+		}
+	}
+	for i := range runs {
+		slices.Sort(runs[i].lat)
+	}
+	return runs, nil
 }

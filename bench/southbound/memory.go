@@ -138,28 +138,24 @@ func (h *harness) memoryScenario(ctx context.Context, res *results) error {
 		}
 	}
 	for round := range h.o.rounds {
+		first := round % len(sides) // alternate who goes first
 		for _, scenario := range []string{"rack", "site"} {
-			for i := range sides {
-				s := sides[(i+round)%len(sides)] // alternate who goes first
-				call, calls := s.rack, h.o.rackCalls
+			calls, turn := h.o.rackCalls, h.o.turn
+			cs := make([]contender, len(sides))
+			for i, s := range sides {
+				cs[i] = contender{name: s.name, pid: s.pid, call: s.rack}
 				if scenario == "site" {
-					call, calls = s.site, 1
-				}
-				profile := s.prof != nil && scenario == "site"
-				if profile {
-					if err := s.prof.enable(); err != nil {
-						return err
+					cs[i].call, calls, turn = s.site, max(1, h.o.siteReads), 1
+					if s.prof != nil { // with -perf: this side's whole-site reads alone
+						cs[i].call = profiled(s.prof, s.site)
 					}
 				}
-				r, err := timed(ctx, scenario, s.name, round, calls, s.pid, h.sims, call)
-				if profile {
-					if perr := s.prof.disable(); perr != nil && err == nil {
-						err = perr
-					}
-				}
-				if err != nil {
-					return err
-				}
+			}
+			runs, err := interleaved(ctx, scenario, round, calls, turn, first, h.sims, cs)
+			if err != nil {
+				return err
+			}
+			for _, r := range runs {
 				h.print(r)
 				res.runs = append(res.runs, r)
 			}
@@ -192,6 +188,20 @@ func (h *harness) memoryScenario(ctx context.Context, res *results) error {
 		res.breakdowns = append(res.breakdowns, s.b)
 	}
 	return nil
+}
+
+// profiled wraps call in a window of p: its samples count.
+func profiled(p *profiler, call func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if err := p.enable(); err != nil {
+			return err
+		}
+		err := call(ctx)
+		if perr := p.disable(); perr != nil && err == nil {
+			err = perr
+		}
+		return err
+	}
 }
 
 // runtimeFigures reads the go_* families of rmsd's /metrics into b.

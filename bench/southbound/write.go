@@ -121,7 +121,7 @@ func writeMemorySummary(log io.Writer, res *results) error {
 		}{
 			{"one-rack CPU per call", "rack", run.cpuPerCall},
 			{"one-rack p50", "rack", run.p50},
-			{"whole-site warm read", "site", func(r run) time.Duration { return r.wall }},
+			{"whole-site warm read", "site", run.wallPerCall},
 			{"whole-site warm read's CPU", "site", run.cpuPerCall},
 		} {
 			ratios, num, den := sidesPerRound(res.runs, m.scenario, p[0], p[1], m.of)
