@@ -25,18 +25,15 @@ const DefaultMaxAdapters = 16384
 type adapters struct {
 	max int
 
-	mu    sync.Mutex
-	byKey map[string]adapter
-}
-
-// adapter is one cached adapter and the configuration it was built from.
-type adapter struct {
-	cfg platform.Config
-	dev platform.Device
+	mu sync.Mutex
+	// byKey holds the adapters themselves: each knows the configuration
+	// it was built from, so an entry keeps no copy of it (a site keeps
+	// one entry per BMC for as long as it runs).
+	byKey map[string]platform.Device
 }
 
 func newAdapters(maxEntries int) *adapters {
-	return &adapters{max: max(1, maxEntries), byKey: map[string]adapter{}}
+	return &adapters{max: max(1, maxEntries), byKey: map[string]platform.Device{}}
 }
 
 // get returns the adapter of cfg, whose management address is key,
@@ -45,10 +42,10 @@ func newAdapters(maxEntries int) *adapters {
 // entry of key as it was.
 func (a *adapters) get(deps platform.Deps, key string, cfg platform.Config) (platform.Device, error) {
 	a.mu.Lock()
-	e, ok := a.byKey[key]
+	kept, ok := a.byKey[key]
 	a.mu.Unlock()
-	if ok && e.cfg == cfg {
-		return e.dev, nil
+	if ok && kept.Config() == cfg {
+		return kept, nil
 	}
 	d, err := platform.New(deps, cfg)
 	if err != nil {
@@ -62,7 +59,7 @@ func (a *adapters) get(deps platform.Deps, key string, cfg platform.Config) (pla
 			break
 		}
 	}
-	a.byKey[key] = adapter{cfg: cfg, dev: d}
+	a.byKey[key] = d
 	return d, nil
 }
 

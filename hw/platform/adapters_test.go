@@ -327,3 +327,22 @@ func TestFirmwareInventoryOfEachPlatform(t *testing.T) {
 		}
 	}
 }
+
+// Every adapter answers the configuration it was built from, credentials
+// included, whatever its kind: hw/nodeops compares it with an operation's
+// to reuse the adapter.
+func TestEveryAdapterKeepsItsConfiguration(t *testing.T) {
+	f := startFleet(t, sim.Layout{Compute: 1, Shelves: 1, Switches: 1}, true)
+	d := deps(t)
+	for _, n := range f.Nodes() {
+		cfg := platform.Config{ID: n.ID, RackID: "rack-7", Type: n.Type, BMC: n.BMC, Host: n.Host}
+		dev, err := platform.New(d, cfg)
+		if err != nil {
+			t.Fatalf("platform.New(%s): %v", n.ID, err)
+		}
+		if got := dev.Config(); got != cfg {
+			t.Errorf("%s (%s): Config() = %v, want %v", n.ID, n.Type, got, cfg)
+		}
+		dev.Close()
+	}
+}

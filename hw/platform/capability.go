@@ -204,6 +204,8 @@ type BMCProber interface {
 // hw.ErrUnsupported.
 type Device interface {
 	ID() string
+	// Config is the configuration the adapter was built from.
+	Config() Config
 	Capabilities() []Capability
 	PowerController
 	DeviceInfoReader

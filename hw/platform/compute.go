@@ -27,6 +27,8 @@ func newCompute(d Deps, c Config) (Device, error) {
 
 func (c *computeDevice) ID() string { return c.cfg.ID }
 
+func (c *computeDevice) Config() Config { return c.cfg }
+
 func (c *computeDevice) Capabilities() []Capability { return computeCaps }
 
 func (c *computeDevice) Close() {}

@@ -26,6 +26,8 @@ func newShelf(d Deps, c Config, style redfish.ShelfStyle) (Device, error) {
 
 func (s *shelfDevice) ID() string { return s.cfg.ID }
 
+func (s *shelfDevice) Config() Config { return s.cfg }
+
 func (s *shelfDevice) Capabilities() []Capability { return shelfCaps }
 
 func (s *shelfDevice) Close() {}

@@ -52,6 +52,8 @@ func newSwitch(d Deps, c Config) (Device, error) {
 
 func (s *switchDevice) ID() string { return s.cfg.ID }
 
+func (s *switchDevice) Config() Config { return s.cfg }
+
 func (s *switchDevice) Capabilities() []Capability { return switchCaps }
 
 // Close releases nothing: the NVUE connections belong to Deps.NVUE.
