@@ -120,9 +120,11 @@ type Server struct {
 	// live (Go's GOGC, 100 by default). Most of a large site's memory is
 	// its pooled BMC connections, and at 100 the heap between collections
 	// doubles them; 75 keeps about a tenth of the resident set less at no
-	// measured CPU cost (docs/performance.md), 50 a fifth less but at
-	// about a quarter more CPU for a whole-site read. 10 to 1000; GOGC in
-	// rmsd's environment, when set, wins.
+	// measured CPU cost (docs/performance.md): about 65 KiB per BMC on a
+	// site read over and over. 65 brings that to about 61.5 KiB for some
+	// 8 % more CPU per whole-site read; 50 a fifth less than 75 but at
+	// about a quarter more CPU. 10 to 1000; GOGC in rmsd's environment,
+	// when set, wins.
 	GCPercent int `koanf:"gc_percent"`
 }
 
