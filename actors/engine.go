@@ -215,7 +215,7 @@ func (e *Engine) ask(ctx context.Context, msg any) (any, error) {
 			return nil, fmt.Errorf("%w: %w", messages.ErrRegistryNotReached, ctx.Err())
 		case <-e.core.stopCtx.Done():
 			t.Stop()
-			return nil, messages.ErrEngineClosed
+			return nil, e.closedErr()
 		case <-t.C:
 		}
 		backoff = min(2*backoff, 100*time.Millisecond)
@@ -226,13 +226,21 @@ func (e *Engine) ask(ctx context.Context, msg any) (any, error) {
 // registry PID was gone): it may be retried.
 var errAskLost = errors.New("jobs: registry answer lost")
 
+// closedErr is why a closed engine serves no request: ErrEngineClosed,
+// and for an abandoned one its refusal (ErrNotOwner), however the request
+// found the engine closed (at once, or while retrying an answer the
+// stopping registry never gave).
+func (e *Engine) closedErr() error {
+	if a := e.core.abandoned.Load(); a != nil {
+		return fmt.Errorf("%w: %w", a.refusal, messages.ErrEngineClosed)
+	}
+	return messages.ErrEngineClosed
+}
+
 // askOnce makes one attempt of ask.
 func (e *Engine) askOnce(ctx context.Context, msg any) (any, error) {
 	if e.closed.Load() {
-		if a := e.core.abandoned.Load(); a != nil {
-			return nil, fmt.Errorf("%w: %w", a.refusal, messages.ErrEngineClosed)
-		}
-		return nil, messages.ErrEngineClosed
+		return nil, e.closedErr()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", messages.ErrRegistryNotReached, err)
