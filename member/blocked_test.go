@@ -35,14 +35,24 @@ var probeDial = []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCred
 // the peer has not blocked is told so; a peer that is gone or does not
 // answer gives no answer, not a block.
 func TestProbeReadsThePeersBlockList(t *testing.T) {
-	peer, peerRemote := startRemote(t)
 	// The asking members need no remote of their own to ask.
 	const self, selfAddr, other = "self-system", "127.0.0.1:1", "other-system"
+	// The probes close after the peer's remote has stopped (cleanups run
+	// last first): protoactor's remote, stopping gracefully, sends on the
+	// channel of every stream it still lists, and a stream that has just
+	// ended closes its channel before it leaves that list, a race the
+	// detector reports and a send that panics. Streams still open when it
+	// stops are told to leave, and do.
+	p := newBlockProbe(self, selfAddr, probeDial)
+	t.Cleanup(p.close)
+	fresh := newBlockProbe(self, selfAddr, probeDial)
+	t.Cleanup(fresh.close)
+	o := newBlockProbe(other, "127.0.0.1:2", probeDial)
+	t.Cleanup(o.close)
+	peer, peerRemote := startRemote(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 
-	p := newBlockProbe(self, selfAddr, probeDial)
-	defer p.close()
 	a := p.ask(ctx, peer.Address())
 	if a.err != nil || a.blocked || a.peer != peer.ID {
 		t.Fatalf("before any block: %+v, want not blocked by %s", a, peer.ID)
@@ -52,13 +62,9 @@ func TestProbeReadsThePeersBlockList(t *testing.T) {
 	if a.err != nil || !a.blocked || a.peer != peer.ID {
 		t.Fatalf("after the peer blocked this system, on the same stream: %+v, want blocked by %s", a, peer.ID)
 	}
-	fresh := newBlockProbe(self, selfAddr, probeDial)
-	defer fresh.close()
 	if a := fresh.ask(ctx, peer.Address()); a.err != nil || !a.blocked {
 		t.Fatalf("after the peer blocked this system, on a new stream: %+v, want blocked", a)
 	}
-	o := newBlockProbe(other, "127.0.0.1:2", probeDial)
-	defer o.close()
 	if a := o.ask(ctx, peer.Address()); a.err != nil || a.blocked {
 		t.Fatalf("a system the peer has not blocked: %+v, want not blocked", a)
 	}
