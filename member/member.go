@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/rs/zerolog"
 
+	"github.com/rmsd/rmsd/actors/actorsystem"
 	"github.com/rmsd/rmsd/member/racklease"
 	"github.com/rmsd/rmsd/member/rackpb"
 	"github.com/rmsd/rmsd/store"
@@ -80,7 +81,7 @@ func Start(cfg Config, actorOpts ...actor.ConfigOption) (_ *Member, err error) {
 	m := &Member{closeProvider: closeProvider, cfg: cfg, log: cfg.Log.With().Str("member", cfg.MemberID).Logger(), holders: map[string]*racklease.Holder{},
 		place: newPlacement(), grains: map[string]*actor.PID{}, done: make(chan struct{}), reloadDone: make(chan struct{}),
 		blocked: make(chan struct{}), watchDone: make(chan struct{}), leftPeers: map[string]string{}, rowVersion: -1}
-	m.sys = actor.NewActorSystem(actorOpts...)
+	m.sys = actorsystem.New(actorOpts...)
 	bind := cfg.BindHost
 	if bind == "" {
 		bind = cfg.AdvertisedHost

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rmsd/rmsd/actors"
+	"github.com/rmsd/rmsd/actors/actorsystem"
 	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/adminserver"
@@ -64,7 +65,7 @@ func startEngine(cfg *config.Config, logger logging.Logger, onJob func(messages.
 	journal store.Journal) (jobEngine, error) {
 	w := cfg.Workflows
 	log := logger.Component("jobs")
-	sys := actor.NewActorSystem(logger.ActorSystemOption())
+	sys := actorsystem.New(logger.ActorSystemOption())
 	e, err := actors.New(sys, actors.Options{
 		MaxTrackedJobs:  w.MaxTrackedJobs,
 		TerminalJobTTL:  time.Duration(w.TerminalJobTTLSeconds) * time.Second,

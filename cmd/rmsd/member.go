@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
 
+	"github.com/rmsd/rmsd/actors/actorsystem"
 	"github.com/rmsd/rmsd/cmd/internal/logging"
 	"github.com/rmsd/rmsd/config"
 	"github.com/rmsd/rmsd/grpc/forward"
@@ -70,7 +71,7 @@ func joinCluster(cfg *config.Config, st store.Store, nodes *nodeStore, deps rmss
 		return nil, fmt.Errorf("cluster mode: the %s store cannot fence racks", st.Info().Engine)
 	}
 	log := logger.Component("cluster")
-	racks := actor.NewActorSystem(logger.ActorSystemOption())
+	racks := actorsystem.New(logger.ActorSystemOption())
 	opener := &rackOpener{cfg: cfg, logger: logger, sys: racks, st: shared, nodes: nodes, deps: deps, member: c.MemberID, onJob: onJob, commit: onCommit, admin: admin}
 	m, err := member.Start(member.Config{
 		MemberID: c.MemberID, BindHost: c.BindAddress, AdvertisedHost: host, Port: port,
