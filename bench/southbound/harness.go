@@ -56,10 +56,13 @@ type results struct {
 
 // memory is one side's resident set with the site's connections pooled.
 type memory struct {
-	side       string
-	bmcs       int
-	idle, warm int64 // after start (rmsd: and registration), after warm reads
-	load       string
+	side string
+	bmcs int
+	idle int64 // after start (rmsd: and registration)
+	// warm is the median of the resident sets taken after each warm round
+	// (residentSamples), warmLo and warmHi their range.
+	warm, warmLo, warmHi int64
+	load                 string
 }
 
 // scalePoint is one size of the scale curve.
@@ -221,6 +224,7 @@ func (h *harness) warmScenarios(ctx context.Context, res *results) error {
 		racksOf[i] = contender{name: s.name, pid: s.pid, call: s.rack}
 		sitesOf[i] = contender{name: s.name, pid: s.pid, call: s.wholeSite}
 	}
+	samples := make([]residentSamples, len(sides))
 	for round := range h.o.rounds {
 		first := round % len(sides) // alternate who goes first
 		rs, err := interleaved(ctx, "rack", round, h.o.rackCalls, h.o.turn, first, h.sims, racksOf)
@@ -235,17 +239,18 @@ func (h *harness) warmScenarios(ctx context.Context, res *results) error {
 			h.print(r)
 			res.runs = append(res.runs, r)
 		}
-	}
-	if mem[0].warm, err = procstat.RSS(d.PID()); err != nil {
-		return err
-	}
-	if mem[1].warm, err = procstat.RSS(b.PID()); err != nil {
-		return err
+		for i, s := range sides {
+			if err := samples[i].take(s.pid); err != nil {
+				return err
+			}
+		}
 	}
 	for i := range mem {
+		mem[i].warm = samples[i].median().Total
+		mem[i].warmLo, mem[i].warmHi = samples[i].span()
 		mem[i].load = loadAverage()
-		fmt.Fprintf(h.log, "memory %s: %s after start, %s with %d BMCs' connections pooled (%s per BMC); load %s\n",
-			mem[i].side, mib(mem[i].idle), mib(mem[i].warm), n, kib(mem[i].warm/int64(n)), mem[i].load)
+		fmt.Fprintf(h.log, "memory %s: %s after start, %s with %d BMCs' connections pooled (%s per BMC; median of %d rounds, %s–%s); load %s\n",
+			mem[i].side, mib(mem[i].idle), mib(mem[i].warm), n, kib(mem[i].warm/int64(n)), len(samples[i]), mib(mem[i].warmLo), mib(mem[i].warmHi), mem[i].load)
 	}
 	res.memory = mem
 	return nil

@@ -45,9 +45,12 @@
 // the warm scenario's reads: its resident set after start and with every
 // connection pooled, split into anonymous and file-backed pages, and
 // rmsd's Go runtime figures (heap in use, goroutine stacks, goroutines)
-// from its /metrics. -heap-profile dir turns on rmsd's [metrics] pprof
-// and saves its heap profile and goroutine counts there, printing the
-// heap's top entries (`go tool pprof -top -sample_index=inuse_space dir/rmsd.heap.pb.gz`).
+// from its /metrics; the resident set with every connection pooled is
+// the median of readings taken after each round, with their range.
+// -heap-profile dir turns on rmsd's [metrics] pprof and saves its heap
+// profile and goroutine counts there, printing the heap's top entries
+// (`go tool pprof -top -sample_index=inuse_space dir/rmsd.heap.pb.gz`),
+// and every side's memory mappings (dir/<side>.smaps).
 // -cpu-profile dir profiles rmsd's CPU while it serves one-rack reads
 // back to back after the rounds, and prints the profile's top entries
 // (`go tool pprof -top dir/rmsd.cpu.pb.gz`). -perf dir records a perf
@@ -84,7 +87,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "run one scenario alone and print its figures, writing no report (admission or memory)")
 	flag.StringVar(&o.baseline, "baseline", "", "with -only admission or memory: a second rmsd binary, measured in turn")
 	flag.StringVar(&o.perfDir, "perf", "", "with -only admission: record perf profiles of each rmsd's measured admissions; with -only memory, of each side's whole-site reads (dir/<side>.perf.data)")
-	flag.StringVar(&o.heapDir, "heap-profile", "", "with -only memory: serve rmsd's pprof and save its heap profile and goroutine counts into this directory")
+	flag.StringVar(&o.heapDir, "heap-profile", "", "with -only memory: serve rmsd's pprof and save its heap profile and goroutine counts, and every side's memory mappings (/proc/<pid>/smaps), into this directory")
 	flag.IntVar(&o.cpuSecs, "cpu-seconds", 15, "with -cpu-profile: how long rmsd's one-rack reads are profiled")
 	flag.StringVar(&o.cpuDir, "cpu-profile", "", "with -only memory: serve rmsd's pprof and, after the rounds, save its CPU profile of one-rack reads alone into this directory")
 	flag.Func("rmsd-env", "with -only memory: KEY=VALUE added to rmsd's environment, not the baseline's (repeatable; GOGC=50, RMS_REDFISH__…)", func(v string) error {

@@ -23,7 +23,9 @@ type breakdown struct {
 	side string
 	bmcs int
 	idle procstat.Resident // after start (rmsd: and registration)
-	warm procstat.Resident // after the warm reads
+	warm procstat.Resident // after the warm reads: the median round's (residentSamples)
+	// warmLo and warmHi are the range of the rounds' totals.
+	warmLo, warmHi int64
 	// rmsd only, read after warm: bytes of heap spans in use, of live and
 	// not yet collected objects, of goroutine stacks, of everything the
 	// runtime took from the OS (heap released back included), and the
@@ -55,21 +57,25 @@ type memorySide struct {
 	stop       func() error
 	rack, site func(context.Context) error
 	b          breakdown
-	prof       *profiler // with -perf: this side's whole-site reads
+	samples    residentSamples // after each round
+	prof       *profiler       // with -perf: this side's whole-site reads
 }
 
 // memoryScenario (-only memory) measures the resident sets of the warm
 // whole-site scenario alone: rmsd, a -baseline rmsd if given (the before
 // of a change) and the bare client each manage the -site-racks racks,
 // read the whole site once to pool every connection, then take the warm
-// scenario's alternated rounds (-rack-calls one-rack reads and one
-// whole-site read per side and round, timed with their CPU), and their
-// resident sets are taken, split into anonymous and file-backed pages,
-// with each rmsd's runtime figures beside them. o.rmsdEnv is added to the
+// scenario's alternated rounds (-rack-calls one-rack reads and
+// -site-reads whole-site reads per side and round, timed with their CPU);
+// their resident sets, split into anonymous and file-backed pages, are
+// taken after each round and the median round's reported
+// (residentSamples), with each rmsd's runtime figures beside them. o.rmsdEnv is added to the
 // first rmsd's environment (GOGC=50 …). With o.heapDir, that rmsd runs
 // with [metrics] pprof and its heap profile (<dir>/rmsd.heap.pb.gz) and
 // goroutine counts (<dir>/rmsd.goroutine.txt) are saved, and the heap
-// profile's top entries printed; with o.cpuDir, it runs with pprof too
+// profile's top entries printed, and every side's memory mappings are
+// saved (<dir>/<side>.smaps: which pages are the binary's, which the
+// heap's); with o.cpuDir, it runs with pprof too
 // and, after the rounds, its CPU profile of one-rack reads alone is
 // saved and printed (saveCPUProfile).
 func (h *harness) memoryScenario(ctx context.Context, res *results) error {
@@ -160,13 +166,21 @@ func (h *harness) memoryScenario(ctx context.Context, res *results) error {
 				res.runs = append(res.runs, r)
 			}
 		}
+		for _, s := range sides {
+			if err := s.samples.take(s.pid); err != nil {
+				return err
+			}
+		}
 	}
 	for _, s := range sides {
-		var err error
-		if s.b.warm, err = procstat.ResidentSet(s.pid); err != nil {
-			return err
-		}
+		s.b.warm = s.samples.median()
+		s.b.warmLo, s.b.warmHi = s.samples.span()
 		s.b.load = loadAverage()
+		if h.o.heapDir != "" {
+			if err := saveMappings(s.pid, filepath.Join(h.o.heapDir, s.name+".smaps")); err != nil {
+				return err
+			}
+		}
 	}
 	for _, s := range sides {
 		if s.d != nil {
@@ -314,13 +328,24 @@ func (d *daemon) saveTo(ctx context.Context, path, file string) error {
 // runtime figures.
 func (h *harness) printBreakdown(b breakdown) {
 	per := func(v int64) string { return kib(v / int64(b.bmcs)) }
-	fmt.Fprintf(h.log, "memory %s, %d BMCs: RSS %s after start (anon %s, file %s), %s with every connection pooled (anon %s, file %s): %s per BMC, %s per BMC over the start; load %s\n",
+	fmt.Fprintf(h.log, "memory %s, %d BMCs: RSS %s after start (anon %s, file %s), %s with every connection pooled (anon %s, file %s; the median round's, rounds %s–%s): %s per BMC, %s per BMC over the start; load %s\n",
 		b.side, b.bmcs, mib(b.idle.Total), mib(b.idle.Anon), mib(b.idle.File), mib(b.warm.Total), mib(b.warm.Anon), mib(b.warm.File),
-		per(b.warm.Total), per(b.warm.Total-b.idle.Total), b.load)
+		mib(b.warmLo), mib(b.warmHi), per(b.warm.Total), per(b.warm.Total-b.idle.Total), b.load)
 	if b.sys == 0 {
 		return
 	}
 	fmt.Fprintf(h.log, "memory %s runtime: heap in use %s (live and uncollected objects %s, next GC at %s), released to the OS %s, goroutine stacks %s (%d goroutines, %s per BMC), all the runtime holds %s\n",
 		b.side, mib(b.heapInuse), mib(b.heapAlloc), mib(b.nextGC), mib(b.heapReleased), mib(b.stacks), b.goroutines,
 		fmt.Sprintf("%.2f", float64(b.goroutines)/float64(b.bmcs)), mib(b.sys))
+}
+
+// saveMappings copies /proc/<pid>/smaps, the resident set of each of the
+// process's mappings, to file: which part of the binary (text, read-only
+// data, data) and which anonymous regions the pages are in.
+func saveMappings(pid int, file string) error {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		return fmt.Errorf("-heap-profile: %w", err)
+	}
+	return writeFile(file, f) // closes f
 }

@@ -184,8 +184,8 @@ func render(w io.Writer, res *results, chart string) error {
 		if m.side != "rmsd" {
 			continue
 		}
-		fmt.Fprintf(&b, "| rmsd's RSS per managed BMC, %d BMCs with their connections pooled | ≤ 64 KiB | %s (%s in all; %s after start) | | |\n",
-			m.bmcs, kib(m.warm/int64(m.bmcs)), mib(m.warm), mib(m.idle))
+		fmt.Fprintf(&b, "| rmsd's RSS per managed BMC, %d BMCs with their connections pooled (median of the rounds) | ≤ 64 KiB | %s (%s–%s; %s in all; %s after start) | | |\n",
+			m.bmcs, kib(m.warm/int64(m.bmcs)), kib(m.warmLo/int64(m.bmcs)), kib(m.warmHi/int64(m.bmcs)), mib(m.warm), mib(m.idle))
 	}
 	writeFirmwareRatios(&b, res)
 	writeAdmissionRatio(&b, res)
@@ -197,9 +197,10 @@ func render(w io.Writer, res *results, chart string) error {
 	}
 	writeFirmwareRuns(&b, res)
 	writeAdmissionRuns(&b, res)
-	b.WriteString("\n## Memory\n\n| Side | BMCs | RSS after start | RSS with connections pooled | Per BMC | Load average |\n| --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("\n## Memory\n\nThe resident set with connections pooled is taken after each round; the table shows the median round's and the range.\n\n" +
+		"| Side | BMCs | RSS after start | RSS with connections pooled (range) | Per BMC | Load average |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, m := range res.memory {
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", m.side, m.bmcs, mib(m.idle), mib(m.warm), kib(m.warm/int64(m.bmcs)), m.load)
+		fmt.Fprintf(&b, "| %s | %d | %s | %s (%s–%s) | %s | %s |\n", m.side, m.bmcs, mib(m.idle), mib(m.warm), mib(m.warmLo), mib(m.warmHi), kib(m.warm/int64(m.bmcs)), m.load)
 	}
 	b.WriteString("\n## Scale curve\n\n")
 	if chart != "" {

@@ -106,8 +106,8 @@ func writeMemorySummary(log io.Writer, res *results) error {
 	fmt.Fprintf(&b, "\nmemory of %d racks, %d rounds, load average %s at the start and %s at the end\n",
 		res.o.siteRacks, res.o.rounds, res.loadBefore, loadAverage())
 	for _, m := range res.breakdowns {
-		fmt.Fprintf(&b, "%s: %s with every connection pooled, %s per BMC (anon %s, file %s)\n",
-			m.side, mib(m.warm.Total), kib(m.warm.Total/int64(m.bmcs)), mib(m.warm.Anon), mib(m.warm.File))
+		fmt.Fprintf(&b, "%s: %s with every connection pooled, %s per BMC (rounds %s–%s; anon %s, file %s)\n",
+			m.side, mib(m.warm.Total), kib(m.warm.Total/int64(m.bmcs)), kib(m.warmLo/int64(m.bmcs)), kib(m.warmHi/int64(m.bmcs)), mib(m.warm.Anon), mib(m.warm.File))
 	}
 	pairs := [][2]string{{"rmsd", "bare"}}
 	if res.o.baseline != "" {
