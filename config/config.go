@@ -120,11 +120,11 @@ type Server struct {
 	// live (Go's GOGC, 100 by default). Most of a large site's memory is
 	// its pooled BMC connections, and at 100 the heap between collections
 	// doubles them; 75 keeps about a tenth of the resident set less at no
-	// measured CPU cost (docs/performance.md): about 65 KiB per BMC on a
-	// site read over and over. 65 brings that to about 61.5 KiB for some
-	// 8 % more CPU per whole-site read; 50 a fifth less than 75 but at
-	// about a quarter more CPU. 10 to 1000; GOGC in rmsd's environment,
-	// when set, wins.
+	// measured CPU cost (docs/performance.md): 62–64 KiB per BMC on a site
+	// read over and over. Each step down trades memory for CPU: 65 took
+	// about 2.5 KiB per BMC off and 60 about 5, each for 7–8 % more CPU
+	// per whole-site read; 50 a fifth less than 75 but at about a quarter
+	// more CPU. 10 to 1000; GOGC in rmsd's environment, when set, wins.
 	GCPercent int `koanf:"gc_percent"`
 }
 
