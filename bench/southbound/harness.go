@@ -246,8 +246,8 @@ func (h *harness) warmScenarios(ctx context.Context, res *results) error {
 		}
 	}
 	for i := range mem {
-		mem[i].warm = samples[i].median().Total
-		mem[i].warmLo, mem[i].warmHi = samples[i].span()
+		med, lo, hi := samples[i].summary()
+		mem[i].warm, mem[i].warmLo, mem[i].warmHi = med.Total, lo, hi
 		mem[i].load = loadAverage()
 		fmt.Fprintf(h.log, "memory %s: %s after start, %s with %d BMCs' connections pooled (%s per BMC; median of %d rounds, %s–%s); load %s\n",
 			mem[i].side, mib(mem[i].idle), mib(mem[i].warm), n, kib(mem[i].warm/int64(n)), len(samples[i]), mib(mem[i].warmLo), mib(mem[i].warmHi), mem[i].load)

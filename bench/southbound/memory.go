@@ -69,8 +69,8 @@ type memorySide struct {
 // -site-reads whole-site reads per side and round, timed with their CPU);
 // their resident sets, split into anonymous and file-backed pages, are
 // taken after each round and the median round's reported
-// (residentSamples), with each rmsd's runtime figures beside them. o.rmsdEnv is added to the
-// first rmsd's environment (GOGC=50 …). With o.heapDir, that rmsd runs
+// (residentSamples), with each rmsd's runtime figures beside them.
+// o.rmsdEnv is added to the first rmsd's environment (GOGC=50 …). With o.heapDir, that rmsd runs
 // with [metrics] pprof and its heap profile (<dir>/rmsd.heap.pb.gz) and
 // goroutine counts (<dir>/rmsd.goroutine.txt) are saved, and the heap
 // profile's top entries printed, and every side's memory mappings are
@@ -173,8 +173,7 @@ func (h *harness) memoryScenario(ctx context.Context, res *results) error {
 		}
 	}
 	for _, s := range sides {
-		s.b.warm = s.samples.median()
-		s.b.warmLo, s.b.warmHi = s.samples.span()
+		s.b.warm, s.b.warmLo, s.b.warmHi = s.samples.summary()
 		s.b.load = loadAverage()
 		if h.o.heapDir != "" {
 			if err := saveMappings(s.pid, filepath.Join(h.o.heapDir, s.name+".smaps")); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/rmsd/rmsd/bench/procstat"
@@ -24,25 +25,13 @@ func (s *residentSamples) take(pid int) error {
 	return nil
 }
 
-// median is the sample of median total (of an even count, the lower of
-// the two middle ones: a sample actually taken, its parts consistent).
-func (s residentSamples) median() procstat.Resident {
+// summary is the sample of median total and the least and greatest
+// totals. The median is a sample actually taken, its parts consistent;
+// of an even count it is the upper middle one, as medianDur's.
+func (s residentSamples) summary() (med procstat.Resident, lo, hi int64) {
 	if len(s) == 0 {
-		return procstat.Resident{}
+		return procstat.Resident{}, 0, 0
 	}
-	sorted := slices.SortedFunc(slices.Values(s), func(a, b procstat.Resident) int { return int(a.Total - b.Total) })
-	return sorted[(len(sorted)-1)/2]
-}
-
-// span is the least and the greatest total.
-func (s residentSamples) span() (lo, hi int64) {
-	for i, r := range s {
-		if i == 0 || r.Total < lo {
-			lo = r.Total
-		}
-		if r.Total > hi {
-			hi = r.Total
-		}
-	}
-	return lo, hi
+	sorted := slices.SortedFunc(slices.Values(s), func(a, b procstat.Resident) int { return cmp.Compare(a.Total, b.Total) })
+	return sorted[len(sorted)/2], sorted[0].Total, sorted[len(sorted)-1].Total
 }

@@ -7,24 +7,25 @@ import (
 	"github.com/rmsd/rmsd/bench/procstat"
 )
 
-func TestResidentSamplesMedianIsATakenSampleAndSpanItsRange(t *testing.T) {
+func TestResidentSamplesSummaryIsATakenSampleAndTheRange(t *testing.T) {
 	s := residentSamples{
 		{Total: 30, Anon: 20, File: 10},
 		{Total: 10, Anon: 4, File: 6},
 		{Total: 50, Anon: 40, File: 10},
 		{Total: 20, Anon: 12, File: 8},
 	}
-	if got, want := s.median(), (procstat.Resident{Total: 20, Anon: 12, File: 8}); got != want {
-		t.Errorf("median of four = %+v, want the lower middle sample %+v", got, want)
+	med, lo, hi := s.summary()
+	if want := (procstat.Resident{Total: 30, Anon: 20, File: 10}); med != want {
+		t.Errorf("median of four = %+v, want the upper middle sample %+v", med, want)
 	}
-	if got, want := s[:3].median(), (procstat.Resident{Total: 30, Anon: 20, File: 10}); got != want {
-		t.Errorf("median of three = %+v, want %+v", got, want)
+	if lo != 10 || hi != 50 {
+		t.Errorf("range = %d–%d, want 10–50", lo, hi)
 	}
-	if lo, hi := s.span(); lo != 10 || hi != 50 {
-		t.Errorf("span = %d–%d, want 10–50", lo, hi)
+	if med, lo, hi := s[1:].summary(); med != (procstat.Resident{Total: 20, Anon: 12, File: 8}) || lo != 10 || hi != 50 {
+		t.Errorf("summary of three = %+v, %d–%d, want the middle sample {20 12 8}, 10–50", med, lo, hi)
 	}
-	if got := (residentSamples{}).median(); got != (procstat.Resident{}) {
-		t.Errorf("median of none = %+v, want zero", got)
+	if med, lo, hi := (residentSamples{}).summary(); med != (procstat.Resident{}) || lo != 0 || hi != 0 {
+		t.Errorf("summary of none = %+v, %d–%d, want zeros", med, lo, hi)
 	}
 }
 
