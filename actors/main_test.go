@@ -13,13 +13,11 @@ import (
 
 	"github.com/rmsd/rmsd/messages"
 	"github.com/rmsd/rmsd/store/storetest"
+	"github.com/rmsd/rmsd/test/leakcheck"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		// protoactor's dead-letter throttle resets itself on a short-lived
-		// goroutine that ends one throttle interval after the last dead letter.
-		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
+	goleak.VerifyTestMain(m, leakcheck.ProtoactorThrottle)
 }
 
 // newTestClock is a manual clock standing at a fixed instant.

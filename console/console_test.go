@@ -22,11 +22,11 @@ import (
 	"github.com/rmsd/rmsd/hw/powerview"
 	"github.com/rmsd/rmsd/hw/racks"
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/test/leakcheck"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
+	goleak.VerifyTestMain(m, leakcheck.ProtoactorThrottle)
 }
 
 const (

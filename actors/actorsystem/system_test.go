@@ -10,13 +10,12 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/goleak"
+
+	"github.com/rmsd/rmsd/test/leakcheck"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		// protoactor's dead-letter throttle resets itself on a short-lived
-		// goroutine that ends one throttle interval after the last dead letter.
-		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
+	goleak.VerifyTestMain(m, leakcheck.ProtoactorThrottle)
 }
 
 // TestNewSystemHoldsACompactRegistry: a new system's registry is 1,024

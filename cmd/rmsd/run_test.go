@@ -20,6 +20,7 @@ import (
 
 	"github.com/rmsd/rmsd/grpc/rmspb"
 	"github.com/rmsd/rmsd/hw/sim/nvssvtsim"
+	"github.com/rmsd/rmsd/test/leakcheck"
 	"github.com/rmsd/rmsd/test/syncbuf"
 )
 
@@ -42,9 +43,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	removeSiteBinary()
 	if code == 0 {
-		// protoactor's dead-letter throttle resets itself on a short-lived
-		// goroutine that ends one throttle interval after the last dead letter.
-		if err := goleak.Find(goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1")); err != nil {
+		if err := goleak.Find(leakcheck.ProtoactorThrottle); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: errors on a successful test run: %v\n", err)
 			code = 1
 		}

@@ -21,11 +21,11 @@ import (
 	"github.com/rmsd/rmsd/actors"
 	"github.com/rmsd/rmsd/grpc/adminpb"
 	"github.com/rmsd/rmsd/messages"
+	"github.com/rmsd/rmsd/test/leakcheck"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
+	goleak.VerifyTestMain(m, leakcheck.ProtoactorThrottle)
 }
 
 // fixture is a real job engine behind a real admin server on loopback.

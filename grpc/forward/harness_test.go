@@ -35,13 +35,14 @@ import (
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
+	"github.com/rmsd/rmsd/test/leakcheck"
 	"github.com/rmsd/rmsd/test/syncbuf"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1")); err != nil {
+		if err := goleak.Find(leakcheck.ProtoactorThrottle); err != nil {
 			os.Stderr.WriteString("goleak: " + err.Error() + "\n")
 			code = 1
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/rmsd/rmsd/hw/platform"
 	"github.com/rmsd/rmsd/hw/redfish"
 	"github.com/rmsd/rmsd/hw/sim/nvssvtsim"
+	"github.com/rmsd/rmsd/test/leakcheck"
 )
 
 func TestMain(m *testing.M) {
@@ -41,9 +42,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	if code == 0 {
-		// protoactor's dead-letter throttle resets itself on a short-lived
-		// goroutine that ends one throttle interval after the last dead letter.
-		if err := goleak.Find(goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1")); err != nil {
+		if err := goleak.Find(leakcheck.ProtoactorThrottle); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
 			code = 1
 		}

@@ -21,13 +21,11 @@ import (
 	"github.com/rmsd/rmsd/store"
 	"github.com/rmsd/rmsd/store/sqlstore"
 	"github.com/rmsd/rmsd/store/storetest"
+	"github.com/rmsd/rmsd/test/leakcheck"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		// protoactor's dead-letter throttle resets itself on a short-lived
-		// goroutine that ends one throttle interval after the last dead letter.
-		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
+	goleak.VerifyTestMain(m, leakcheck.ProtoactorThrottle)
 }
 
 // wait bounds every wait on a condition: generous on a loaded machine.
