@@ -29,17 +29,29 @@ func BenchmarkAdapterCache(b *testing.B) {
 		return cfg.BMC.Addr(443), cfg
 	}
 	b.Run("fill", func(b *testing.B) {
-		a := newAdapters(DefaultMaxAdapters)
-		keys, cfgs := make([]string, b.N), make([]platform.Config, b.N)
-		for i := range b.N {
-			keys[i], cfgs[i] = node(i % DefaultMaxAdapters)
+		// Every operation is a miss that keeps one more adapter: a cache
+		// that has taken DefaultMaxAdapters is replaced by an empty one
+		// (untimed), so no operation finds its key kept or evicts one.
+		keys, cfgs := make([]string, DefaultMaxAdapters), make([]platform.Config, DefaultMaxAdapters)
+		for i := range keys {
+			keys[i], cfgs[i] = node(i)
 		}
+		a := newAdapters(DefaultMaxAdapters)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := range b.N {
-			if _, err := a.get(deps, keys[i], cfgs[i]); err != nil {
+			j := i % DefaultMaxAdapters
+			if j == 0 && i > 0 {
+				b.StopTimer()
+				a = newAdapters(DefaultMaxAdapters)
+				b.StartTimer()
+			}
+			if _, err := a.get(deps, keys[j], cfgs[j]); err != nil {
 				b.Fatal(err)
 			}
+		}
+		if want := (b.N-1)%DefaultMaxAdapters + 1; a.size() != want {
+			b.Fatalf("the cache keeps %d adapters, want %d", a.size(), want)
 		}
 	})
 	b.Run("hit", func(b *testing.B) {
