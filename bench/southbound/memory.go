@@ -342,6 +342,9 @@ func (h *harness) printBreakdown(b breakdown) {
 // process's mappings, to file: which part of the binary (text, read-only
 // data, data) and which anonymous regions the pages are in.
 func saveMappings(pid int, file string) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return fmt.Errorf("-heap-profile: %w", err)
+	}
 	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps", pid))
 	if err != nil {
 		return fmt.Errorf("-heap-profile: %w", err)

@@ -117,7 +117,7 @@ func (d testLog) Write(p []byte) (int, error) {
 // side's resident set, rmsd's runtime figures and both profiles' top
 // entries.
 func TestMemoryScenarioAloneProfilesRMSD(t *testing.T) {
-	heap := t.TempDir()
+	heap := filepath.Join(t.TempDir(), "profiles") // the harness makes it
 	o := options{root: "../..", out: t.TempDir(), siteRacks: 1, rackCalls: 2, rounds: 1, firstRounds: 1, scale: []int{1}, network: 79,
 		firmwareMiB: 1, admitNodes: 1, only: "memory", heapDir: heap, cpuDir: heap, cpuSecs: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -139,7 +139,7 @@ func TestMemoryScenarioAloneProfilesRMSD(t *testing.T) {
 			t.Errorf("the output lacks %s:\n%s", want, log.String())
 		}
 	}
-	for _, f := range []string{"rmsd.heap.pb.gz", "rmsd.goroutine.txt", "rmsd.cpu.pb.gz"} {
+	for _, f := range []string{"rmsd.heap.pb.gz", "rmsd.goroutine.txt", "rmsd.cpu.pb.gz", "rmsd.smaps", "bare.smaps"} {
 		if st, err := os.Stat(filepath.Join(heap, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s not saved: %v", f, err)
 		}
