@@ -16,13 +16,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/rmsd/rmsd/hw"
+	"github.com/rmsd/rmsd/hw/httpsync"
 	"github.com/rs/zerolog"
 )
 
-// Pool owns the HTTP transport shared by every Client made from it. Make one
-// per process (or per configuration) and close it when done.
+// Pool owns the HTTP transports shared by every Client made from it. Make
+// one per process (or per configuration) and close it when done.
 type Pool struct {
-	opts      Options
+	opts Options
+	// reads carries the GETs (every read of a BMC): the exchange runs in
+	// the caller's goroutine and an idle connection is its TLS connection
+	// alone (hw/httpsync); transport carries the requests with a body.
+	reads     *httpsync.Transport
 	transport *http.Transport
 	http      *http.Client
 }
@@ -58,12 +63,25 @@ func NewPool(opts Options) *Pool {
 		ReadBufferSize:  connBufferSize,
 		WriteBufferSize: connBufferSize,
 	}
+	// A site's periodic reads keep a connection to every BMC: through
+	// net/http each would also keep two goroutines and two buffers, 20 KiB
+	// and more per BMC, and every read would pass between three goroutines.
+	reads := httpsync.New(httpsync.Options{
+		Dial:             dialer.DialContext,
+		TLS:              tlsCfg,
+		HandshakeTimeout: opts.ConnectTimeout,
+		MaxIdlePerHost:   opts.MaxIdleConnsPerHost,
+		MaxIdle:          opts.MaxIdleConns,
+		IdleTimeout:      defaultIdleConnTimeout,
+		BufferSize:       connBufferSize,
+	})
 	return &Pool{
 		opts:      opts,
+		reads:     reads,
 		transport: tr,
 		http: &http.Client{
 			// Names the job or lease a request is for; observed by device kind.
-			Transport: hw.HolderTransport(hw.ObservedTransport(tr, "redfish", hw.KindUnknown, opts.Observe)),
+			Transport: hw.HolderTransport(hw.ObservedTransport(httpsync.Route(reads, tr), "redfish", hw.KindUnknown, opts.Observe)),
 			// Redfish answers are never redirects RMS follows; surface them.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
@@ -75,7 +93,10 @@ func (p *Pool) Options() Options { return p.opts }
 
 // Close drops every idle connection. Clients made from the pool must not be
 // used afterwards.
-func (p *Pool) Close() { p.transport.CloseIdleConnections() }
+func (p *Pool) Close() {
+	p.reads.CloseIdleConnections()
+	p.transport.CloseIdleConnections()
+}
 
 // Client talks to one BMC. It is safe for concurrent use.
 type Client struct {
