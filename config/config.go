@@ -119,12 +119,13 @@ type Server struct {
 	// when the heap has grown by this percentage of what the last one left
 	// live (Go's GOGC, 100 by default). Most of a large site's memory is
 	// its pooled BMC connections, and at 100 the heap between collections
-	// doubles them; 75 keeps about a tenth of the resident set less at no
-	// measured CPU cost (docs/performance.md): 62–64 KiB per BMC on a site
-	// read over and over. Each step down trades memory for CPU: 65 took
-	// about 2.5 KiB per BMC off and 60 about 5, each for 7–8 % more CPU
-	// per whole-site read; 50 a fifth less than 75 but at about a quarter
-	// more CPU. 10 to 1000; GOGC in rmsd's environment, when set, wins.
+	// doubles them; 75 keeps the resident set smaller for some CPU
+	// (docs/performance.md): 47–50 KiB per BMC on a site read over and
+	// over, where 100 takes about 5 KiB per BMC more and 7 % less CPU per
+	// whole-site read. Lower, each step trades more CPU for memory (65 and
+	// 60 took 2.5 and 5 KiB per BMC off for 7–8 % more CPU, measured with
+	// the earlier transport; 50 a fifth less memory at about a quarter more
+	// CPU). 10 to 1000; GOGC in rmsd's environment, when set, wins.
 	GCPercent int `koanf:"gc_percent"`
 }
 
