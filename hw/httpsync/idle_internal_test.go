@@ -26,16 +26,32 @@ func isTimeout(err error) bool {
 	return ok && ne.Timeout()
 }
 
+// newPool is an idle pool with an hour's timeout, emptied at the end of
+// the test.
+func newPool(t *testing.T, perHost, maxIdle int) *idlePool {
+	t.Helper()
+	p := &idlePool{}
+	p.init(perHost, maxIdle, time.Hour)
+	t.Cleanup(p.closeAll)
+	return p
+}
+
+// backdate makes cs look idle for two hours, past newPool's timeout.
+func backdate(p *idlePool, cs ...*conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range cs {
+		c.idleAt = c.idleAt.Add(-2 * time.Hour)
+	}
+}
+
 func TestExpireClosesOnlyWhatIdledPastTheTimeout(t *testing.T) {
-	var p idlePool
-	p.init(2, 100, time.Hour)
+	p := newPool(t, 2, 100)
 	old, oldPeer := pipeConn(t, "a:443")
 	fresh, _ := pipeConn(t, "b:443")
 	p.put(old)
 	p.put(fresh)
-	p.mu.Lock()
-	old.idleAt = old.idleAt.Add(-2 * time.Hour)
-	p.mu.Unlock()
+	backdate(p, old)
 
 	p.expire()
 	if n := p.count(); n != 1 {
@@ -60,9 +76,7 @@ func TestExpireClosesOnlyWhatIdledPastTheTimeout(t *testing.T) {
 }
 
 func TestPutClosesPastTheCaps(t *testing.T) {
-	var p idlePool
-	p.init(1, 2, time.Hour)
-	defer p.closeAll()
+	p := newPool(t, 1, 2)
 	first, _ := pipeConn(t, "a:443")
 	second, secondPeer := pipeConn(t, "a:443")
 	other, _ := pipeConn(t, "b:443")
@@ -80,17 +94,12 @@ func TestPutClosesPastTheCaps(t *testing.T) {
 }
 
 func TestTakeSkipsAConnectionThatOutlivedTheTimeout(t *testing.T) {
-	var p idlePool
-	p.init(2, 100, time.Hour)
-	defer p.closeAll()
+	p := newPool(t, 2, 100)
 	old, oldPeer := pipeConn(t, "a:443")
 	recent, _ := pipeConn(t, "a:443")
 	p.put(old)
 	p.put(recent)
-	p.mu.Lock()
-	old.idleAt = old.idleAt.Add(-2 * time.Hour)
-	recent.idleAt = recent.idleAt.Add(-2 * time.Hour)
-	p.mu.Unlock()
+	backdate(p, old, recent)
 	if c, reused := p.take("a:443"); c != nil || reused {
 		t.Fatalf("took a connection idle past the timeout")
 	}

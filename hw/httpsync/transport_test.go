@@ -179,7 +179,10 @@ func TestCancelEndsAnExchangeTheHostDoesNotAnswer(t *testing.T) {
 	}
 }
 
-func TestCancelEndsABodyReadMidway(t *testing.T) {
+// halfBodyServer announces a 10-byte body, sends "12345" and holds the
+// rest until the test ends.
+func halfBodyServer(t *testing.T) *server {
+	t.Helper()
 	release := make(chan struct{})
 	s := newServer(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Length", "10")
@@ -187,7 +190,12 @@ func TestCancelEndsABodyReadMidway(t *testing.T) {
 		w.(http.Flusher).Flush()
 		<-release
 	})
-	defer close(release)
+	t.Cleanup(func() { close(release) }) // runs before the server's Close
+	return s
+}
+
+func TestCancelEndsABodyReadMidway(t *testing.T) {
+	s := halfBodyServer(t)
 	tr := newTransport(t, httpsync.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -383,5 +391,33 @@ func TestClientTraceHearsOfConnectionsAndHandshakes(t *testing.T) {
 	}
 	if fmt.Sprint(reused) != "[false true]" || handshakes != 1 || first != 2 {
 		t.Errorf("trace: connections reused %v, %d handshakes, %d first bytes; want [false true], 1, 2", reused, handshakes, first)
+	}
+}
+
+func TestCloseEndsABodyReadBlockedInAnotherGoroutine(t *testing.T) {
+	s := halfBodyServer(t)
+	tr := newTransport(t, httpsync.Options{})
+	req, _ := http.NewRequest(http.MethodGet, s.URL, nil) // no deadline: only Close ends the read
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(resp.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := resp.Body.Read(buf) // blocks: the host sends no more
+		errc <- err
+	}()
+	if err := resp.Body.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err == nil {
+		t.Error("the blocked read returned no error once the body was closed")
+	}
+	if n := tr.IdleConnections(); n != 0 {
+		t.Errorf("%d idle connections after a body closed midway, want 0", n)
 	}
 }
