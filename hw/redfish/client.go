@@ -53,13 +53,13 @@ func NewPool(opts Options) *Pool {
 		IdleConnTimeout:       defaultIdleConnTimeout,
 		ExpectContinueTimeout: time.Second,
 		ForceAttemptHTTP2:     false,
-		// Every BMC keeps a pooled connection, and each holds a read and a
+		// This transport carries the requests with a body (reads go through
+		// reads below). Each of its pooled connections holds a read and a
 		// write buffer for as long as it lives: Redfish requests are a few
 		// hundred bytes, a reply's headers a few hundred more (longer ones
 		// are read in pieces), larger bodies and uploads bypass the
-		// buffers, so 512 bytes each (net/http's default is 4 KiB) keeps a
-		// site's pool small: 7 KiB less per BMC than the default and 1 KiB
-		// less than 1 KiB buffers, before the collector's headroom over them.
+		// buffers, so 512 bytes each (net/http's default is 4 KiB). The
+		// reads borrow buffers of the same size for each exchange.
 		ReadBufferSize:  connBufferSize,
 		WriteBufferSize: connBufferSize,
 	}

@@ -60,10 +60,12 @@ type Options struct {
 	// MaxIdleConns caps idle connections across all BMCs (default 65,536:
 	// every BMC of a large site keeps its connection, so a periodic read
 	// of the whole site does not handshake again; idle connections still
-	// close after 90 s).
+	// close after 90 s). Reads (body-less GETs) and requests with a body
+	// go through transports of their own, each with this cap.
 	MaxIdleConns int
-	// MaxIdleConnsPerHost caps idle connections per BMC (default 2; RMS
-	// serialises operations per node, so one or two suffice).
+	// MaxIdleConnsPerHost caps idle connections per BMC in each of those
+	// two transports (default 2; RMS serialises operations per node, so
+	// one or two suffice).
 	MaxIdleConnsPerHost int
 
 	// Observe, when set, is told of every request's latency and outcome,
